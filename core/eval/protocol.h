@@ -1,0 +1,136 @@
+#pragma once
+// The worker protocol: one JSON object a line over stdin/stdout (docs/protocol.md).
+// These are the values that travel, with their JSON forms; both the worker and the client use them.
+#include "kernel/candidate.h"
+#include "kernel/compiler.h"
+#include "problem/problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+inline constexpr int kProtocolVersion = 1;
+
+enum class Verdict {
+    Queued, Compiling, CompileError, LaunchError, Wrong, Racy, Correct, Crashed, TimedOut, Suspect, NeedsGpu
+};
+std::string toString(Verdict);          // "compile error", "timed out", ...
+std::optional<Verdict> parseVerdict(std::string_view);
+
+struct GpuInfo {
+    bool present = false;
+    std::string reason;        // why not, when !present ("no CUDA driver (error 35)")
+    std::string name;          // "NVIDIA H200"
+    std::string arch;          // "sm_90a"
+    int major = 0, minor = 0;
+    int sms = 0;
+    std::int64_t l2Bytes = 0;
+    std::int64_t memoryBytes = 0;
+    std::int64_t smemPerBlockOptin = 0;
+};
+
+struct Hello {
+    int protocol = kProtocolVersion;
+    std::string worker;        // worker version
+    std::string torch;         // libtorch version ("" in compile-only mode)
+    int cudaRuntime = 0;       // cudaRuntimeGetVersion
+    int cudaDriver = 0;
+    GpuInfo gpu;
+};
+
+// The GPU's measured ceilings, cached per GPU name.
+struct Ceilings {
+    double bandwidthGBs = 0;                // device-to-device copy, bytes read + written
+    std::map<std::string, double> tflops;   // "fp32", "tf32", "fp16", "bf16" (dense, measured)
+};
+
+struct Timing {
+    double medianMs = 0, minMs = 0, maxMs = 0, meanMs = 0;
+    double p10Ms = 0, p90Ms = 0; // the spread
+    int trials = 0;
+};
+
+struct OpNode {
+    std::string op;                              // "aten::conv2d"
+    std::vector<std::string> inputs, outputs;    // value names
+    std::vector<std::vector<std::int64_t>> inputShapes, outputShapes; // [] where not a tensor or unknown
+    nlohmann::json constants;                    // scalar / list arguments, in order (null where a tensor)
+    double flops = 0;
+};
+
+struct LoadedProblem {
+    std::vector<OpNode> graph;
+    double flops = 0;
+    std::string flopsSource; // "declared" or "graph"
+    double bytes = 0;
+    std::vector<TensorSpec> outputs; // as the reference produced them
+};
+
+struct TrialResult {
+    int index = 0;
+    std::uint64_t seed = 0;
+    std::string distribution;     // "uniform", ..., "offset" (the large-offset trial)
+    bool randomParams = false;
+    double maxScaledError = 0;    // max |out-ref| / (|ref| + rms(ref))
+    double maxAbsError = 0;
+    double tolerance = 0;         // the one this trial was judged at
+    bool passed = false;
+    bool kernelbenchPassed = false; // allclose(out, eager, atol=tol, rtol=tol)
+    std::int64_t unwritten = 0;   // elements still poisoned
+    std::int64_t nonFinite = 0;   // NaN/Inf where the reference is finite
+    std::string note;
+};
+
+struct EvalResult {
+    Verdict verdict = Verdict::Queued;
+    std::string reason;
+    Precision precision = Precision::FP32;
+    Policy policy = Policy::Strict;
+    std::vector<TrialResult> trials;
+    double maxScaledError = 0;
+    bool kernelbenchPassed = false;
+    std::optional<Timing> timing;
+    double floorMs = 0;          // roofline floor at the declared precision
+    std::map<std::string, KernelResources> resources; // from the loaded module
+    std::string compileLog;
+    double compileSeconds = 0;
+    std::string sanitizerReport;
+};
+
+void to_json(nlohmann::json &, const GpuInfo &);
+void from_json(const nlohmann::json &, GpuInfo &);
+void to_json(nlohmann::json &, const Hello &);
+void from_json(const nlohmann::json &, Hello &);
+void to_json(nlohmann::json &, const Ceilings &);
+void from_json(const nlohmann::json &, Ceilings &);
+void to_json(nlohmann::json &, const Timing &);
+void from_json(const nlohmann::json &, Timing &);
+void to_json(nlohmann::json &, const OpNode &);
+void from_json(const nlohmann::json &, OpNode &);
+void to_json(nlohmann::json &, const TensorSpec &);
+void from_json(const nlohmann::json &, TensorSpec &);
+void to_json(nlohmann::json &, const LoadedProblem &);
+void from_json(const nlohmann::json &, LoadedProblem &);
+void to_json(nlohmann::json &, const TrialResult &);
+void from_json(const nlohmann::json &, TrialResult &);
+void to_json(nlohmann::json &, const EvalResult &);
+void from_json(const nlohmann::json &, EvalResult &);
+void to_json(nlohmann::json &, const KernelResources &);
+void from_json(const nlohmann::json &, KernelResources &);
+void to_json(nlohmann::json &, const Diagnostic &);
+void from_json(const nlohmann::json &, Diagnostic &);
+void to_json(nlohmann::json &, const CompileOutput &); // cubin as base64
+void from_json(const nlohmann::json &, CompileOutput &);
+
+std::string base64Encode(const std::string &bytes);
+std::string base64Decode(const std::string &text);
+
+// Roofline floor in ms for a problem at a precision, given the ceilings: max(flops/rate, bytes/bw).
+// Rates: fp32 for FP32, tf32 for TF32, tf32/3 for TF32x3, fp16, bf16.
+double floorMs(double flops, double bytes, Precision, const Ceilings &);
+
+} // namespace kf
