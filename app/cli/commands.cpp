@@ -1,0 +1,314 @@
+#include "commands.h"
+
+#include "eval/worker_client.h"
+#include "kernel/candidate.h"
+#include "kernel/export.h"
+#include "problem/problem.h"
+#include "store/session_store.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kf::cli {
+
+namespace {
+
+void printError(const Error &e) { std::fprintf(stderr, "kernelforge-cli: %s\n", e.text().c_str()); }
+
+std::string shapeText(const std::vector<std::int64_t> &s)
+{
+    std::string t = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+std::string human(double v, const char *unit)
+{
+    const char *prefix[] = {"", "K", "M", "G", "T", "P"};
+    int p = 0;
+    while (v >= 1000 && p < 5) { v /= 1000; ++p; }
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g %s%s", v, prefix[p], unit);
+    return b;
+}
+
+Result<Problem> problemArg(const Args &a)
+{
+    if (a.positional.empty())
+        return makeError("usage", "name a problem (kernelforge-cli problems lists them)");
+    return findProblem(a.positional[0], a.option("--variant").value_or(""));
+}
+
+Result<std::string> readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError("io", "cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+WorkerConfig workerConfig(const Args &a)
+{
+    WorkerConfig c;
+    if (auto w = a.option("--worker"))
+        c.argv = splitCommandLine(*w);
+    return c;
+}
+
+int badProblem(const Error &e)
+{
+    printError(e);
+    return BadInput;
+}
+
+} // namespace
+
+int cmdProblems(const Args &a)
+{
+    nlohmann::json list = nlohmann::json::array();
+    int count = 0;
+    for (const std::string &dir : problemSearchPath()) {
+        ProblemListing l = listProblems(dir);
+        if (l.problems.empty() && l.errors.empty())
+            continue;
+        for (const Error &e : l.errors) printError(e);
+        if (!a.flag("--json"))
+            std::printf("%s\n  %-28s %-34s %12s %12s %10s\n", dir.c_str(), "name", "inputs", "FLOPs", "bytes", "FLOP/B");
+        for (const Problem &p : l.problems) {
+            std::string ins;
+            for (const auto &t : p.inputs) ins += (ins.empty() ? "" : " ") + t.name + shapeText(t.shape);
+            const double flops = p.flops.value_or(0), bytes = p.bytes();
+            if (a.flag("--json")) {
+                list.push_back({{"name", p.name}, {"path", p.path}, {"description", p.description}, {"flops", flops}, {"bytes", bytes}});
+            } else {
+                std::printf("  %-28s %-34s %12s %12s %10.1f\n", p.name.c_str(), ins.c_str(),
+                            human(flops, "").c_str(), human(bytes, "B").c_str(), bytes > 0 ? flops / bytes : 0.0);
+            }
+            ++count;
+        }
+        break; // the first folder that holds problems is the one in use
+    }
+    if (a.flag("--json"))
+        std::cout << list.dump(2) << "\n";
+    if (count == 0) {
+        std::fprintf(stderr, "kernelforge-cli: no problems found; set KERNELFORGE_PROBLEMS to a folder of problem files\n");
+        return BadInput;
+    }
+    return Success;
+}
+
+int cmdShow(const Args &a)
+{
+    auto p = problemArg(a);
+    if (!p)
+        return badProblem(p.error());
+    std::printf("%s  (%s)\n%s\n\n", p->name.c_str(), p->path.c_str(), p->description.c_str());
+    for (const auto &t : p->inputs) std::printf("  input  %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
+    for (const auto &t : p->params) std::printf("  param  %-10s %-22s %s (%s)\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str(), t.init.c_str());
+    for (const auto &t : p->outputs) std::printf("  output %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
+    std::printf("\n  constants:");
+    for (const auto &[k, v] : p->constants) std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
+    std::printf("\n  FLOPs %s, bytes %s, policy %s\n\nreference:\n%s\n", human(p->flops.value_or(0), "").c_str(),
+                human(p->bytes(), "B").c_str(), toString(p->policy).c_str(), p->referenceSource.c_str());
+    return Success;
+}
+
+int cmdBaseline(const Args &a)
+{
+    auto p = problemArg(a);
+    if (!p)
+        return badProblem(p.error());
+    WorkerClient w(workerConfig(a));
+    if (Status s = w.start(); !s) { printError(s.error()); return WorkerFailed; }
+    if (!w.info()->gpu.present) {
+        std::fprintf(stderr, "kernelforge-cli: timing needs an NVIDIA GPU: %s\n", w.info()->gpu.reason.c_str());
+        return NoGpu;
+    }
+    auto l = w.load(*p);
+    if (!l) { printError(l.error()); return l.error().code == "reference" || l.error().code == "parse" ? BadInput : WorkerFailed; }
+    auto b = w.baseline(a.intOption("--trials", 100));
+    if (!b) { printError(b.error()); return WorkerFailed; }
+    if (a.flag("--json")) {
+        std::cout << nlohmann::json{{"problem", p->name}, {"gpu", w.info()->gpu.name}, {"timing", b->timing}, {"flags", b->flags}}.dump(2) << "\n";
+    } else {
+        std::printf("%s on %s: eager PyTorch median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)\n",
+                    p->name.c_str(), w.info()->gpu.name.c_str(), b->timing.medianMs, b->timing.minMs, b->timing.p10Ms,
+                    b->timing.p90Ms, b->timing.trials);
+        std::printf("PyTorch flags: %s\n", b->flags.dump().c_str());
+    }
+    return Success;
+}
+
+namespace {
+
+void printResult(const EvalResult &r, const Problem &p, const std::optional<Timing> &eager)
+{
+    std::printf("verdict     %s%s%s\n", toString(r.verdict).c_str(), r.reason.empty() ? "" : ": ", r.reason.c_str());
+    std::printf("precision   %s, policy %s (tolerance %.0e)\n", toString(r.precision).c_str(), toString(r.policy).c_str(),
+                tolerance(r.policy));
+    if (!r.trials.empty()) {
+        std::printf("trials      %-3s %-12s %-7s %-13s %-13s %-6s %s\n", "#", "inputs", "params", "max scaled", "max abs",
+                    "pass", "KernelBench");
+        for (const TrialResult &t : r.trials)
+            std::printf("            %-3d %-12s %-7s %-13.3e %-13.3e %-6s %s\n", t.index, t.distribution.c_str(),
+                        t.randomParams ? "random" : "init", t.maxScaledError, t.maxAbsError, t.passed ? "yes" : "NO",
+                        t.kernelbenchPassed ? "pass" : "fail");
+    }
+    for (const auto &[k, res] : r.resources)
+        std::printf("kernel      %s: %d registers, %d B static shared, %d B stack\n", k.c_str(), res.registers,
+                    res.sharedBytes, res.stackBytes);
+    if (r.timing) {
+        const Timing &t = *r.timing;
+        std::printf("time        median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)\n", t.medianMs, t.minMs,
+                    t.p10Ms, t.p90Ms, t.trials);
+        if (eager && t.medianMs > 0)
+            std::printf("eager       %.4f ms  ->  speedup %.3fx\n", eager->medianMs, eager->medianMs / t.medianMs);
+        if (r.floorMs > 0)
+            std::printf("roofline    floor %.4f ms at %s: %.1f %% of the floor's speed\n", r.floorMs,
+                        toString(r.precision).c_str(), 100.0 * r.floorMs / t.medianMs);
+    }
+    (void)p;
+}
+
+int recordSession(const std::string &path, const Problem &p, const std::string &source, const std::string &candidatePath,
+                  const EvalResult &r, const std::optional<BaselineResult> &baseline, const Hello &hello)
+{
+    auto store = SessionStore::open(path);
+    if (!store) {
+        SessionMeta m;
+        m.problemName = p.name;
+        m.problemText = p.text;
+        m.problemVariant = p.variant;
+        m.generator = "manual";
+        m.gpuName = hello.gpu.name;
+        m.writer = "kernelforge-cli " + hello.worker;
+        if (baseline)
+            m.baseline = nlohmann::json{{"timing", baseline->timing}, {"flags", baseline->flags}};
+        store = SessionStore::create(path, m);
+        if (!store) { printError(store.error()); return BadInput; }
+    }
+    auto root = store->root();
+    std::int64_t rootId = 0;
+    if (root && *root) {
+        rootId = (*root)->id;
+    } else {
+        NodeRecord n;
+        n.kind = NodeKind::Root;
+        n.title = p.name;
+        auto id = store->addNode(n);
+        if (!id) { printError(id.error()); return BadInput; }
+        rootId = *id;
+    }
+    NodeRecord c;
+    c.parent = rootId;
+    c.kind = NodeKind::Candidate;
+    c.title = candidatePath;
+    c.text = source;
+    c.status = toString(r.verdict);
+    c.reason = r.reason;
+    c.resultJson = nlohmann::json(r).dump();
+    c.edited = true;
+    if (auto id = store->addNode(c); !id) { printError(id.error()); return BadInput; }
+    return Success;
+}
+
+} // namespace
+
+int cmdEval(const Args &a)
+{
+    auto p = problemArg(a);
+    if (!p)
+        return badProblem(p.error());
+    if (a.positional.size() < 2) { std::fprintf(stderr, "kernelforge-cli: eval needs PROBLEM and CANDIDATE.cu\n"); return BadInput; }
+    const std::string path = a.positional[1];
+    auto source = readFile(path);
+    if (!source) return badProblem(source.error());
+    auto cand = parseCandidate(*source, path);
+    if (!cand) return badProblem(cand.error());
+    if (Status s = checkCandidate(*cand, *p, path); !s) return badProblem(s.error());
+    Policy policy = p->policy;
+    if (auto v = a.option("--policy")) {
+        auto pol = parsePolicy(*v);
+        if (!pol) { std::fprintf(stderr, "kernelforge-cli: --policy is strict or loose, not '%s'\n", v->c_str()); return BadInput; }
+        policy = *pol;
+    }
+
+    WorkerClient w(workerConfig(a));
+    if (Status s = w.start(); !s) { printError(s.error()); return WorkerFailed; }
+    const Hello hello = *w.info();
+    if (!hello.gpu.present) {
+        // Still worth knowing whether it compiles: NVRTC needs no GPU.
+        std::vector<std::string> kernels;
+        for (const auto &l : cand->launches) kernels.push_back(l.kernel);
+        const std::string arch = a.option("--arch").value_or("sm_90a");
+        auto c = w.compile(*source, kernels, arch);
+        if (c && c->ok)
+            std::printf("compiles for %s\n", arch.c_str());
+        else if (c)
+            for (const auto &d : c->diagnostics) std::printf("%s:%d: %s: %s\n", path.c_str(), d.line, d.severity.c_str(), d.message.c_str());
+        std::fprintf(stderr, "kernelforge-cli: evaluation needs an NVIDIA GPU: %s\n", hello.gpu.reason.c_str());
+        return NoGpu;
+    }
+    auto loaded = w.load(*p);
+    if (!loaded) { printError(loaded.error()); return loaded.error().code == "reference" || loaded.error().code == "parse" ? BadInput : WorkerFailed; }
+    std::optional<BaselineResult> baseline;
+    if (auto b = w.baseline(a.intOption("--timing-trials", 100)))
+        baseline = *b;
+    else
+        printError(b.error());
+    auto r = w.evaluate("cli", *source, "", policy, a.intOption("--trials", 5), a.intOption("--timing-trials", 100));
+    if (!r) { printError(r.error()); return WorkerFailed; }
+    w.checkFloor(*r);
+    if (auto s = a.option("--session"))
+        if (int rc = recordSession(*s, *p, *source, path, *r, baseline, hello); rc != Success)
+            return rc;
+    if (a.flag("--json")) {
+        nlohmann::json j{{"problem", p->name}, {"candidate", path}, {"gpu", hello.gpu.name}, {"result", *r}};
+        if (baseline) {
+            j["eager"] = baseline->timing;
+            if (r->timing && r->timing->medianMs > 0) j["speedup"] = baseline->timing.medianMs / r->timing->medianMs;
+        }
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::printf("%s on %s, candidate %s\n", p->name.c_str(), hello.gpu.name.c_str(), path.c_str());
+        printResult(*r, *p, baseline ? std::optional<Timing>(baseline->timing) : std::nullopt);
+    }
+    return r->verdict == Verdict::Correct ? Success : NotCorrect;
+}
+
+int cmdExport(const Args &a)
+{
+    auto p = problemArg(a);
+    if (!p)
+        return badProblem(p.error());
+    if (a.positional.size() < 2 || !a.option("--output")) {
+        std::fprintf(stderr, "kernelforge-cli: export needs PROBLEM CANDIDATE.cu -o FILE.cu\n");
+        return BadInput;
+    }
+    auto source = readFile(a.positional[1]);
+    if (!source) return badProblem(source.error());
+    auto cand = parseCandidate(*source, a.positional[1]);
+    if (!cand) return badProblem(cand.error());
+    ExportInfo info;
+    info.arch = a.option("--arch").value_or("sm_90a");
+    try {
+        if (auto s = a.option("--speedup")) info.speedup = std::stod(*s);
+        if (auto s = a.option("--max-error")) info.maxError = std::stod(*s);
+    } catch (const std::exception &) {
+        std::fprintf(stderr, "kernelforge-cli: --speedup and --max-error take numbers\n");
+        return BadInput;
+    }
+    auto text = exportCandidate(*cand, *p, info);
+    if (!text) return badProblem(text.error());
+    const std::string out = *a.option("--output");
+    std::ofstream f(out, std::ios::binary);
+    if (!(f << *text)) { std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", out.c_str()); return BadInput; }
+    std::printf("wrote %s (launcher %s)\n", out.c_str(), exportLauncherName(*p).c_str());
+    return Success;
+}
+
+} // namespace kf::cli

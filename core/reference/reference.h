@@ -1,0 +1,35 @@
+#pragma once
+// The problem's TorchScript reference, compiled from source and run as eager PyTorch
+// (internal to the worker; includes libtorch).
+#include "eval/protocol.h"
+#include "problem/problem.h"
+
+#include <torch/script.h>
+
+#include <memory>
+#include <vector>
+
+namespace kf::ref {
+
+class Reference {
+public:
+    // Errors name the problem file and the line inside the reference source where TorchScript can.
+    static Result<std::unique_ptr<Reference>> compile(const Problem &);
+
+    // forward(inputs..., params...) -> the outputs as a list (one tensor or the tuple's tensors).
+    std::vector<torch::Tensor> run(const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params);
+
+    // Runs the graph node by node on these arguments to record every op with its shapes and FLOPs.
+    std::vector<OpNode> trace(const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params);
+    // The graph without shapes (when running it is too costly, e.g. large sizes on a CPU).
+    std::vector<OpNode> structure() const;
+
+private:
+    std::shared_ptr<torch::jit::CompilationUnit> m_unit;
+    torch::jit::Function *m_forward = nullptr;
+};
+
+// FLOPs of one op given its argument and result shapes (0 for ops that move data only).
+double opFlops(const OpNode &);
+
+} // namespace kf::ref

@@ -1,0 +1,200 @@
+#include "worker.h"
+
+#include "ceilings.h"
+#include "evaluator.h"
+#include "gpu/runtime.h"
+#include "kernel/compiler.h"
+#include "torch_shim.h"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace kf {
+
+namespace {
+
+// The protocol owns the real stdout; everything else that prints (libtorch warnings, a kernel's
+// printf) goes to stderr, so a stray line can never corrupt the stream.
+class Channel {
+public:
+    Channel()
+    {
+        const int fd = dup(STDOUT_FILENO);
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        m_out = fdopen(fd, "w");
+    }
+    void send(const nlohmann::json &j)
+    {
+        const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        std::fwrite(line.data(), 1, line.size(), m_out);
+        std::fflush(m_out);
+    }
+
+private:
+    FILE *m_out = nullptr;
+};
+
+nlohmann::json errorJson(const Error &e) { return {{"code", e.code}, {"message", e.message}, {"where", e.where}}; }
+
+struct State {
+    bool compileOnly = false;
+    GpuInfo gpu;
+    Ceilings ceilings;
+    bool haveCeilings = false;
+    std::unique_ptr<ref::Evaluator> evaluator;
+};
+
+const Ceilings &ceilingsOf(State &s)
+{
+    if (!s.haveCeilings && s.gpu.present) {
+        s.ceilings = ref::cachedCeilings(s.gpu);
+        s.haveCeilings = true;
+    }
+    return s.ceilings;
+}
+
+Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
+{
+    const std::string op = req.value("op", "");
+    if (op == "hello") {
+        Hello h;
+        h.worker = KF_VERSION;
+        h.torch = s.compileOnly ? "" : shim::torchVersion();
+        cudaRuntimeGetVersion(&h.cudaRuntime);
+        cudaDriverGetVersion(&h.cudaDriver);
+        h.gpu = s.gpu;
+        return nlohmann::json{{"hello", h}};
+    }
+    if (op == "compile") {
+        CompileOptions o;
+        o.arch = req.value("arch", s.gpu.arch.empty() ? std::string("sm_90a") : s.gpu.arch);
+        o.extra = req.value("options", std::vector<std::string>{});
+        o.cacheDir = req.value("cache_dir", defaultCompileCacheDir());
+        auto c = compileCuda(req.at("source").get<std::string>(), req.value("kernels", std::vector<std::string>{}), o);
+        if (!c)
+            return c.error();
+        return nlohmann::json{{"compile", *c}};
+    }
+    if (s.compileOnly)
+        return makeError("protocol", "this worker runs in compile-only mode and does not take '" + op + "'");
+    if (op == "load") {
+        auto p = parseProblem(req.at("problem").get<std::string>(), req.value("path", "problem.toml"),
+                              req.value("variant", ""));
+        if (!p)
+            return p.error();
+        s.evaluator.reset();
+        auto e = ref::Evaluator::load(*p, s.gpu);
+        if (!e)
+            return e.error();
+        s.evaluator = std::move(*e);
+        s.evaluator->setCeilings(ceilingsOf(s));
+        return nlohmann::json{{"problem", s.evaluator->loaded()}};
+    }
+    if (op == "ceilings") {
+        if (!s.gpu.present)
+            return makeError("no-gpu", "ceilings need an NVIDIA GPU: " + s.gpu.reason);
+        return nlohmann::json{{"ceilings", ceilingsOf(s)}};
+    }
+    if (!s.evaluator)
+        return makeError("protocol", "'" + op + "' needs a problem: send 'load' first");
+    if (op == "baseline") {
+        auto t = s.evaluator->baseline(req.value("trials", 100));
+        if (!t)
+            return t.error();
+        return nlohmann::json{{"timing", *t}, {"flags", shim::precisionFlags()}};
+    }
+    if (op == "verify" || op == "evaluate") {
+        ref::VerifyRequest v;
+        v.key = req.value("key", "candidate");
+        v.source = req.at("candidate").get<std::string>();
+        if (req.contains("cubin") && req["cubin"].is_string())
+            v.cubin = base64Decode(req["cubin"].get<std::string>());
+        v.loweredNames = req.value("lowered_names", std::map<std::string, std::string>{});
+        if (auto p = parsePolicy(req.value("policy", "strict")))
+            v.policy = *p;
+        v.trials = req.value("trials", 5);
+        EvalResult r = s.evaluator->verify(v);
+        if (op == "evaluate" && r.verdict == Verdict::Correct) {
+            auto t = s.evaluator->time(v.key, req.value("timing_trials", 100), &r);
+            if (t) {
+                r.timing = *t;
+            } else {
+                r.verdict = s.evaluator->contextLost() ? Verdict::Crashed : Verdict::LaunchError;
+                r.reason = t.error().text();
+            }
+        }
+        return nlohmann::json{{"result", r}};
+    }
+    if (op == "time") {
+        EvalResult judged;
+        judged.verdict = Verdict::Correct;
+        auto t = s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), &judged);
+        if (!t)
+            return t.error();
+        return nlohmann::json{{"timing", *t}, {"verdict", toString(judged.verdict)}, {"reason", judged.reason}};
+    }
+    if (op == "release") {
+        s.evaluator->release(req.value("key", ""));
+        return nlohmann::json::object();
+    }
+    return makeError("protocol", "unknown op '" + op + "'");
+}
+
+} // namespace
+
+int runWorker(int argc, char **argv)
+{
+    State s;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--compile")
+            s.compileOnly = true;
+    Channel channel;
+    s.gpu = gpu::queryGpu();
+    if (!s.compileOnly && s.gpu.present && !shim::torchHasCuda()) {
+        s.gpu.present = false;
+        s.gpu.reason = "this worker's libtorch " + shim::torchVersion() + " was built without CUDA";
+    }
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty())
+            continue;
+        nlohmann::json reply;
+        nlohmann::json req;
+        try {
+            req = nlohmann::json::parse(line);
+        } catch (const std::exception &e) {
+            channel.send({{"id", nullptr}, {"ok", false}, {"error", errorJson(makeError("protocol", std::string("not JSON: ") + e.what()))}});
+            continue;
+        }
+        reply["id"] = req.value("id", nlohmann::json());
+        if (req.value("op", "") == "quit") {
+            reply["ok"] = true;
+            channel.send(reply);
+            return 0;
+        }
+        try {
+            auto r = handle(s, req);
+            if (r) {
+                reply.update(*r);
+                reply["ok"] = true;
+            } else {
+                reply["ok"] = false;
+                reply["error"] = errorJson(r.error());
+            }
+        } catch (const std::exception &e) {
+            reply["ok"] = false;
+            reply["error"] = errorJson(makeError("worker", e.what()));
+        }
+        channel.send(reply);
+        if (s.evaluator && s.evaluator->contextLost()) {
+            // After a fault every CUDA call in this process fails; the client starts a new worker.
+            std::cerr << "kernelforge-worker: the CUDA context is lost; exiting so a fresh worker can start\n";
+            return 3;
+        }
+    }
+    return 0;
+}
+
+} // namespace kf

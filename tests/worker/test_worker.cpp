@@ -1,0 +1,115 @@
+// The real worker on the paths that need no GPU: handshake, every shipped problem's reference
+// compiled by libtorch and run at its small size, compile-only mode, and a clear "needs a GPU".
+#include "support.h"
+
+#include "kernel/candidate.h"
+
+#include <QDirIterator>
+#include <QTest>
+
+using namespace kf;
+
+class TestWorker : public QObject {
+    Q_OBJECT
+private slots:
+    void handshake()
+    {
+        WorkerClient w(test::workerConfig());
+        QVERIFY2(w.start().ok(), "the worker starts");
+        const Hello &h = *w.info();
+        QCOMPARE(h.protocol, kProtocolVersion);
+        QVERIFY(!h.torch.empty());
+        if (!h.gpu.present)
+            QVERIFY2(!h.gpu.reason.empty(), "without a GPU the worker says why");
+    }
+
+    void shippedProblems_data()
+    {
+        QTest::addColumn<QString>("path");
+        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/problems"), {"*.toml"}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString p = it.next();
+            QTest::newRow(qPrintable(QDir(KF_SOURCE_DIR).relativeFilePath(p))) << p;
+        }
+    }
+    // Each reference compiles as TorchScript and produces the declared outputs (small sizes).
+    void shippedProblems()
+    {
+        QFETCH(QString, path);
+        auto p = loadProblemFile(path.toStdString(), "small");
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().text().c_str());
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        auto l = w.load(*p);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().text().c_str());
+        QVERIFY2(!l->graph.empty(), "the op graph is returned");
+        QVERIFY(l->flops > 0);
+        QVERIFY(l->bytes > 0);
+        for (const OpNode &n : l->graph)
+            QVERIFY2(n.op.rfind("prim::", 0) == 0 || !n.outputShapes.empty(), n.op.c_str());
+    }
+
+    void badReferenceNamesTheFile()
+    {
+        auto p = test::seedProblem("softmax", "small");
+        // Problems travel by content: change the text that is sent.
+        const auto at = p.text.find("torch.softmax(x, dim=1)");
+        QVERIFY(at != std::string::npos);
+        p.text.replace(at, 23, "torch.no_such_op(x)");
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        auto l = w.load(p);
+        QVERIFY(!l.ok());
+        QVERIFY2(l.error().where.find("softmax.toml") != std::string::npos, l.error().text().c_str());
+    }
+
+    void wrongDeclaredOutputShape()
+    {
+        auto p = test::seedProblem("softmax", "small");
+        const std::string declared = "[[outputs]]\nname = \"out\"\nshape = [\"B\", \"N\"]";
+        const auto at = p.text.find(declared);
+        QVERIFY(at != std::string::npos);
+        p.text.replace(at, declared.size(), "[[outputs]]\nname = \"out\"\nshape = [\"B\", \"B\"]");
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        auto l = w.load(p);
+        QVERIFY(!l.ok());
+        QVERIFY2(l.error().message.find("declares") != std::string::npos, l.error().text().c_str());
+    }
+
+    void compileOnlyMode()
+    {
+        WorkerConfig c = test::workerConfig();
+        c.argv.push_back("--compile");
+        WorkerClient w(c);
+        QVERIFY(w.start().ok());
+        const std::string src = test::readText(KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu");
+        auto cand = parseCandidate(src);
+        QVERIFY2(cand.ok(), cand.ok() ? "" : cand.error().text().c_str());
+        std::vector<std::string> kernels;
+        for (const auto &l : cand->launches) kernels.push_back(l.kernel);
+        auto out = w.compile(src, kernels, "sm_90a");
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().text().c_str());
+        if (!out->ok)
+            QFAIL(out->log.c_str());
+        QVERIFY(!out->cubin.empty());
+    }
+
+    void evaluationWithoutGpuSaysSo()
+    {
+        std::string reason;
+        if (test::workerHasGpu(&reason))
+            QSKIP("this machine has a GPU; the gpu tests cover evaluation");
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        QVERIFY(w.load(test::seedProblem("softmax", "small")).ok());
+        const std::string src = test::readText(KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu");
+        auto r = w.verify("k", src, "", Policy::Strict, 1);
+        QVERIFY(r.ok());
+        QCOMPARE(QString::fromStdString(toString(r->verdict)), QStringLiteral("needs gpu"));
+        QVERIFY2(r->reason.find("GPU") != std::string::npos, r->reason.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorker)
+#include "test_worker.moc"

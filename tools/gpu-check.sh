@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# On a GPU machine with PyTorch installed (and without Qt or toml++): builds KernelForge against
+# PyTorch's libtorch, with the Debian packages it lacks unpacked from .debs/ into a prefix, runs the
+# `gpu` tests, then prints a table of eager time, naive-kernel time and verdict per seed problem.
+#   tools/gpu-check.sh [--skip-tests] [--problems "softmax matmul ..."]
+# Fill .debs/ first on a Debian 12 machine: tools/fetch-debs.sh
+# Output: the table last; logs under $OUT (or build-gpu/) when set.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$here/build-gpu/out}
+mkdir -p "$out"
+skip_tests=0
+problems="matmul conv2d conv2d_relu_maxpool softmax layernorm"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --skip-tests) skip_tests=1 ;;
+    --problems) problems=$2; shift ;;
+    *) echo "gpu-check.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+R=${KF_DEB_ROOT:-/opt/kfroot}
+if [ -d "$here/.debs" ] && [ ! -f "$R/.unpacked" ]; then
+  mkdir -p "$R"
+  for f in "$here"/.debs/*.deb; do dpkg -x "$f" "$R"; done
+  touch "$R/.unpacked"
+fi
+export LD_LIBRARY_PATH="$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+export QT_PLUGIN_PATH="$R/usr/lib/x86_64-linux-gnu/qt6/plugins" QT_QPA_PLATFORM=offscreen
+torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+
+build=${KF_BUILD_DIR:-$here/build-gpu}
+cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI=OFF \
+  -DCUDAToolkit_ROOT=/usr/local/cuda \
+  -DCMAKE_PREFIX_PATH="$R/usr/lib/x86_64-linux-gnu/cmake;$torch_prefix;$R/usr" -DQT_HOST_PATH="$R/usr" \
+  -DSQLite3_INCLUDE_DIR="$R/usr/include" -DSQLite3_LIBRARY="$sqlite_lib" >"$out/configure.log" 2>&1 \
+  || { tail -40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+echo "built in $build"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+cli="$build/app/cli/kernelforge-cli"
+export KERNELFORGE_PROBLEMS="$here/problems" KERNELFORGE_WORKER="$build/app/worker/kernelforge-worker"
+if [ $skip_tests = 0 ]; then
+  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1800) >"$out/ctest-gpu.log" 2>&1
+  echo "gpu tests: exit $?"; grep -E "tests passed|tests failed|Passed|Failed|\*\*\*|QSKIP|SKIP" "$out/ctest-gpu.log" | tail -25
+  grep -E "^QINFO" "$out/ctest-gpu.log" | sed 's/^QINFO *: *//' | cut -c1-200
+fi
+
+printf '\n%-22s %10s %12s %9s %-9s %11s\n' problem eager_ms naive_ms speedup verdict max_scaled
+for p in $problems; do
+  "$cli" eval "$p" "$here/tests/kernels/naive/$p.cu" --json --trials 5 --timing-trials 100 >"$out/eval-$p.json" 2>"$out/eval-$p.err"
+  python3 - "$p" "$out/eval-$p.json" <<'PY'
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+try:
+    j = json.load(open(path))
+except Exception as e:
+    print(f"{name:<22} (no result: {e})"); sys.exit()
+r = j["result"]; t = r.get("timing") or {}; e = j.get("eager") or {}
+print(f"{name:<22} {e.get('median_ms', float('nan')):10.4f} {t.get('median_ms', float('nan')):12.4f} "
+      f"{j.get('speedup', float('nan')):9.3f} {r['verdict']:<9} {r.get('max_scaled_error', float('nan')):11.2e}")
+PY
+done
