@@ -1,1 +1,207 @@
-// (being written)
+#include "eval/worker_pool.h"
+
+#include "eval/work_queue.h"
+#include "kernel/candidate.h"
+
+#include <thread>
+
+namespace kf {
+
+namespace {
+
+// Runs f(i) for every i on its own thread and waits for all of them.
+template <typename F>
+void forEachParallel(std::size_t n, F f)
+{
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+        threads.emplace_back([&f, i] { f(i); });
+    for (auto &t : threads)
+        t.join();
+}
+
+EvalResult unfinished(const EvalRequest &request, Verdict verdict, std::string reason)
+{
+    EvalResult result;
+    result.verdict = verdict;
+    result.reason = std::move(reason);
+    result.policy = request.policy;
+    if (auto candidate = parseCandidate(request.source); candidate)
+        result.precision = candidate->precision;
+    return result;
+}
+
+} // namespace
+
+WorkerPool::WorkerPool(PoolConfig config) : m_config(std::move(config))
+{
+    if (m_config.gpus.empty())
+        m_config.gpus = {0};
+    int perGpu = std::max(1, m_config.workersPerGpu);
+    for (int gpu : m_config.gpus) {
+        m_gpuLocks.try_emplace(gpu, std::make_unique<std::mutex>());
+        for (int k = 0; k < perGpu; ++k) {
+            WorkerConfig worker = m_config.worker;
+            if (m_config.setVisibleDevices)
+                worker.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+            worker.name = "gpu " + std::to_string(gpu) + (perGpu > 1 ? " worker " + std::to_string(k + 1) : "");
+            m_slots.push_back(Slot{std::make_unique<WorkerClient>(std::move(worker)), gpu});
+        }
+    }
+}
+
+WorkerPool::~WorkerPool()
+{
+    // Workers quit in parallel: each may take a moment to exit.
+    forEachParallel(m_slots.size(), [&](std::size_t i) { m_slots[i].client->stop(); });
+}
+
+Status WorkerPool::start()
+{
+    std::vector<std::optional<Error>> errors(m_slots.size());
+    forEachParallel(m_slots.size(), [&](std::size_t i) {
+        if (auto started = m_slots[i].client->start(); !started)
+            errors[i] = started.error();
+    });
+    m_startErrors.clear();
+    for (auto &e : errors)
+        if (e)
+            m_startErrors.push_back(*e);
+    if (!m_slots.empty() && m_startErrors.size() == m_slots.size())
+        return m_startErrors.front();
+    return Ok{};
+}
+
+Status WorkerPool::load(const Problem &problem)
+{
+    std::vector<std::optional<Error>> errors(m_slots.size());
+    forEachParallel(m_slots.size(), [&](std::size_t i) {
+        if (auto loaded = m_slots[i].client->load(problem); !loaded)
+            errors[i] = loaded.error();
+    });
+    for (auto &e : errors)
+        if (e)
+            return *e;
+    return Ok{};
+}
+
+Result<BaselineResult> WorkerPool::baseline(int trials)
+{
+    if (m_slots.empty())
+        return makeError("worker", "the pool has no workers");
+    Slot &slot = m_slots.front();
+    Result<BaselineResult> result = [&] {
+        std::lock_guard lock(gpuLock(slot.gpu)); // a timing like any other
+        return slot.client->baseline(trials);
+    }();
+    if (result)
+        for (auto &s : m_slots)
+            s.client->setBaselineMs(result->timing.medianMs);
+    return result;
+}
+
+Result<Ceilings> WorkerPool::ceilings()
+{
+    std::vector<std::optional<Result<Ceilings>>> results(m_slots.size());
+    forEachParallel(m_slots.size(), [&](std::size_t i) {
+        std::lock_guard lock(gpuLock(m_slots[i].gpu)); // measuring them is a benchmark too
+        results[i] = m_slots[i].client->ceilings();
+    });
+    for (auto &r : results)
+        if (r && !*r)
+            return r->error();
+    if (results.empty())
+        return makeError("worker", "the pool has no workers");
+    return *results.front();
+}
+
+void WorkerPool::cancel()
+{
+    m_cancel = true;
+    for (auto &slot : m_slots)
+        slot.client->interrupt();
+}
+
+EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &handBack)
+{
+    WorkerClient &client = *slot.client;
+    handBack = false;
+    // A worker that will not start cannot run anything: its item goes to another worker.
+    if (auto started = client.start(); !started) {
+        if (m_cancel)
+            return unfinished(request, Verdict::Queued, "cancelled");
+        handBack = true;
+        return unfinished(request, Verdict::Crashed, "no worker could run it: " + started.error().text());
+    }
+    if (m_cancel)
+        return unfinished(request, Verdict::Queued, "cancelled");
+
+    auto verified = client.verify(request.key, request.source, request.cubin, request.policy, request.trials,
+                                  request.timeout);
+    if (!verified) {
+        if (verified.error().code == "cancelled")
+            return unfinished(request, Verdict::Queued, "cancelled");
+        return unfinished(request, Verdict::Crashed, "evaluation failed: " + verified.error().text());
+    }
+    EvalResult result = std::move(*verified);
+
+    if (result.verdict == Verdict::Correct && request.timingTrials > 0 && !m_cancel) {
+        Result<Timing> timing = [&] {
+            std::lock_guard lock(gpuLock(slot.gpu));
+            return client.time(request.key, request.timingTrials, request.timeout);
+        }();
+        if (timing) {
+            result.timing = *timing;
+            client.checkFloor(result);
+        } else {
+            const Error &e = timing.error();
+            if (e.code == "cancelled")
+                return unfinished(request, Verdict::Queued, "cancelled");
+            result.verdict = e.code == "timeout" ? Verdict::TimedOut : Verdict::Crashed;
+            result.reason = "verified, then failed while timing: " + e.text();
+        }
+    }
+    client.release(request.key); // best effort: a worker that is gone took the module with it
+    return result;
+}
+
+std::vector<EvalResult> WorkerPool::evaluate(const std::vector<EvalRequest> &requests, ResultCallback onResult)
+{
+    m_cancel = false;
+    std::vector<EvalResult> results(requests.size());
+    std::mutex callbackMutex;
+    auto finish = [&](std::size_t index, EvalResult result) {
+        results[index] = std::move(result);
+        if (onResult) {
+            std::lock_guard lock(callbackMutex);
+            onResult(index, results[index]);
+        }
+    };
+    std::vector<std::string> lastStartError(m_slots.size());
+
+    WorkQueueHooks hooks;
+    hooks.run = [&](std::size_t worker, std::size_t item) {
+        bool handBack = false;
+        EvalResult result = runOne(m_slots[worker], requests[item], handBack);
+        if (handBack) {
+            lastStartError[worker] = result.reason;
+            return ItemOutcome::HandBack;
+        }
+        finish(item, std::move(result));
+        return ItemOutcome::Done;
+    };
+    hooks.orphan = [&](std::size_t item) {
+        std::string reason = "no worker could be started";
+        for (const auto &e : lastStartError)
+            if (!e.empty())
+                reason = e;
+        finish(item, unfinished(requests[item], Verdict::Crashed, reason));
+    };
+    hooks.stopping = [&] { return m_cancel.load(); };
+    hooks.cancelled = [&](std::size_t item) { finish(item, unfinished(requests[item], Verdict::Queued, "cancelled")); };
+    WorkQueue::run(requests.size(), m_slots.size(), hooks);
+    return results;
+}
+
+} // namespace kf

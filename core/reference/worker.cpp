@@ -131,8 +131,12 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         EvalResult judged;
         judged.verdict = Verdict::Correct;
         auto t = s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), &judged);
-        if (!t)
-            return t.error();
+        if (!t) {
+            Error e = t.error();
+            if (s.evaluator->contextLost())
+                e.code = "crashed"; // the client records the candidate as crashed and restarts
+            return e;
+        }
         return nlohmann::json{{"timing", *t}, {"verdict", toString(judged.verdict)}, {"reason", judged.reason}};
     }
     if (op == "release") {

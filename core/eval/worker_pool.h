@@ -1,0 +1,82 @@
+#pragma once
+// Workers across GPUs (one per GPU, optionally several). Verification runs in parallel on every
+// worker; timing takes its GPU's lock, so only one kernel is timed on a GPU at a time and two
+// workers sharing a GPU never disturb each other's measurements. A worker that crashes or hangs
+// costs only the candidate it was running (recorded as crashed / timed out); its client starts a
+// new worker for the next one.
+#include "eval/worker_client.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+struct EvalRequest {
+    std::string key;        // the candidate's id; the worker keeps its module under it until released
+    std::string source;     // the candidate file
+    std::string cubin;      // compiled binary, or "" to let the worker compile
+    Policy policy = Policy::Strict;
+    int trials = 5;
+    int timingTrials = 100; // 0: verify only
+    std::optional<milliseconds> timeout; // per step; default evalTimeout() from the baseline
+};
+
+struct PoolConfig {
+    WorkerConfig worker;        // argv and time-outs shared by every worker
+    std::vector<int> gpus{0};   // GPU indices
+    int workersPerGpu = 1;
+    // Each worker is started with CUDA_VISIBLE_DEVICES=<gpu>. Off when the command picks the GPU
+    // itself (`srun --gres=gpu:1 ...`) or runs elsewhere (`ssh host ...` does not pass it on).
+    bool setVisibleDevices = true;
+};
+
+class WorkerPool {
+public:
+    explicit WorkerPool(PoolConfig config = {});
+    ~WorkerPool();
+    WorkerPool(const WorkerPool &) = delete;
+    WorkerPool &operator=(const WorkerPool &) = delete;
+
+    // Starts every worker in parallel. Fails only when none starts; the others' errors are in
+    // startErrors() and those workers are tried again at the next evaluate().
+    Status start();
+    const std::vector<Error> &startErrors() const { return m_startErrors; }
+
+    Status load(const Problem &);                      // into every worker, in parallel
+    Result<BaselineResult> baseline(int trials = 100); // on one worker; scales every worker's time-outs
+    Result<Ceilings> ceilings();                       // every worker's (per GPU); returns the first
+
+    // Results in the order of `requests`. `onResult` is called once per finished result, from the
+    // pool's threads but never two at a time. A result that could not be produced still comes
+    // back: crashed or timed out with the reason, or queued with reason "cancelled".
+    using ResultCallback = std::function<void(std::size_t index, const EvalResult &)>;
+    std::vector<EvalResult> evaluate(const std::vector<EvalRequest> &requests, ResultCallback onResult = {});
+    // Stops evaluate() early from another thread: the workers are killed (and restarted later).
+    void cancel();
+
+    std::size_t size() const { return m_slots.size(); }
+    WorkerClient &worker(std::size_t i) { return *m_slots[i].client; }
+    int gpuOf(std::size_t i) const { return m_slots[i].gpu; }
+
+private:
+    struct Slot {
+        std::unique_ptr<WorkerClient> client;
+        int gpu = 0;
+    };
+    EvalResult runOne(Slot &, const EvalRequest &, bool &handBack);
+    std::mutex &gpuLock(int gpu) { return *m_gpuLocks.at(gpu); }
+
+    PoolConfig m_config;
+    std::vector<Slot> m_slots;
+    std::map<int, std::unique_ptr<std::mutex>> m_gpuLocks;
+    std::vector<Error> m_startErrors;
+    std::atomic<bool> m_cancel{false};
+};
+
+} // namespace kf
