@@ -388,7 +388,9 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
 
     switch (p.writeLine(dumpLine(message), deadline)) {
     case IoStatus::Ok: break;
-    case IoStatus::Eof: return died();
+    // A worker that already exited may have left lines behind (a program that is no worker at
+    // all prints its own text and quits): read them before calling it dead.
+    case IoStatus::Eof: break;
     case IoStatus::Timeout: return killed(Kind::TimedOut, makeError("timeout", "the worker stopped reading"));
     case IoStatus::Error: return killed(Kind::Garbled, makeError("protocol", p.lastError()));
     }

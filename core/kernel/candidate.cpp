@@ -263,9 +263,13 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
             launch.line = lineNo;
             if (auto st = parseLaunch(body, path, lineNo, launch); !st) return st.error();
             c.launches.push_back(std::move(launch));
+        } else if (word == "problem") {
+            c.problem = std::string(body);
+        } else if (word == "expect") {
+            c.expect = std::string(body);
         } else {
             return parseError(path, lineNo, "unknown directive @" + word +
-                                                " (known: @precision, @scratch, @launch)");
+                                                " (known: @precision, @scratch, @launch, @problem, @expect)");
         }
     }
     if (c.launches.empty())

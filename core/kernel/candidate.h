@@ -44,6 +44,8 @@ struct Candidate {
     Precision precision = Precision::FP32;
     std::vector<ScratchDecl> scratch;
     std::vector<LaunchDecl> launches;
+    std::string problem; // @problem: the problem the file was written for (informational)
+    std::string expect;  // @expect: the verdict its author expects (the kernel test suite checks it)
 };
 
 // Parses the directives. Errors name the line ("candidate.cu:4: @launch: missing block(...)").

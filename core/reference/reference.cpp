@@ -119,7 +119,20 @@ std::vector<OpNode> Reference::trace(const std::vector<torch::Tensor> &inputs, c
             o.inputShapes.push_back(iv.isTensor() ? iv.toTensor().sizes().vec() : std::vector<std::int64_t>{});
             o.constants.push_back(iv.isTensor() ? nlohmann::json() : constantJson(iv));
         }
-        n->getOperation()(stack);
+        // List and tuple construction have no operator schema; build them here.
+        if (n->kind() == c10::prim::ListConstruct) {
+            auto listType = n->output()->type()->expect<c10::ListType>();
+            c10::impl::GenericList list(listType->getElementType());
+            for (const auto &iv : stack) list.push_back(iv);
+            stack.clear();
+            stack.emplace_back(std::move(list));
+        } else if (n->kind() == c10::prim::TupleConstruct) {
+            auto tuple = c10::ivalue::Tuple::create(std::vector<c10::IValue>(stack.begin(), stack.end()));
+            stack.clear();
+            stack.emplace_back(std::move(tuple));
+        } else {
+            n->getOperation()(stack);
+        }
         for (std::size_t k = 0; k < n->outputs().size(); ++k) {
             const c10::IValue &iv = stack[k];
             env[n->outputs()[k]] = iv;

@@ -2,6 +2,8 @@
 // reason, and the worker is usable again after each one (crashes and hangs included).
 #include "support.h"
 
+#include "eval/worker_pool.h"
+
 #include <QDirIterator>
 #include <QTest>
 
@@ -69,6 +71,36 @@ private slots:
                                                          QString::fromStdString(problem) + ".cu"),
                                  "", Policy::Strict, 1, 3);
         QVERIFY2(again.ok() && again->verdict == Verdict::Correct, "the worker recovers");
+    }
+
+    // Two workers on one GPU: verification in parallel, timing one at a time, every verdict right.
+    void poolOfTwo()
+    {
+        PoolConfig c;
+        c.worker = test::workerConfig();
+        c.workersPerGpu = 2;
+        WorkerPool pool(c);
+        QVERIFY(pool.start().ok());
+        QVERIFY(pool.load(test::seedProblem("softmax")).ok());
+        QVERIFY(pool.baseline(10).ok());
+        const QString dir = QStringLiteral(KF_SOURCE_DIR "/tests/kernels/");
+        const QStringList files{"naive/softmax.cu", "adversarial/partial_write.cu", "adversarial/softmax_zeros.cu",
+                                "adversarial/out_of_bounds.cu", "naive/softmax.cu"};
+        std::vector<EvalRequest> reqs;
+        for (int i = 0; i < files.size(); ++i) {
+            EvalRequest r;
+            r.key = "c" + std::to_string(i);
+            r.source = test::readText(dir + files[i]);
+            r.timingTrials = 10;
+            reqs.push_back(r);
+        }
+        const auto results = pool.evaluate(reqs);
+        QCOMPARE(results.size(), reqs.size());
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const std::string want = test::expectation(reqs[i].source, "expect");
+            qInfo("pool %s: %s — %s", qPrintable(files[int(i)]), toString(results[i].verdict).c_str(), results[i].reason.c_str());
+            QCOMPARE(QString::fromStdString(toString(results[i].verdict)), QString::fromStdString(want));
+        }
     }
 
     // Stream order: the candidate runs right after libtorch generated a 1 GiB input on stream 0
