@@ -44,14 +44,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 cli="$build/app/cli/kernelforge-cli"
 export KERNELFORGE_PROBLEMS="$here/problems" KERNELFORGE_WORKER="$build/app/worker/kernelforge-worker"
 if [ $skip_tests = 0 ]; then
-  (cd "$build" && ctest -L gpu --output-on-failure --timeout 1800) >"$out/ctest-gpu.log" 2>&1
+  (cd "$build" && timeout "${KF_GPU_TEST_SECONDS:-1800}" ctest -L gpu --output-on-failure --timeout 1800) >"$out/ctest-gpu.log" 2>&1
   echo "gpu tests: exit $?"; grep -E "tests passed|tests failed|Passed|Failed|\*\*\*|QSKIP|SKIP" "$out/ctest-gpu.log" | tail -25
   grep -E "^QINFO" "$out/ctest-gpu.log" | sed 's/^QINFO *: *//' | cut -c1-200
 fi
 
 printf '\n%-22s %10s %12s %9s %-9s %11s\n' problem eager_ms naive_ms speedup verdict max_scaled
 for p in $problems; do
-  "$cli" eval "$p" "$here/tests/kernels/naive/$p.cu" --json --trials 5 --timing-trials 100 >"$out/eval-$p.json" 2>"$out/eval-$p.err"
+  timeout 120 "$cli" eval "$p" "$here/tests/kernels/naive/$p.cu" --json --trials 5 --timing-trials 100 >"$out/eval-$p.json" 2>"$out/eval-$p.err"
   python3 - "$p" "$out/eval-$p.json" <<'PY'
 import json, sys
 name, path = sys.argv[1], sys.argv[2]

@@ -2,7 +2,6 @@
 #include "torch_shim.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
-#include <torch/csrc/jit/frontend/ir_emitter.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/jit.h>
 
