@@ -51,8 +51,11 @@ fi
 
 printf '\n%-22s %10s %12s %9s %-9s %11s\n' problem eager_ms naive_ms speedup verdict max_scaled
 for p in $problems; do
-  timeout 120 "$cli" eval "$p" "$here/tests/kernels/naive/$p.cu" --json --trials 5 --timing-trials 100 >"$out/eval-$p.json" 2>"$out/eval-$p.err"
-  python3 - "$p" "$out/eval-$p.json" <<'PY'
+  tmp=$(mktemp -d)
+  timeout 120 "$cli" eval "$p" "$here/tests/kernels/naive/$p.cu" --json --trials 5 --timing-trials 100 >"$tmp/eval.json" 2>"$tmp/eval.err"
+  { echo "== $p"; cat "$tmp/eval.json"; } >>"$out/evals.json"
+  { echo "== $p"; cat "$tmp/eval.err"; } >>"$out/evals.err"
+  python3 - "$p" "$tmp/eval.json" <<'PY'
 import json, sys
 name, path = sys.argv[1], sys.argv[2]
 try:
