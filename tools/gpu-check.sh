@@ -44,9 +44,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 cli="$build/app/cli/kernelforge-cli"
 export KERNELFORGE_PROBLEMS="$here/problems" KERNELFORGE_WORKER="$build/app/worker/kernelforge-worker"
 if [ $skip_tests = 0 ]; then
-  (cd "$build" && timeout "${KF_GPU_TEST_SECONDS:-1800}" ctest -L gpu --output-on-failure --timeout 1800) >"$out/ctest-gpu.log" 2>&1
-  echo "gpu tests: exit $?"; grep -E "tests passed|tests failed|Passed|Failed|\*\*\*|QSKIP|SKIP" "$out/ctest-gpu.log" | tail -25
-  grep -E "^QINFO" "$out/ctest-gpu.log" | sed 's/^QINFO *: *//' | cut -c1-200
+  (cd "$build" && timeout "${KF_GPU_TEST_SECONDS:-1800}" ctest -L gpu -V --timeout 1800) >"$out/ctest-gpu.log" 2>&1
+  echo "gpu tests: exit $?"; grep -E "Totals:|tests passed|tests failed|Passed|Failed|\*\*\*|QSKIP|SKIP" "$out/ctest-gpu.log" | tail -25
+  grep -E "QINFO" "$out/ctest-gpu.log" | sed -E 's/^[0-9]+: QINFO *: *//' | cut -c1-220
 fi
 
 printf '\n%-22s %10s %12s %9s %-9s %11s\n' problem eager_ms naive_ms speedup verdict max_scaled
