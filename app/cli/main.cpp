@@ -1,6 +1,7 @@
 // kernelforge-cli: the headless front end (see README "Using kernelforge-cli").
 #include "args.h"
 #include "commands.h"
+#include "search_commands.h"
 
 #include <cstdio>
 #include <string>
@@ -17,8 +18,16 @@ const char *kUsage =
     "                                             verify and time a candidate kernel\n"
     "  export PROBLEM CANDIDATE.cu -o FILE.cu [--arch sm_90a] [--speedup X] [--max-error E]\n"
     "                                             write a standalone .cu with a host launcher\n"
+    "  search PROBLEM --session FILE [--resume] [--rounds N] [--ideas N] [--impls N] [--top-k N]\n"
+    "       [--bank N] [--policy strict|loose] [--trials N] [--timing-trials N] [--budget SECONDS]\n"
+    "       [--repairs N] [--generator builtin] [--variant V] [--gpus 0,1] [--workers-per-gpu N]\n"
+    "       [--compiler \"COMMAND\"] [--compilers N]\n"
+    "                                             search for fast kernels, one line per event;\n"
+    "                                             Ctrl-C stops and keeps the session; --resume continues it\n"
+    "  report FILE [--csv] [-o FILE]              a session's trajectory: round, best ms, % of reference, idea\n"
     "common: --worker \"COMMAND\" runs the worker through another command (ssh host kernelforge-worker)\n"
-    "exit codes: 0 ok, 1 candidate not correct, 2 bad usage or input, 3 no usable GPU, 4 worker failed\n";
+    "exit codes: 0 ok, 1 candidate not correct, 2 bad usage or input, 3 no usable GPU, 4 worker failed,\n"
+    "            130 search interrupted (the session keeps every finished result)\n";
 
 } // namespace
 
@@ -26,10 +35,10 @@ int main(int argc, char **argv)
 {
     using namespace kf::cli;
     Args args;
-    const std::string err = parseArgs(argc, argv,
-                                      {"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
-                                       "--worker", "--arch", "--speedup", "--max-error"},
-                                      args);
+    std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
+                                 "--worker", "--arch", "--speedup", "--max-error"};
+    valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
+    const std::string err = parseArgs(argc, argv, valued, args);
     if (!err.empty()) {
         std::fprintf(stderr, "kernelforge-cli: %s\n%s", err.c_str(), kUsage);
         return BadInput;
@@ -43,6 +52,8 @@ int main(int argc, char **argv)
     if (args.command == "baseline") return cmdBaseline(args);
     if (args.command == "eval") return cmdEval(args);
     if (args.command == "export") return cmdExport(args);
+    if (args.command == "search") return cmdSearch(args);
+    if (args.command == "report") return cmdReport(args);
     std::fprintf(stderr, "kernelforge-cli: unknown command '%s'\n%s", args.command.c_str(), kUsage);
     return BadInput;
 }

@@ -6,7 +6,7 @@
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,
 //            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor),
 //            FAKE_PROGRESS (two progress events first), FAKE_REFUSE (an error reply),
-//            FAKE_COMPILE_ERROR
+//            FAKE_COMPILE_ERROR, FAKE_MS=<number> (the median time it reports, in ms; 0.5 without it)
 #include "eval/protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -37,6 +38,7 @@ struct Options {
 
 bool loaded = false;
 std::set<std::string> keys, fastKeys;
+std::map<std::string, double> keyMs; // FAKE_MS=<number> per loaded key
 
 long long monotonicNs()
 {
@@ -107,7 +109,8 @@ kf::Timing timeIt(int id, const std::string &key, bool fast, json &extra)
     logLine("time " + pid() + " " + std::to_string(start) + " " + std::to_string(end) + " " + key);
     (void)id;
     kf::Timing t;
-    t.medianMs = fast ? 1e-6 : 0.5;
+    auto ms = keyMs.find(key);
+    t.medianMs = fast ? 1e-6 : ms != keyMs.end() ? ms->second : 0.5;
     t.minMs = t.medianMs * 0.9;
     t.maxMs = t.medianMs * 1.2;
     t.meanMs = t.medianMs;
@@ -169,6 +172,11 @@ void verifyOp(int id, const json &req, bool thenTime)
     keys.insert(key);
     if (has(source, "FAKE_FAST"))
         fastKeys.insert(key);
+    // A search test scripts which candidate wins by the time each one reports.
+    if (auto at = source.find("FAKE_MS="); at != std::string::npos)
+        keyMs[key] = std::atof(source.c_str() + at + 8);
+    else
+        keyMs.erase(key);
     json extra;
     if (thenTime && r.verdict == kf::Verdict::Correct)
         r.timing = timeIt(id, key, has(source, "FAKE_FAST"), extra);
@@ -296,6 +304,7 @@ int main(int argc, char **argv)
             reply(id, body);
         } else if (op == "release") {
             keys.erase(req.value("key", ""));
+            keyMs.erase(req.value("key", ""));
             reply(id, json::object());
         } else {
             fail(id, "unknown-op", "unknown op \"" + op + "\"");

@@ -1,0 +1,295 @@
+#include "search_commands.h"
+
+#include "commands.h"
+#include "eval/compile_pool.h"
+#include "eval/worker_pool.h"
+#include "gen/factory.h"
+#include "search/search.h"
+#include "search/trajectory.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kf::cli {
+
+namespace {
+
+// Set by Ctrl-C: the search stops at once and leaves a consistent session. A second Ctrl-C
+// falls through to the default action, for a search that does not stop.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = true;
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+}
+
+void printError(const Error &e) { std::fprintf(stderr, "kernelforge-cli: %s\n", e.text().c_str()); }
+
+// Integer options, checked here so that a typo is an error message, not an exception.
+bool readInt(const Args &a, const std::string &name, int &out)
+{
+    auto v = a.option(name);
+    if (!v)
+        return true;
+    try {
+        std::size_t used = 0;
+        out = std::stoi(*v, &used);
+        if (used == v->size())
+            return true;
+    } catch (const std::exception &) {
+    }
+    std::fprintf(stderr, "kernelforge-cli: %s needs a whole number, not '%s'\n", name.c_str(), v->c_str());
+    return false;
+}
+
+bool applyOptions(const Args &a, SearchSettings &s)
+{
+    const std::pair<const char *, int SearchSettings::*> ints[] = {
+        {"--rounds", &SearchSettings::rounds}, {"--ideas", &SearchSettings::ideasPerRound},
+        {"--impls", &SearchSettings::implsPerIdea}, {"--top-k", &SearchSettings::topK},
+        {"--bank", &SearchSettings::bankSize}, {"--trials", &SearchSettings::trials},
+        {"--timing-trials", &SearchSettings::timingTrials}, {"--repairs", &SearchSettings::repairs},
+    };
+    for (const auto &[name, field] : ints)
+        if (!readInt(a, name, s.*field))
+            return false;
+    if (auto v = a.option("--policy")) {
+        auto p = parsePolicy(*v);
+        if (!p) {
+            std::fprintf(stderr, "kernelforge-cli: --policy is strict or loose, not '%s'\n", v->c_str());
+            return false;
+        }
+        s.policy = *p;
+    }
+    if (auto v = a.option("--budget")) {
+        try {
+            std::size_t used = 0;
+            s.timeBudgetSeconds = std::stod(*v, &used);
+            if (used != v->size() || s.timeBudgetSeconds < 0)
+                throw std::invalid_argument("budget");
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "kernelforge-cli: --budget needs seconds (0: none), not '%s'\n", v->c_str());
+            return false;
+        }
+    }
+    if (Status ok = s.validate(); !ok) {
+        printError(ok.error());
+        return false;
+    }
+    return true;
+}
+
+bool parseGpus(const Args &a, std::vector<int> &gpus)
+{
+    auto v = a.option("--gpus");
+    if (!v)
+        return true;
+    gpus.clear();
+    std::stringstream in(*v);
+    for (std::string item; std::getline(in, item, ',');) {
+        try {
+            gpus.push_back(std::stoi(item));
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "kernelforge-cli: --gpus takes indices like 0,1, not '%s'\n", v->c_str());
+            return false;
+        }
+    }
+    return !gpus.empty();
+}
+
+// One line per event, with the time since the start, so a long search can be followed or logged.
+class Progress {
+public:
+    void operator()(const SearchEvent &e)
+    {
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+        const char *indent = "";
+        if (std::holds_alternative<IdeaProposed>(e))
+            indent = "  ";
+        else if (std::holds_alternative<CandidateQueued>(e) || std::holds_alternative<CandidateCompiled>(e) ||
+                 std::holds_alternative<CompileFailed>(e) || std::holds_alternative<CandidateVerified>(e) ||
+                 std::holds_alternative<CandidateTimed>(e))
+            indent = "    ";
+        std::printf("[%02d:%02d] %s%s\n", int(t) / 60, int(t) % 60, indent, describe(e).c_str());
+        std::fflush(stdout);
+    }
+
+private:
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+};
+
+int exitFor(const Error &e)
+{
+    if (e.code == "no-gpu")
+        return NoGpu;
+    if (e.code == "worker" || e.code == "worker-start" || e.code == "crashed" || e.code == "timeout" ||
+        e.code == "protocol")
+        return WorkerFailed;
+    return BadInput;
+}
+
+} // namespace
+
+const std::set<std::string> &searchValuedOptions()
+{
+    static const std::set<std::string> names{"--rounds", "--ideas",   "--impls",   "--top-k",           "--bank",
+                                             "--budget", "--repairs", "--generator", "--compiler",      "--gpus",
+                                             "--workers-per-gpu", "--compilers"};
+    return names;
+}
+
+int cmdSearch(const Args &a)
+{
+    const auto sessionPath = a.option("--session");
+    if (!sessionPath) {
+        std::fprintf(stderr, "kernelforge-cli: search needs --session FILE (the session it writes)\n");
+        return BadInput;
+    }
+    const bool resume = a.flag("--resume");
+    if (!resume && a.positional.empty()) {
+        std::fprintf(stderr, "kernelforge-cli: name a problem to search (kernelforge-cli problems lists them)\n");
+        return BadInput;
+    }
+
+    // Settings: a resumed session's own, then the options given now.
+    std::optional<SessionStore> store;
+    SearchSettings settings;
+    std::string generatorName = a.option("--generator").value_or("");
+    if (resume) {
+        auto opened = SessionStore::open(*sessionPath);
+        if (!opened) {
+            printError(opened.error());
+            return BadInput;
+        }
+        store.emplace(std::move(*opened));
+        auto meta = store->sessionMeta();
+        if (!meta) {
+            printError(meta.error());
+            return BadInput;
+        }
+        if (!a.positional.empty() && a.positional[0] != meta->problemName) {
+            std::fprintf(stderr, "kernelforge-cli: %s is a search of %s, not %s\n", sessionPath->c_str(),
+                         meta->problemName.c_str(), a.positional[0].c_str());
+            return BadInput;
+        }
+        if (auto stored = settingsFromJson(meta->settings))
+            settings = *stored;
+        if (generatorName.empty() && meta->generator != "manual")
+            generatorName = meta->generator;
+    }
+    if (!applyOptions(a, settings))
+        return BadInput;
+    if (generatorName.empty())
+        generatorName = "builtin";
+
+    std::string why;
+    auto generator = makeGenerator(generatorName, &why);
+    if (!generator) {
+        std::fprintf(stderr, "kernelforge-cli: %s\n", why.c_str());
+        return BadInput;
+    }
+
+    PoolConfig poolConfig;
+    if (auto w = a.option("--worker"))
+        poolConfig.worker.argv = splitCommandLine(*w);
+    if (!parseGpus(a, poolConfig.gpus) || !readInt(a, "--workers-per-gpu", poolConfig.workersPerGpu))
+        return BadInput;
+    CompilePoolConfig compileConfig;
+    if (auto c = a.option("--compiler"))
+        compileConfig.argv = splitCommandLine(*c);
+    else
+        compileConfig.argv = poolConfig.worker.argv; // empty: the local kernelforge-worker
+    if (!readInt(a, "--compilers", compileConfig.processes))
+        return BadInput;
+
+    std::unique_ptr<Search> search;
+    WorkerPool pool(poolConfig);
+    CompilePool compiler(compileConfig);
+    if (resume) {
+        auto r = Search::resume(*store, generator, pool, compiler, settings);
+        if (!r) {
+            printError(r.error());
+            return BadInput;
+        }
+        search = std::move(*r);
+    } else {
+        auto problem = findProblem(a.positional[0], a.option("--variant").value_or(""));
+        if (!problem) {
+            printError(problem.error());
+            return BadInput;
+        }
+        SessionMeta meta;
+        meta.problemName = problem->name;
+        meta.problemText = problem->text;
+        meta.problemVariant = problem->variant;
+        meta.generator = generator->name();
+        meta.settings = settings;
+        meta.writer = "kernelforge-cli";
+        auto created = SessionStore::create(*sessionPath, meta);
+        if (!created) {
+            printError(created.error());
+            if (created.error().code == "exists")
+                std::fprintf(stderr, "kernelforge-cli: add --resume to continue that session, or name a new file\n");
+            return BadInput;
+        }
+        store.emplace(std::move(*created));
+        search = std::make_unique<Search>(*problem, generator, settings, pool, compiler, *store);
+    }
+
+    Progress progress;
+    search->setEventCallback(std::ref(progress));
+    g_interrupted = false;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    Status ran = search->run(g_interrupted);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (!ran) {
+        printError(ran.error());
+        std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
+        return exitFor(ran.error());
+    }
+    if (auto t = readTrajectory(*store))
+        std::printf("\n%s", trajectoryTable(*t).c_str());
+    std::printf("session: %s\n", sessionPath->c_str());
+    return search->stopReason() == StopReason::Cancelled ? Interrupted : Success;
+}
+
+int cmdReport(const Args &a)
+{
+    if (a.positional.empty()) {
+        std::fprintf(stderr, "kernelforge-cli: report needs a session FILE\n");
+        return BadInput;
+    }
+    auto store = SessionStore::open(a.positional[0], true);
+    if (!store) {
+        printError(store.error());
+        return BadInput;
+    }
+    auto t = readTrajectory(*store);
+    if (!t) {
+        printError(t.error());
+        return BadInput;
+    }
+    const std::string text = a.flag("--csv") ? trajectoryCsv(*t) : trajectoryTable(*t);
+    if (auto out = a.option("--output")) {
+        std::ofstream f(*out, std::ios::binary);
+        if (!(f << text)) {
+            std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", out->c_str());
+            return BadInput;
+        }
+        return Success;
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return Success;
+}
+
+} // namespace kf::cli

@@ -1,0 +1,20 @@
+#pragma once
+// kernelforge-cli search and report: run or resume a search into a session file with a live
+// progress display, and print a session's trajectory table (or CSV).
+#include "args.h"
+
+#include <set>
+#include <string>
+
+namespace kf::cli {
+
+// A search stopped by Ctrl-C (128 + SIGINT, as shells report it); the session keeps its results.
+inline constexpr int Interrupted = 130;
+
+// The options these commands take a value for, merged into the parser's list by main().
+const std::set<std::string> &searchValuedOptions();
+
+int cmdSearch(const Args &);
+int cmdReport(const Args &);
+
+} // namespace kf::cli

@@ -1,0 +1,109 @@
+#include "search/events.h"
+
+#include <cstdio>
+
+namespace kf {
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+std::string fmt(const char *format, double v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, format, v);
+    return b;
+}
+
+std::string ms(double v) { return fmt("%.4f ms", v); }
+std::string node(std::int64_t id) { return "#" + std::to_string(id); }
+
+} // namespace
+
+std::string toString(StopReason r)
+{
+    switch (r) {
+    case StopReason::Rounds: return "rounds";
+    case StopReason::TimeBudget: return "time budget";
+    case StopReason::Cancelled: return "cancelled";
+    case StopReason::NoMoreIdeas: return "no more ideas";
+    case StopReason::Error: return "error";
+    }
+    return "unknown";
+}
+
+std::string eventKind(const SearchEvent &e)
+{
+    static const char *kNames[] = {"search-started", "round-started",  "idea-proposed",     "candidate-queued",
+                                   "candidate-compiled", "compile-failed", "candidate-verified", "candidate-timed",
+                                   "round-finished", "stopped",        "message"};
+    static_assert(std::size(kNames) == std::variant_size_v<SearchEvent>);
+    return kNames[e.index()];
+}
+
+std::string describe(const SearchEvent &event)
+{
+    return std::visit(
+        Overloaded{
+            [](const SearchStarted &e) {
+                std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " +
+                                e.generator + " generator, from round " + std::to_string(e.firstRound);
+                return s + (e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown");
+            },
+            [](const RoundStarted &e) {
+                return "round " + std::to_string(e.round) +
+                       (e.bestMs > 0 ? " (best so far " + ms(e.bestMs) + ")" : " (no correct kernel yet)");
+            },
+            [](const IdeaProposed &e) {
+                std::string s = "idea " + node(e.node) + " " + e.title + " [" + e.ideaId + "]";
+                s += e.parentKernel ? " on " + node(e.parentKernel) : " from the reference";
+                return e.why.empty() ? s : s + ": " + e.why;
+            },
+            [](const CandidateQueued &e) {
+                std::string s = node(e.node) + " queued: " + e.title;
+                return e.repairOf ? s + " (repair of " + node(e.repairOf) + ")" : s;
+            },
+            [](const CandidateCompiled &e) {
+                std::string s = node(e.node) + (e.cached ? " compiled (cached)" : " compiled in " + fmt("%.1f s", e.seconds));
+                if (e.registers > 0)
+                    s += ", " + std::to_string(e.registers) + " registers";
+                if (e.spills > 0)
+                    s += ", " + std::to_string(e.spills) + " B spilled";
+                return s;
+            },
+            [](const CompileFailed &e) { return node(e.node) + " compile error: " + e.reason; },
+            [](const CandidateVerified &e) {
+                std::string s = node(e.node) + " " + toString(e.verdict);
+                if (e.verdict == Verdict::Correct)
+                    return s + " (max scaled error " + fmt("%.2e", e.maxScaledError) + ")";
+                return e.reason.empty() ? s : s + ": " + e.reason;
+            },
+            [](const CandidateTimed &e) {
+                std::string s = node(e.node) + " " + ms(e.timing.medianMs);
+                if (e.speedup > 0)
+                    s += ", " + fmt("%.2fx", e.speedup) + " eager";
+                return e.newBest ? s + " (new best)" : s;
+            },
+            [](const RoundFinished &e) {
+                std::string s = "round " + std::to_string(e.round) + " done: ";
+                s += e.bestMs > 0 ? "best " + ms(e.bestMs) + " (" + node(e.bestNode) + ", " + e.bestIdea + ")"
+                                  : "no correct kernel yet";
+                s += "; this round " + std::to_string(e.correct) + " of " + std::to_string(e.candidates) + " correct";
+                return e.roundBestMs > 0 ? s + ", fastest " + ms(e.roundBestMs) : s;
+            },
+            [](const SearchFinished &e) {
+                std::string s = "stopped (" + toString(e.reason) + (e.detail.empty() ? "" : ": " + e.detail) + ")";
+                s += " after " + std::to_string(e.roundsRun) + (e.roundsRun == 1 ? " round" : " rounds");
+                return e.bestMs > 0 ? s + "; best " + ms(e.bestMs) + " (" + node(e.bestNode) + ")" : s;
+            },
+            [](const SearchMessage &e) { return e.text; },
+        },
+        event);
+}
+
+} // namespace kf

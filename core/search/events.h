@@ -1,0 +1,104 @@
+#pragma once
+// What a running search reports, through one plain callback: the CLI prints a line per event and
+// the GUI's facade turns them into signals. Node ids are the session store's, so a listener can
+// read anything more it needs from the store.
+//
+// The callback runs on the thread that called Search::run() or on a pool thread while results
+// arrive, but never two at a time; it should return quickly.
+#include "eval/protocol.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+
+namespace kf {
+
+enum class StopReason { Rounds, TimeBudget, Cancelled, NoMoreIdeas, Error };
+std::string toString(StopReason); // "rounds", "time budget", "cancelled", "no more ideas", "error"
+
+struct SearchStarted {
+    std::string problem, gpu, generator;
+    int firstRound = 1;          // > 1 when a session is resumed
+    double eagerMs = 0;          // 0 when the baseline is unknown
+};
+
+struct RoundStarted {
+    int round = 0;
+    std::int64_t node = 0;
+    double bestMs = 0;           // best correct time before this round, 0 when none yet
+};
+
+struct IdeaProposed {
+    int round = 0;
+    std::int64_t node = 0;
+    std::string ideaId, title, text, why;
+    std::int64_t parentKernel = 0; // the candidate it builds on (0: from the reference)
+};
+
+struct CandidateQueued {
+    int round = 0;
+    std::int64_t node = 0, ideaNode = 0;
+    std::int64_t repairOf = 0;   // the failed candidate it repairs, 0 for a first draft
+    std::string title;
+};
+
+struct CandidateCompiled {
+    std::int64_t node = 0;
+    double seconds = 0;
+    bool cached = false;
+    int registers = 0, spills = 0; // the busiest kernel's
+};
+
+struct CompileFailed {
+    std::int64_t node = 0;
+    std::string reason;          // the first error, or why nothing could compile it
+};
+
+struct CandidateVerified {
+    std::int64_t node = 0;
+    Verdict verdict = Verdict::Queued;
+    std::string reason;
+    double maxScaledError = 0;
+};
+
+struct CandidateTimed {
+    std::int64_t node = 0;
+    Timing timing;
+    double speedup = 0;          // eager / median, 0 when the baseline is unknown
+    bool newBest = false;        // it is now the fastest correct kernel of the session
+};
+
+struct RoundFinished {
+    int round = 0;
+    std::int64_t node = 0;
+    double bestMs = 0;           // best correct time of the session so far (never worse than before)
+    std::int64_t bestNode = 0;
+    std::string bestIdea;        // title of the idea that produced it
+    double roundBestMs = 0;      // best correct time among this round's candidates, 0 when none
+    int candidates = 0, correct = 0;
+};
+
+struct SearchFinished {
+    StopReason reason = StopReason::Rounds;
+    std::string detail;          // for people ("after 120 s", the error)
+    int roundsRun = 0;           // rounds started by this run
+    double bestMs = 0;
+    std::int64_t bestNode = 0;
+};
+
+struct SearchMessage {           // anything else worth a line: the baseline, a worker restart
+    std::string text;
+};
+
+using SearchEvent = std::variant<SearchStarted, RoundStarted, IdeaProposed, CandidateQueued, CandidateCompiled,
+                                 CompileFailed, CandidateVerified, CandidateTimed, RoundFinished, SearchFinished,
+                                 SearchMessage>;
+using SearchEventCallback = std::function<void(const SearchEvent &)>;
+
+// The event's kind as the session's event table names it ("round-started", ...).
+std::string eventKind(const SearchEvent &);
+// One line for people, without the kind ("#12 correct: 0.512 ms, 3.91x eager").
+std::string describe(const SearchEvent &);
+
+} // namespace kf

@@ -1,0 +1,141 @@
+#pragma once
+// The round loop of the design ("Search"): top-k correct kernels and the bank go to the generator,
+// which proposes ideas not yet tried and drafts implementations of each; drafts are compiled in
+// parallel (CompilePool), judged and timed on the GPUs (WorkerPool), and every result goes to the
+// session store as it arrives. docs/search.md describes the loop, the stops and what the store holds.
+//
+// A Search runs on one thread (run() blocks); cancel it from any other through the flag given to
+// run(). Every stop (rounds, time budget, cancel, no more ideas, an error) leaves a session that
+// reopens with every finished result, and a later resume() continues at the next round.
+#include "eval/compile_pool.h"
+#include "eval/worker_pool.h"
+#include "gen/generator.h"
+#include "search/events.h"
+#include "search/records.h"
+#include "search/settings.h"
+#include "search/state.h"
+#include "store/session_store.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+class Search {
+public:
+    // `store` is a session created for `problem` (SessionStore::create); it may already hold
+    // rounds of the same problem, and the search then continues after them.
+    Search(Problem problem, std::shared_ptr<Generator> generator, SearchSettings settings, WorkerPool &pool,
+           CompilePool &compiler, SessionStore &store);
+    ~Search();
+    Search(const Search &) = delete;
+    Search &operator=(const Search &) = delete;
+
+    // A Search that continues the session in `store`: the problem comes from the session, and the
+    // settings too unless `settings` overrides them (the override is written back). Fails when the
+    // session's problem does not parse or the store is read-only.
+    static Result<std::unique_ptr<Search>> resume(SessionStore &store, std::shared_ptr<Generator> generator,
+                                                  WorkerPool &pool, CompilePool &compiler,
+                                                  std::optional<SearchSettings> settings = {});
+
+    void setEventCallback(SearchEventCallback callback) { m_onEvent = std::move(callback); }
+
+    // Runs rounds until a stop. A stop is not an error: stopReason() says which it was. Errors
+    // are what prevents a search from starting or going on: no GPU ("no-gpu"), the problem does
+    // not load, the generator cannot work on the problem, the store cannot be written.
+    Status run(const std::atomic<bool> &cancel);
+
+    StopReason stopReason() const { return m_reason; }
+    const std::string &stopDetail() const { return m_detail; }
+    const SearchState &state() const { return m_state; }
+    const SearchSettings &settings() const { return m_settings; }
+    const Problem &problem() const { return m_problem; }
+    std::int64_t rootNode() const { return m_root; }
+    int roundsRun() const { return m_roundsRun; }
+
+private:
+    // A candidate on its way through compile, evaluation and maybe repair.
+    struct Pending {
+        std::int64_t node = 0, ideaNode = 0;
+        int round = 0;
+        std::string title, source;
+        DraftInfo draft;
+        std::vector<std::string> kernels;
+        std::optional<CompileOutput> compiled;
+        std::optional<EvalResult> result; // set once its verdict is stored
+    };
+    struct Tally { // this round's candidates
+        int candidates = 0, correct = 0;
+        double bestMs = 0;
+        std::int64_t bestNode = 0;
+    };
+    enum Phase { Idle, Compiling, Evaluating };
+
+    Status prepare();
+    Status restore();
+    Status startWorkers();
+    void runRound(int round);
+    std::vector<Idea> proposeIdeas(int round, Usage &usage);
+    std::vector<Pending> draftCandidates(int round, const std::vector<std::pair<Idea, std::int64_t>> &ideas,
+                                         Usage &usage);
+    std::int64_t addCandidate(Pending &, std::int64_t parent);
+    void processBatch(std::vector<Pending> batch, Usage &usage);
+    void compileBatch(std::vector<Pending> &batch);
+    void evaluateBatch(std::vector<Pending> &batch);
+    std::vector<Pending> repairBatch(const std::vector<Pending> &batch, Usage &usage);
+    void finish(Pending &, EvalResult result);
+    EvalResult failure(const Pending &, Verdict, std::string reason) const;
+    void leaveQueued(std::vector<Pending> &batch);
+    void finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas);
+    GenContext context(int round) const;
+    std::string ideaTitleOf(std::int64_t candidateNode) const;
+
+    void emit(const SearchEvent &);
+    void requestStop(StopReason, std::string detail);
+    bool stopping() const { return m_stop.load(); }
+    void store(const Status &); // a failed write stops the search with the store's error
+    template <typename T>
+    void store(const Result<T> &r)
+    {
+        if (!r)
+            store(Status(r.error()));
+    }
+    void watch(const std::atomic<bool> &cancel);
+    Policy policy() const { return m_settings.policy.value_or(m_problem.policy); }
+
+    Problem m_problem;
+    std::shared_ptr<Generator> m_generator;
+    SearchSettings m_settings;
+    WorkerPool &m_pool;
+    CompilePool &m_compiler;
+    SessionStore &m_store;
+    SearchEventCallback m_onEvent;
+
+    SearchState m_state;
+    std::map<std::int64_t, std::int64_t> m_ideaOf; // candidate -> idea node
+    std::int64_t m_root = 0;
+    LoadedProblem m_loaded;
+    GpuInfo m_gpu;
+    Ceilings m_ceilings;
+    std::optional<Timing> m_eager;
+    int m_roundsRun = 0;
+    Tally m_tally;
+    std::map<std::int64_t, Idea> m_roundIdeas; // idea node -> the generator's idea, for repairs
+
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_watching{false};
+    std::atomic<int> m_phase{Idle};
+    std::atomic<std::int64_t> m_deadlineNs{0}; // steady clock; 0: no time budget
+    std::mutex m_stopMutex; // guards m_reason and m_detail, set from the watcher and the pools' threads
+    StopReason m_reason = StopReason::Rounds;
+    std::string m_detail;
+    std::optional<Error> m_error; // the error run() returns
+};
+
+} // namespace kf

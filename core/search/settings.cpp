@@ -1,0 +1,79 @@
+#include "search/settings.h"
+
+namespace kf {
+
+namespace {
+
+struct Range {
+    const char *key;
+    int SearchSettings::*field;
+    int low, high;
+};
+
+// The upper limits only catch typos (a budget typed into --rounds); they are far above any
+// useful search.
+constexpr Range kRanges[] = {
+    {"rounds", &SearchSettings::rounds, 1, 100000},
+    {"ideas_per_round", &SearchSettings::ideasPerRound, 1, 1000},
+    {"impls_per_idea", &SearchSettings::implsPerIdea, 1, 1000},
+    {"top_k", &SearchSettings::topK, 1, 1000},
+    {"bank_size", &SearchSettings::bankSize, 0, 1000},
+    {"trials", &SearchSettings::trials, 1, 1000},
+    {"timing_trials", &SearchSettings::timingTrials, 1, 100000},
+    {"repairs", &SearchSettings::repairs, 0, 10},
+};
+
+} // namespace
+
+Status SearchSettings::validate() const
+{
+    for (const Range &r : kRanges) {
+        int v = this->*r.field;
+        if (v < r.low || v > r.high)
+            return makeError("settings", std::string(r.key) + " must be between " + std::to_string(r.low) + " and " +
+                                             std::to_string(r.high) + ", not " + std::to_string(v));
+    }
+    if (!(timeBudgetSeconds >= 0))
+        return makeError("settings", "time_budget_s must be 0 (none) or a positive number of seconds");
+    return Ok{};
+}
+
+void to_json(nlohmann::json &j, const SearchSettings &s)
+{
+    j = nlohmann::json::object();
+    for (const Range &r : kRanges)
+        j[r.key] = s.*r.field;
+    j["policy"] = s.policy ? nlohmann::json(toString(*s.policy)) : nlohmann::json(nullptr);
+    j["time_budget_s"] = s.timeBudgetSeconds;
+}
+
+Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
+{
+    if (!j.is_object())
+        return makeError("settings", "search settings must be a JSON object");
+    SearchSettings s;
+    for (const Range &r : kRanges) {
+        auto it = j.find(r.key);
+        if (it == j.end() || it->is_null())
+            continue;
+        if (!it->is_number_integer())
+            return makeError("settings", std::string(r.key) + " must be an integer");
+        s.*r.field = it->get<int>();
+    }
+    if (auto it = j.find("policy"); it != j.end() && !it->is_null()) {
+        auto p = it->is_string() ? parsePolicy(it->get<std::string>()) : std::nullopt;
+        if (!p)
+            return makeError("settings", "policy must be \"strict\" or \"loose\"");
+        s.policy = *p;
+    }
+    if (auto it = j.find("time_budget_s"); it != j.end() && !it->is_null()) {
+        if (!it->is_number())
+            return makeError("settings", "time_budget_s must be a number of seconds");
+        s.timeBudgetSeconds = it->get<double>();
+    }
+    if (Status v = s.validate(); !v)
+        return v.error();
+    return s;
+}
+
+} // namespace kf

@@ -1,0 +1,33 @@
+#pragma once
+// What a search is asked to do: how many rounds, ideas and implementations, what it keeps, how it
+// judges and times candidates, and when it stops. Stored in the session's "settings" meta key.
+#include "problem/problem.h"
+#include "util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace kf {
+
+struct SearchSettings {
+    int rounds = 10;            // total rounds of the session (a resumed search counts earlier ones)
+    int ideasPerRound = 4;      // I
+    int implsPerIdea = 4;       // B
+    int topK = 4;               // the fastest correct kernels handed to the generator
+    int bankSize = 8;           // good kernels kept for seeding, one per idea
+    std::optional<Policy> policy; // none: the problem's own
+    int trials = 5;             // verification trials per candidate
+    int timingTrials = 100;     // timed runs per correct candidate (and for the eager baseline)
+    double timeBudgetSeconds = 0; // wall-clock limit of one run() from its first round; 0: none
+    int repairs = 1;            // repair attempts per failed candidate (0: never ask)
+
+    Status validate() const;    // every count in range; the error names the field
+};
+
+void to_json(nlohmann::json &, const SearchSettings &);
+// Missing keys keep their defaults, so older sessions still open; wrong types and values out of
+// range are errors naming the key.
+Result<SearchSettings> settingsFromJson(const nlohmann::json &);
+
+} // namespace kf

@@ -1,0 +1,136 @@
+// kernelforge-cli report on a session recorded by a search against the fake worker, and the
+// search command's argument errors.
+#include "search/trajectory.h"
+#include "search_fixture.h"
+
+#include <QProcess>
+#include <QtTest>
+
+using namespace kf;
+using namespace kf::test;
+
+class TestSearchCli : public QObject {
+    Q_OBJECT
+
+    struct Run {
+        int code = -1;
+        QString out, err;
+    };
+    static Run cli(const QStringList &args)
+    {
+        QProcess p;
+        p.start(qEnvironmentVariable("KERNELFORGE_CLI"), args);
+        p.waitForFinished(60000);
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                p.readAllStandardError()};
+    }
+
+    Fixture m_f;
+    QString m_session;
+
+private slots:
+    void initTestCase()
+    {
+        if (qEnvironmentVariableIsEmpty("KERNELFORGE_CLI"))
+            QSKIP("KERNELFORGE_CLI is not set (run through ctest)");
+        QVERIFY(m_f.store);
+        auto gen = std::make_shared<ScriptedGenerator>(std::vector<ScriptedIdea>{
+            {"naive", "Naive, one thread per row", {fakeKernel(4.0)}, false, {}},
+            {"ldg", "Read-only loads, with \"quotes\", and commas", {fakeKernel(1.6), fakeKernel(3.0)}, true, {}},
+            {"slower", "Something slower", {fakeKernel(5.0)}, true, {}},
+        });
+        auto search = m_f.search(gen, quickSettings(3, 1, 2));
+        std::atomic<bool> cancel{false};
+        QVERIFY(search->run(cancel).ok());
+        search.reset();
+        QVERIFY(m_f.store->close().ok());
+        m_session = QString::fromStdString(m_f.path());
+    }
+
+    void reportTable()
+    {
+        const Run r = cli({"report", m_session});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("% of reference"), qPrintable(r.out));
+        QVERIFY(r.out.contains("softmax"));
+        QVERIFY(r.out.contains("eager PyTorch 2.0000 ms"));
+        QVERIFY(r.out.contains("50.0 %"));  // round 1: 2.0 / 4.0
+        QVERIFY(r.out.contains("125.0 %")); // round 2: 2.0 / 1.6
+        QVERIFY(r.out.contains("Read-only loads"));
+    }
+
+    void reportCsv()
+    {
+        const Run r = cli({"report", m_session, "--csv"});
+        QCOMPARE(r.code, 0);
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 4);
+        QVERIFY(lines[0].startsWith("round,best_ms,percent_of_reference,speedup,best_node,idea"));
+        QVERIFY2(lines[1].startsWith("1,4,50.00,0.5000,"), qPrintable(lines[1]));
+        QVERIFY2(lines[2].contains(R"("Read-only loads, with ""quotes"", and commas")"), qPrintable(lines[2]));
+        QVERIFY(lines[3].startsWith("3,1.6,125.00,1.2500,"));
+
+        QTemporaryDir dir;
+        const QString out = dir.filePath("t.csv");
+        QCOMPARE(cli({"report", m_session, "--csv", "-o", out}).code, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(QString(f.readAll()), r.out);
+    }
+
+    void reportErrors()
+    {
+        QCOMPARE(cli({"report"}).code, 2);
+        const Run missing = cli({"report", "/nonexistent.kfsession"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("/nonexistent.kfsession"));
+    }
+
+    void searchErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTemporaryDir dir;
+        QTest::newRow("no session") << QStringList{"search", "softmax"} << "--session";
+        QTest::newRow("no problem") << QStringList{"search", "--session", "x.kfsession"} << "problem";
+        QTest::newRow("bad rounds") << QStringList{"search", "softmax", "--session", "x.kfsession", "--rounds", "many"}
+                                    << "--rounds";
+        QTest::newRow("zero ideas") << QStringList{"search", "softmax", "--session", "x.kfsession", "--ideas", "0"}
+                                    << "ideas_per_round";
+        QTest::newRow("bad budget") << QStringList{"search", "softmax", "--session", "x.kfsession", "--budget", "-1"}
+                                    << "--budget";
+        QTest::newRow("bad policy") << QStringList{"search", "softmax", "--session", "x.kfsession", "--policy", "lax"}
+                                    << "strict or loose";
+        QTest::newRow("unknown generator")
+            << QStringList{"search", "softmax", "--session", "x.kfsession", "--generator", "oracle"} << "oracle";
+        QTest::newRow("resume a missing session")
+            << QStringList{"search", "--resume", "--session", "/nonexistent.kfsession"} << "/nonexistent.kfsession";
+    }
+
+    void searchErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+
+    void searchRefusesAnotherProblemsSession()
+    {
+        const Run r = cli({"search", "matmul", "--resume", "--session", m_session});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("softmax"), qPrintable(r.err));
+    }
+
+    void searchNeverOverwritesASession()
+    {
+        const Run r = cli({"search", "softmax", "--session", m_session, "--generator", "builtin"});
+        QCOMPARE(r.code, 2);
+        // Without the built-in generator in the build, that is what it says first.
+        QVERIFY2(r.err.contains("--resume") || r.err.contains("not available"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearchCli)
+#include "test_search_cli.moc"
