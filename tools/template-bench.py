@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Benchmark the built-in generator's GEMM and convolution templates on the GPU machine.
+
+Renders each template of resources/templates/ by plain {{NAME}} substitution at several parameter
+points, compiles it with nvcc for sm_90a, launches it as its // @launch lines say (through CuPy),
+checks it against an fp64 PyTorch reference with the design's scale-aware rule
+    max |out - ref| / (|ref| + rms(ref))  <=  1e-4 (strict) or 1e-2 (loose),
+on normal inputs with the output poisoned by NaN first, and times it (median of CUDA-event runs,
+L2 flushed before each by writing a 256 MB buffer) next to PyTorch eager in the same run.
+The table comes last. Each variant runs in its own try/except; failures appear in the table.
+
+  tools/template-bench.py                 # seed matmul, conv, conv+relu+maxpool, plus checks
+  tools/template-bench.py --quick         # fewer parameter points
+  tools/template-bench.py --only conv     # variants whose problem or family contains "conv"
+  tools/template-bench.py --sass          # also count HMMA / FFMA instructions (cuobjdump)
+  tools/template-bench.py --render-only DIR   # no GPU: write every rendered variant to DIR
+
+Needs PyTorch with CUDA, CuPy and nvcc (CUDA 13) for the GPU runs; --render-only needs neither.
+"""
+import argparse
+import concurrent.futures
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEMPLATES = os.path.join(ROOT, "resources", "templates")
+STRICT, LOOSE = 1e-4, 1e-2
+
+# ---------------------------------------------------------------------------------------------
+# Rendering and @launch lines (no GPU needed)
+# ---------------------------------------------------------------------------------------------
+
+
+def render(template, params):
+    """Plain {{NAME}} substitution; every placeholder must have a value and none may remain."""
+    with open(os.path.join(TEMPLATES, template)) as f:
+        text = f.read()
+    missing = sorted(set(re.findall(r"\{\{([A-Z0-9_]+)\}\}", text)) - set(params))
+    if missing:
+        raise KeyError("%s: no value for %s" % (template, ", ".join(missing)))
+    text = re.sub(r"\{\{([A-Z0-9_]+)\}\}", lambda m: str(params[m.group(1)]), text)
+    if "{{" in text or "}}" in text:
+        raise ValueError("%s: a placeholder is left after rendering" % template)
+    return text
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def eval_expr(expr):
+    """A rendered launch expression: integers, + - * / % ( ), cdiv, min, max (C semantics, >= 0)."""
+    py = expr.replace("/", "//")
+    if not re.fullmatch(r"[0-9+\-*/% (),a-z]*", py):
+        raise ValueError("unexpected launch expression: " + expr)
+    return int(eval(py, {"__builtins__": {}}, {"cdiv": cdiv, "min": min, "max": max}))
+
+
+def split_top(text):
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def group(line, key):
+    """The text inside key(...) of a directive line, with nested parentheses."""
+    i = line.find(key + "(")
+    if i < 0:
+        return None
+    i += len(key) + 1
+    depth, j = 1, i
+    while depth:
+        depth += {"(": 1, ")": -1}.get(line[j], 0)
+        j += 1
+    return line[i:j - 1]
+
+
+def parse_launches(text):
+    """[(kernel, grid(3), block(3), smem, [arg names])] from the // @launch lines."""
+    launches = []
+    for line in text.splitlines():
+        m = re.match(r"\s*//\s*@launch\s+(\w+)\s", line)
+        if not m:
+            continue
+        dims = lambda key: ([eval_expr(e) for e in split_top(group(line, key))] + [1, 1])[:3]
+        smem = group(line, "smem")
+        launches.append((m.group(1), dims("grid"), dims("block"), eval_expr(smem) if smem else 0,
+                         split_top(group(line, "args"))))
+    return launches
+
+
+def precision_of(text):
+    m = re.search(r"//\s*@precision\s+(\w+)", text)
+    return m.group(1) if m else "fp32"
+
+
+# ---------------------------------------------------------------------------------------------
+# Problems and parameter points
+# ---------------------------------------------------------------------------------------------
+
+NO_EPILOGUE = dict(EPILOGUE="acc", EPILOGUE_ARGS="", EPILOGUE_PARAMS="")
+BIAS = dict(EPILOGUE_ARGS=", bias", EPILOGUE_PARAMS=", const float *__restrict__ bias")
+
+
+def gemm_params(m, n, k, batch=1, trans_b=False, names=("A", "B", "out"), epilogue=None):
+    p = dict(M=m, N=n, K=k, BATCH=batch, TRANS_B="true" if trans_b else "false",
+             A_BATCH_STRIDE=m * k if batch > 1 else 0, B_BATCH_STRIDE=k * n if batch > 1 else 0,
+             C_BATCH_STRIDE=m * n if batch > 1 else 0, A=names[0], B=names[1], OUT=names[2], GROUP_M=8)
+    p.update(epilogue or NO_EPILOGUE)
+    return p
+
+
+def conv_params(b, c, h, w, oc, r, s, stride, pad, epilogue=None, pool=None):
+    oh = (h + 2 * pad - r) // stride + 1
+    ow = (w + 2 * pad - s) // stride + 1
+    p = dict(BATCH=b, IN_C=c, IN_H=h, IN_W=w, OUT_C=oc, KH=r, KW=s, STRIDE_H=stride, STRIDE_W=stride,
+             PAD_H=pad, PAD_W=pad, DIL_H=1, DIL_W=1, OUT_H=oh, OUT_W=ow, X="x", WEIGHT="weight", OUT="out")
+    p.update(epilogue or dict(EPILOGUE="acc + bias[col]", **BIAS))
+    if pool:
+        pk, ps = pool
+        p.update(POOL_KH=pk, POOL_KW=pk, POOL_SH=ps, POOL_SW=ps, POOL_PAD_H=0, POOL_PAD_W=0,
+                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1)
+    return p
+
+
+def tiles_mma(bm, bn, bk, wm, wn, stages, min_blocks=1):
+    return dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, STAGES=stages, MIN_BLOCKS=min_blocks)
+
+
+def tiles_fp16(bm, bn, bk, wm, wn, min_blocks=1):
+    return dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, MIN_BLOCKS=min_blocks)
+
+
+def tiles_simt(bm, bn, bk, tm, tn):
+    return dict(BM=bm, BN=bn, BK=bk, TM=tm, TN=tn)
+
+
+# Parameter points per family: (label, tile params, in --quick).
+POINTS = {
+    "gemm_tiled_fp32.cu": [
+        ("128x128x8 t8x8", tiles_simt(128, 128, 8, 8, 8), True),
+        ("128x128x16 t8x8", tiles_simt(128, 128, 16, 8, 8), False),
+    ],
+    "gemm_mma_tf32x3.cu": [
+        ("128x128x32 w64x32 s3", tiles_mma(128, 128, 32, 64, 32, 3), True),
+        ("128x128x32 w64x32 s4", tiles_mma(128, 128, 32, 64, 32, 4), False),
+        ("128x256x32 w64x64 s3", tiles_mma(128, 256, 32, 64, 64, 3), False),
+        ("128x128x16 w64x32 s5", tiles_mma(128, 128, 16, 64, 32, 5), False),
+    ],
+    "gemm_mma_tf32.cu": [
+        ("128x128x32 w64x32 s3", tiles_mma(128, 128, 32, 64, 32, 3), True),
+        ("128x256x32 w64x64 s3", tiles_mma(128, 256, 32, 64, 64, 3), True),
+        ("256x128x32 w64x64 s3", tiles_mma(256, 128, 32, 64, 64, 3), False),
+    ],
+    "gemm_mma_fp16.cu": [
+        ("128x128x32 w64x32", tiles_fp16(128, 128, 32, 64, 32), True),
+        ("128x256x32 w64x64", tiles_fp16(128, 256, 32, 64, 64), True),
+        ("128x128x64 w64x32", tiles_fp16(128, 128, 64, 64, 32), False),
+    ],
+    "conv_implicit_gemm_tf32x3.cu": [
+        ("128x96x32 w32x48 s3 b2", tiles_mma(128, 96, 32, 32, 48, 3, 2), True),
+        ("128x96x16 w32x48 s4 b2", tiles_mma(128, 96, 16, 32, 48, 4, 2), False),
+        ("128x96x32 w32x48 s3 b1", tiles_mma(128, 96, 32, 32, 48, 3, 1), False),
+        ("64x96x32 w32x48 s4 b3", tiles_mma(64, 96, 32, 32, 48, 4, 3), False),
+    ],
+    "conv_implicit_gemm_tf32.cu": [
+        ("128x96x32 w32x48 s3 b2", tiles_mma(128, 96, 32, 32, 48, 3, 2), True),
+        ("128x96x16 w32x48 s4 b2", tiles_mma(128, 96, 16, 32, 48, 4, 2), False),
+    ],
+    "conv_implicit_gemm_pool.cu": [
+        ("x3 128x96x32 w32x48 s3 b2", dict(tiles_mma(128, 96, 32, 32, 48, 3, 2), SPLIT=3, PRECISION="tf32x3"), True),
+        ("x3 128x96x16 w32x48 s4 b2", dict(tiles_mma(128, 96, 16, 32, 48, 4, 2), SPLIT=3, PRECISION="tf32x3"), False),
+        ("x1 128x96x32 w32x48 s3 b2", dict(tiles_mma(128, 96, 32, 32, 48, 3, 2), SPLIT=1, PRECISION="tf32"), True),
+    ],
+}
+
+GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
+CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_implicit_gemm_tf32.cu"]
+
+
+def problems():
+    """(problem, kind, size dict, size params, families, big?) — big problems are timed."""
+    out = []
+    seed_conv = dict(b=100, c=3, h=224, w=224, oc=96, r=11, s=11, stride=4, pad=2)
+    out.append(("matmul", "gemm", dict(m=4096, n=4096, k=4096), gemm_params(4096, 4096, 4096), GEMM_FAMILIES, True))
+    out.append(("conv2d", "conv", seed_conv, conv_params(**seed_conv), CONV_FAMILIES, True))
+    relu = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
+    out.append(("conv2d_relu_maxpool", "conv_pool", dict(seed_conv, pool=(3, 2)),
+                conv_params(**seed_conv, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu"], True))
+    lin = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
+    out.append(("linear_bias_relu", "linear", dict(m=8192, n=4096, k=2048),
+                gemm_params(8192, 4096, 2048, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
+                ["gemm_mma_tf32x3.cu", "gemm_mma_fp16.cu"], True))
+    out.append(("bmm", "bmm", dict(l=128, m=512, n=512, k=1024), gemm_params(512, 512, 1024, batch=128),
+                ["gemm_mma_tf32x3.cu"], True))
+    # Odd sizes: every edge path (partial tiles, K not a multiple of the tile or of 4).
+    out.append(("check gemm 129x72x38", "gemm", dict(m=129, n=72, k=38), gemm_params(129, 72, 38), GEMM_FAMILIES, False))
+    out.append(("check linear 77x40x36", "linear", dict(m=77, n=40, k=36),
+                gemm_params(77, 40, 36, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
+                GEMM_FAMILIES, False))
+    out.append(("check bmm 3x33x20x44", "bmm", dict(l=3, m=33, n=20, k=44), gemm_params(33, 20, 44, batch=3),
+                GEMM_FAMILIES, False))
+    small = dict(b=3, c=5, h=23, w=21, oc=20, r=3, s=5, stride=2, pad=1)
+    out.append(("check conv small", "conv", small, conv_params(**small), CONV_FAMILIES, False))
+    pointwise = dict(b=2, c=8, h=9, w=7, oc=24, r=1, s=1, stride=1, pad=0, bias=False)
+    out.append(("check conv 1x1 no bias", "conv", pointwise,
+                conv_params(**{k: v for k, v in pointwise.items() if k != "bias"}, epilogue=NO_EPILOGUE),
+                CONV_FAMILIES, False))
+    out.append(("check conv+pool small", "conv_pool", dict(small, pool=(3, 2)),
+                conv_params(**small, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu"], False))
+    return out
+
+
+SEEDS = ("matmul", "conv2d", "conv2d_relu_maxpool")
+
+
+def variants(quick, only):
+    """Every (problem, kind, sizes, family, label, params) to run: all points of each family on the
+    seed problems (the --quick ones with --quick), the first point elsewhere."""
+    out = []
+    for name, kind, sizes, base, families, big in problems():
+        for fam in families:
+            points = POINTS[fam]
+            if name not in SEEDS:
+                points = points[:1]
+            elif quick:
+                points = [p for p in points if p[2]]
+            for label, tiles, _ in points:
+                if only and only not in name and only not in fam:
+                    continue
+                params = dict(base)
+                params.update(tiles)
+                params.update(TITLE=fam[:-3], IDEA="template-bench", PARAMS=label, PROBLEM=name.replace(" ", "_"),
+                              SUMMARY=" ".join("%s=%s" % kv for kv in sorted(sizes.items())))
+                out.append((name, kind, sizes, fam, label, params))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU side
+# ---------------------------------------------------------------------------------------------
+
+
+def nvcc_path():
+    for p in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if p and os.path.exists(p):
+            return p
+    raise RuntimeError("nvcc not found")
+
+
+def compile_cubin(src, workdir, tag):
+    """nvcc -cubin for sm_90a; returns (cubin path, ptxas summary)."""
+    cu = os.path.join(workdir, tag + ".cu")
+    cubin = os.path.join(workdir, tag + ".cubin")
+    with open(cu, "w") as f:
+        f.write(src)
+    cmd = [nvcc_path(), "-std=c++17", "-cubin", "-gencode=arch=compute_90a,code=sm_90a", "-Xptxas", "-v",
+           "-lineinfo", "-o", cubin, cu]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("nvcc failed: " + (r.stderr.strip().splitlines() or ["?"])[0][:200])
+    regs = re.findall(r"Used (\d+) registers", r.stderr)
+    spills = re.findall(r"(\d+) bytes spill stores", r.stderr)
+    info = "regs %s spill %s" % ("/".join(regs), "/".join(spills))
+    return cubin, info
+
+
+def sass_counts(cubin):
+    tool = shutil.which("cuobjdump") or os.path.join(os.path.dirname(nvcc_path()), "cuobjdump")
+    if not os.path.exists(tool):
+        return "no cuobjdump"
+    r = subprocess.run([tool, "-sass", cubin], capture_output=True, text=True)
+    count = lambda op: len(re.findall(r"\b%s\b" % op, r.stdout))
+    return "HMMA %d FFMA %d LDSM %d LDGSTS %d STL %d" % (count("HMMA[.A-Z0-9]*"), count("FFMA"),
+                                                        count("LDSM[.A-Z0-9]*"), count("LDGSTS[.A-Z0-9]*"),
+                                                        count("STL[.A-Z0-9]*"))
+
+
+class Gpu:
+    def __init__(self):
+        import cupy
+        import numpy
+        import torch
+        self.torch, self.cupy, self.np = torch, cupy, numpy
+        self.dev = torch.device("cuda")
+        self.flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.float32, device=self.dev)
+
+    def time(self, fn, runs):
+        torch = self.torch
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        events = []
+        for _ in range(runs):
+            self.flush.zero_()  # evicts the working set from L2 (50 MB on the H200)
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            events.append((s, e))
+        torch.cuda.synchronize()
+        times = sorted(s.elapsed_time(e) for s, e in events)
+        return times[len(times) // 2]
+
+    # -- problem data and references --
+    def make(self, kind, sizes, seed=0):
+        torch = self.torch
+        g = torch.Generator(device=self.dev).manual_seed(seed)
+        randn = lambda *shape: torch.randn(*shape, generator=g, device=self.dev)
+        unif = lambda bound, *shape: (torch.rand(*shape, generator=g, device=self.dev) * 2 - 1) * bound
+        if kind == "gemm":
+            t = dict(A=randn(sizes["m"], sizes["k"]), B=randn(sizes["k"], sizes["n"]))
+            ref = t["A"].double() @ t["B"].double()
+            eager = lambda t: t["A"] @ t["B"]
+        elif kind == "bmm":
+            t = dict(A=randn(sizes["l"], sizes["m"], sizes["k"]), B=randn(sizes["l"], sizes["k"], sizes["n"]))
+            ref = torch.bmm(t["A"].double(), t["B"].double())
+            eager = lambda t: torch.bmm(t["A"], t["B"])
+        elif kind == "linear":
+            bound = 1 / math.sqrt(sizes["k"])
+            t = dict(x=randn(sizes["m"], sizes["k"]), weight=unif(bound, sizes["n"], sizes["k"]), bias=unif(bound, sizes["n"]))
+            ref = torch.relu(torch.addmm(t["bias"].double(), t["x"].double(), t["weight"].double().t()))
+            eager = lambda t: torch.relu(torch.addmm(t["bias"], t["x"], t["weight"].t()))
+        else:
+            s = sizes
+            bound = 1 / math.sqrt(s["c"] * s["r"] * s["s"])
+            t = dict(x=randn(s["b"], s["c"], s["h"], s["w"]), weight=unif(bound, s["oc"], s["c"], s["r"], s["s"]),
+                     bias=unif(bound, s["oc"]))
+            if not s.get("bias", True):
+                del t["bias"]
+            conv = lambda t, d: torch.conv2d(t["x"].to(d), t["weight"].to(d), t["bias"].to(d) if "bias" in t else None,
+                                             s["stride"], s["pad"])
+            if kind == "conv":
+                ref = conv(t, torch.float64)
+                eager = lambda t: conv(t, torch.float32)
+            else:
+                pk, ps = s["pool"]
+                ref = torch.max_pool2d(torch.relu(conv(t, torch.float64)), pk, ps)
+                eager = lambda t: torch.max_pool2d(torch.relu(conv(t, torch.float32)), pk, ps)
+        return t, ref, eager
+
+    @staticmethod
+    def scaled_error(out, ref):
+        import torch
+        if not torch.isfinite(out).all():
+            return float("inf")
+        ref = ref.double()
+        rms = ref.pow(2).mean().sqrt()
+        return ((out.double() - ref).abs() / (ref.abs() + rms)).max().item()
+
+    def launcher(self, cubin, launches, tensors):
+        mod = self.cupy.RawModule(path=cubin)
+        calls = []
+        for kernel, grid, block, smem, args in launches:
+            fn = mod.get_function(kernel)
+            if smem > 48 * 1024:
+                fn.max_dynamic_shared_size_bytes = smem
+            ptrs = tuple(self.np.uint64(tensors[a].data_ptr()) for a in args)
+            calls.append((fn, tuple(grid), tuple(block), ptrs, smem))
+
+        def run():
+            for fn, grid, block, ptrs, smem in calls:
+                fn(grid, block, ptrs, shared_mem=smem)
+        return run
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer parameter points")
+    ap.add_argument("--only", default="", help="only variants whose problem or template contains this")
+    ap.add_argument("--runs", type=int, default=50, help="timed runs per variant (median reported)")
+    ap.add_argument("--sass", action="store_true", help="count HMMA/FFMA/LDSM in the SASS (cuobjdump)")
+    ap.add_argument("--render-only", metavar="DIR", help="write rendered variants to DIR and exit (no GPU)")
+    args = ap.parse_args()
+
+    todo = variants(args.quick, args.only)
+    rendered = []
+    for i, (name, kind, sizes, fam, label, params) in enumerate(todo):
+        try:
+            src = render(fam, params)
+            launches = parse_launches(src)
+            rendered.append((i, src, launches, None))
+        except Exception as e:  # a template or parameter mistake: reported in the table
+            rendered.append((i, None, None, "render: %s" % e))
+
+    if args.render_only:
+        os.makedirs(args.render_only, exist_ok=True)
+        for (i, src, launches, err), (name, kind, sizes, fam, label, params) in zip(rendered, todo):
+            tag = "%02d_%s_%s_%s" % (i, re.sub(r"\W+", "_", name), fam[:-3], re.sub(r"\W+", "_", label))
+            if err:
+                print("%-60s %s" % (tag, err))
+                continue
+            with open(os.path.join(args.render_only, tag + ".cu"), "w") as f:
+                f.write(src)
+            print("%-60s %s" % (tag, "; ".join("%s grid%s block%s smem %d" % (k, tuple(g), tuple(b), s)
+                                                   for k, g, b, s, _ in launches)))
+        return 0
+
+    t0 = time.time()
+    gpu = Gpu()
+    torch = gpu.torch
+    print("GPU: %s   torch %s   cupy %s" % (torch.cuda.get_device_name(), torch.__version__, gpu.cupy.__version__))
+    workdir = tempfile.mkdtemp(prefix="kf-template-bench-")
+
+    # Compile everything in parallel first.
+    builds = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
+        futures = {pool.submit(compile_cubin, src, workdir, "v%02d" % i): i for i, src, _, err in rendered if not err}
+        for fut in concurrent.futures.as_completed(futures):
+            i = futures[fut]
+            try:
+                builds[i] = fut.result()
+            except Exception as e:
+                builds[i] = e
+    print("compiled %d variants in %.1f s" % (len(builds), time.time() - t0))
+
+    rows = []
+    by_problem = {}
+    for (i, src, launches, err), (name, kind, sizes, fam, label, params) in zip(rendered, todo):
+        row = dict(problem=name, family=fam[:-3], params=label, prec=precision_of(src) if src else "?",
+                   ms=None, tflops=None, err=None, verdict="", note=err or "")
+        rows.append(row)
+        if err:
+            row["verdict"] = "ERROR"
+            continue
+        build = builds.get(i)
+        if isinstance(build, Exception):
+            row["verdict"], row["note"] = "ERROR", "compile: %s" % build
+            continue
+        cubin, info = build
+        row["note"] = info + ("  " + sass_counts(cubin) if args.sass else "")
+        try:
+            if name not in by_problem:
+                tensors, ref, eager = gpu.make(kind, sizes)
+                by_problem[name] = (tensors, ref, eager)
+            tensors, ref, eager = by_problem[name]
+            out = torch.full(ref.shape, float("nan"), dtype=torch.float32, device=gpu.dev)
+            run = gpu.launcher(cubin, launches, dict(tensors, out=out))
+            run()
+            torch.cuda.synchronize()
+            e = gpu.scaled_error(out, ref)
+            tol = STRICT if row["prec"] in ("fp32", "tf32x3") else LOOSE
+            row["err"] = e
+            row["verdict"] = ("pass" if e <= tol else "FAIL") + (" strict" if tol == STRICT else " loose")
+            if not name.startswith("check"):
+                row["ms"] = gpu.time(run, args.runs)
+                row["tflops"] = flops(kind, sizes) / (row["ms"] * 1e-3) / 1e12
+        except Exception as e:
+            row["verdict"] = "ERROR"
+            row["note"] = ("%s: %s" % (type(e).__name__, e))[:160]
+            traceback.print_exc()
+            torch.cuda.synchronize()
+
+    # PyTorch in the same run.
+    for name, (tensors, ref, eager) in by_problem.items():
+        if name.startswith("check"):
+            continue
+        kind = next(k for n, k, *_ in problems() if n == name)
+        sizes = next(s for n, k, s, *_ in problems() if n == name)
+        for label, tf32 in (("eager (default flags)", None), ("eager, TF32 off", False), ("eager, TF32 on", True)):
+            try:
+                old = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+                if tf32 is not None:
+                    torch.backends.cuda.matmul.allow_tf32 = tf32
+                    torch.backends.cudnn.allow_tf32 = tf32
+                out = eager(tensors)
+                e = gpu.scaled_error(out, ref)
+                ms = gpu.time(lambda: eager(tensors), args.runs)
+                torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+                rows.append(dict(problem=name, family="torch", params=label, prec="-", ms=ms,
+                                 tflops=flops(kind, sizes) / (ms * 1e-3) / 1e12, err=e,
+                                 verdict="pass strict" if e <= STRICT else ("pass loose" if e <= LOOSE else "FAIL"), note=""))
+            except Exception as e:
+                rows.append(dict(problem=name, family="torch", params=label, prec="-", ms=None, tflops=None,
+                                 err=None, verdict="ERROR", note=str(e)[:120]))
+
+    print()
+    print("%-22s %-28s %-26s %-7s %9s %8s %10s %-12s %s" % ("problem", "family", "params", "prec", "ms", "TFLOP/s",
+                                                          "max err", "verdict", "notes"))
+    for r in sorted(rows, key=lambda r: (r["problem"], r["family"] == "torch")):
+        print("%-22s %-28s %-26s %-7s %9s %8s %10s %-12s %s" % (
+            r["problem"], r["family"], r["params"], r["prec"],
+            "%.4f" % r["ms"] if r["ms"] is not None else "-",
+            "%.1f" % r["tflops"] if r["tflops"] is not None else "-",
+            "%.2e" % r["err"] if r["err"] is not None else "-", r["verdict"], r["note"]))
+    print("\n%d variants, %.0f s; tolerance strict %.0e / loose %.0e on max |out-ref|/(|ref|+rms(ref))" % (
+        len(todo), time.time() - t0, STRICT, LOOSE))
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def flops(kind, s):
+    if kind == "gemm" or kind == "linear":
+        return 2.0 * s["m"] * s["n"] * s["k"]
+    if kind == "bmm":
+        return 2.0 * s["l"] * s["m"] * s["n"] * s["k"]
+    oh = (s["h"] + 2 * s["pad"] - s["r"]) // s["stride"] + 1
+    ow = (s["w"] + 2 * s["pad"] - s["s"]) // s["stride"] + 1
+    return 2.0 * s["b"] * s["oc"] * oh * ow * s["c"] * s["r"] * s["s"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
