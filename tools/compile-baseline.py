@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Eager and torch.compile times of a KernelForge problem, as KernelForge times them.
+
+Usage: compile-baseline.py PROBLEM.toml [--trials 100] [--json]
+Inputs follow the problem file (uniform [0,1) inputs, PyTorch-style parameter initialisers);
+each timed run follows a write of a buffer larger than the L2, and the median of `trials` is
+reported. Needs PyTorch with CUDA.
+"""
+import argparse, json, math, sys, tomllib
+
+import torch
+import torch.nn.functional as F
+
+
+class TorchNamespace:
+    # The references are written for libtorch's TorchScript compiler, where some functional ops
+    # (gelu, silu, avg_pool2d) are reachable as torch.<op>; Python keeps them in torch.nn.functional.
+    def __getattr__(self, name):
+        return getattr(torch, name) if hasattr(torch, name) else getattr(F, name)
+
+
+def evaluate_shape(shape, constants):
+    return [int(eval(str(d), {"__builtins__": {}}, dict(constants))) for d in shape]
+
+
+def make_tensor(spec, constants, device, param):
+    shape = evaluate_shape(spec["shape"], constants)
+    dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+             "float64": torch.float64, "int32": torch.int32, "int64": torch.int64}[spec.get("dtype", "float32")]
+    init = spec.get("init", "fan_in_uniform" if param else "uniform")
+    if init == "ones":
+        t = torch.ones(shape, device=device)
+    elif init == "zeros":
+        t = torch.zeros(shape, device=device)
+    elif init == "normal":
+        t = torch.randn(shape, device=device) * spec.get("high", 1.0) + spec.get("low", 0.0)
+    elif init == "fan_in_uniform":
+        fan_in = spec.get("fan_in")
+        fan_in = int(eval(str(fan_in), {"__builtins__": {}}, dict(constants))) if fan_in is not None else math.prod(shape[1:])
+        b = 1.0 / math.sqrt(max(fan_in, 1))
+        t = torch.rand(shape, device=device) * 2 * b - b
+    else:
+        t = torch.rand(shape, device=device) * (spec.get("high", 1.0) - spec.get("low", 0.0)) + spec.get("low", 0.0)
+    return t.to(dtype) if dtype.is_floating_point else (t * 1000).to(dtype)
+
+
+def median_ms(fn, trials):
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for i in range(trials):
+        flush.fill_(i & 0xFF)
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("problem")
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    with open(args.problem, "rb") as f:
+        p = tomllib.load(f)
+    constants = p.get("constants", {})
+    torch.manual_seed(0)
+    tensors = [make_tensor(s, constants, "cuda", False) for s in p.get("inputs", [])]
+    tensors += [make_tensor(s, constants, "cuda", True) for s in p.get("params", [])]
+    scope = {"torch": TorchNamespace(), "Tensor": torch.Tensor, "List": list, "Tuple": tuple, "Optional": type(None)}
+    exec("from typing import List, Tuple, Optional\n" + p["reference"]["source"], scope)
+    forward = scope["forward"]
+    result = {"problem": p["name"]}
+    with torch.no_grad():
+        result["eager_ms"] = median_ms(lambda: forward(*tensors), args.trials)
+        try:
+            compiled = torch.compile(forward)
+            result["compile_ms"] = median_ms(lambda: compiled(*tensors), args.trials)
+        except Exception as e:  # a problem torch.compile cannot take is reported, not fatal
+            result["compile_error"] = str(e).splitlines()[0][:200]
+    print(json.dumps(result) if args.json else result)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
