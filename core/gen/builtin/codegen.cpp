@@ -1,0 +1,306 @@
+#include "gen/builtin/codegen.h"
+
+#include "gen/builtin/ew_ops.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace kf::builtin {
+
+namespace {
+
+// Names the templates use for their own variables and helpers, and C++ words: a kernel parameter
+// of the same name would collide with them. Single letters other than x are all taken.
+const std::set<std::string> &reserved()
+{
+    static const std::set<std::string> names = [] {
+        std::set<std::string> n{
+            // locals and helpers of the templates
+            "in", "out", "chain", "affine", "stride", "tile", "acc", "row", "lane", "warp", "base", "first", "outer",
+            "col", "slice", "part", "scale", "st", "mean", "squares", "rstd", "shift", "s1", "s2", "mean_d", "var",
+            "stats", "partials", "partial", "cluster", "rank", "published", "row_max", "row_sum", "merged", "peer",
+            "apply", "at", "at4", "apply4", "merge", "push", "push4", "minus", "store4", "store4_streaming", "finish4",
+            "exp_sum", "warp_sum", "warp_max", "block_sum", "block_max", "warp_reduce", "block_reduce", "warp_merge",
+            "block_merge", "row_scale", "softmax_out", "sum4", "squares4", "cg", "count", "delta",
+            "Input", "Chain", "Reduction", "Affine", "MaxSum", "Welford", "ValueIndex",
+            // C++ and CUDA words
+            "float", "double", "int", "long", "short", "char", "bool", "void", "auto", "const", "static", "struct",
+            "class", "union", "enum", "return", "if", "else", "for", "while", "do", "switch", "case", "default",
+            "break", "continue", "goto", "this", "new", "delete", "operator", "template", "typename", "using",
+            "namespace", "signed", "unsigned", "volatile", "register", "extern", "inline", "sizeof", "true", "false",
+            "nullptr", "constexpr", "decltype", "friend", "private", "public", "protected", "virtual", "mutable",
+            "explicit", "typedef", "asm", "try", "catch", "throw", "and", "or", "not", "xor", "min", "max", "float2",
+            "float4", "dim3", "half", "size_t", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
+        for (char c = 'a'; c <= 'z'; ++c)
+            if (c != 'x') n.insert(std::string(1, c));
+        return n;
+    }();
+    return names;
+}
+
+std::string join(const std::vector<std::string> &parts, const std::string &sep)
+{
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+    return out;
+}
+
+// The index of a broadcast leaf for output index `var`, from its terms.
+std::string indexExpr(const std::vector<IndexTerm> &terms, const std::string &var, std::int64_t outNumel)
+{
+    if (terms.empty()) return var;
+    std::vector<std::string> parts;
+    for (const IndexTerm &t : terms) {
+        if (t.stride == 0) {
+            parts.push_back("0");
+            continue;
+        }
+        std::string p = var;
+        if (t.div != 1) p += " / " + std::to_string(t.div);
+        if (t.div * t.mod != outNumel) p += " % " + std::to_string(t.mod);
+        if (t.stride != 1) p += " * " + std::to_string(t.stride);
+        parts.push_back(p);
+    }
+    return join(parts, " + ");
+}
+
+enum class Vec4Kind { Same, Contiguous, Uniform, PerLane };
+
+Vec4Kind vec4Kind(const std::vector<IndexTerm> &terms)
+{
+    if (terms.empty()) return Vec4Kind::Same;
+    bool uniform = true;
+    for (const IndexTerm &t : terms) uniform = uniform && (t.stride == 0 || t.div % 4 == 0);
+    if (uniform) return Vec4Kind::Uniform;
+    const IndexTerm &inner = terms.front();
+    if (inner.div == 1 && inner.stride == 1 && inner.mod % 4 == 0) return Vec4Kind::Contiguous;
+    return Vec4Kind::PerLane;
+}
+
+} // namespace
+
+std::string cudaName(const std::string &tensor)
+{
+    auto digitsAfter = [&](char c) {
+        return tensor.size() > 1 && tensor[0] == c &&
+               std::all_of(tensor.begin() + 1, tensor.end(), [](unsigned char d) { return std::isdigit(d); });
+    };
+    // kName are the templates' constants, tN the program's intermediate values.
+    bool bad = reserved().count(tensor) > 0 || tensor.rfind("__", 0) == 0 || tensor.rfind("v_", 0) == 0 ||
+               (tensor.size() > 1 && tensor[0] == 'k' && std::isupper(static_cast<unsigned char>(tensor[1]))) ||
+               digitsAfter('t');
+    return bad ? tensor + "_" : tensor;
+}
+
+OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads)
+{
+    OperandCode c;
+    c.text = p.text();
+    const std::string ld = loads == Loads::ReadOnly ? "__ldg" : "__ldcs";
+    const std::int64_t n = numel(p.shape);
+
+    // One member per distinct tensor; one apply() parameter per leaf.
+    std::vector<std::string> members, params, launch;
+    std::map<std::string, std::string> memberOf;
+    for (const Leaf &l : p.leaves)
+        if (!memberOf.count(l.tensor)) {
+            memberOf[l.tensor] = cudaName(l.tensor);
+            members.push_back(l.tensor);
+        }
+    std::vector<std::string> leafVar;
+    std::set<std::string> taken;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        std::string v = memberOf[p.leaves[k].tensor];
+        if (taken.count(v)) v += "_" + std::to_string(k);
+        taken.insert(v);
+        leafVar.push_back(v);
+    }
+
+    std::string code = "// " + name + ": reads " + join(members, ", ") +
+                       (p.empty() ? std::string(".\n") : " and computes " + c.text + ".\n");
+    code += "struct " + name + " {\n";
+    for (const std::string &t : members) {
+        const Leaf *first = nullptr;
+        for (const Leaf &l : p.leaves)
+            if (l.tensor == t && !first) first = &l;
+        std::string note = shapeText(first->shape);
+        if (first->broadcast(p.shape)) note += ", broadcast over " + shapeText(p.shape);
+        code += "    const float* __restrict__ " + memberOf[t] + "; // " + note + "\n";
+        c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + memberOf[t];
+        c.args += std::string(c.args.empty() ? "" : ", ") + memberOf[t];
+        c.launch += std::string(c.launch.empty() ? "" : ", ") + t;
+    }
+
+    // apply(): the computation on one element's operands, in registers.
+    std::vector<std::string> applyParams;
+    for (const std::string &v : leafVar) applyParams.push_back("float " + v);
+    auto argExpr = [&](const EwArg &a) -> std::string {
+        switch (a.kind) {
+        case EwArg::Kind::Leaf: return leafVar[std::size_t(a.index)];
+        case EwArg::Kind::Step: return "t" + std::to_string(a.index);
+        case EwArg::Kind::Scalar: return floatLiteral(a.value);
+        case EwArg::Kind::Acc: return "acc";
+        }
+        return "0.0f";
+    };
+    code += "\n    static __device__ __forceinline__ float apply(" + join(applyParams, ", ") + ")\n    {\n";
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        std::vector<std::string> args;
+        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a));
+        code += "        const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + ";\n";
+    }
+    code += "        return " + argExpr(p.result) + ";\n    }\n";
+
+    // at(i): one element.
+    std::vector<std::string> scalarLoads;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        auto terms = indexTerms(p.leaves[k], p.shape);
+        std::string idx = indexExpr(terms, "i", n);
+        scalarLoads.push_back(ld + "(" + memberOf[p.leaves[k].tensor] + " + " +
+                              (terms.empty() ? idx : "(" + idx + ")") + ")");
+    }
+    code += "\n    // Element i of the " + shapeText(p.shape) + " result.\n";
+    code += "    __device__ __forceinline__ float at(long long i) const\n    {\n";
+    code += "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
+
+    // at4(i): four elements; 16-byte loads for full-shape and contiguous broadcast operands.
+    std::string body;
+    std::vector<std::array<std::string, 4>> lanes(p.leaves.size());
+    static const char *comp[4] = {"x", "y", "z", "w"};
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        auto terms = indexTerms(p.leaves[k], p.shape);
+        const std::string &m = memberOf[p.leaves[k].tensor];
+        const std::string local = "v_" + leafVar[k];
+        switch (vec4Kind(terms)) {
+        case Vec4Kind::Same:
+        case Vec4Kind::Contiguous: {
+            std::string idx = indexExpr(terms, "i", n);
+            body += "        const float4 " + local + " = " + ld + "(reinterpret_cast<const float4*>(" + m + " + " +
+                    (terms.empty() ? idx : "(" + idx + ")") + "));\n";
+            for (int l = 0; l < 4; ++l) lanes[k][std::size_t(l)] = local + "." + comp[l];
+            break;
+        }
+        case Vec4Kind::Uniform:
+            body += "        const float " + local + " = " + ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "));\n";
+            for (auto &lane : lanes[k]) lane = local;
+            break;
+        case Vec4Kind::PerLane:
+            for (int l = 0; l < 4; ++l)
+                lanes[k][std::size_t(l)] =
+                    ld + "(" + m + " + (" + indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n) + "))";
+            break;
+        }
+    }
+    code += "\n    // Elements i .. i + 3, i a multiple of 4.\n";
+    code += "    __device__ __forceinline__ float4 at4(long long i) const\n    {\n" + body;
+    std::vector<std::string> results;
+    for (int l = 0; l < 4; ++l) {
+        std::vector<std::string> a;
+        for (auto &lane : lanes) a.push_back(lane[std::size_t(l)]);
+        results.push_back("apply(" + join(a, ", ") + ")");
+    }
+    code += "        return make_float4(" + join(results, ",\n                           ") + ");\n    }\n};\n";
+    c.code = code;
+    return c;
+}
+
+std::string reductionOutType(const Pattern &p)
+{
+    return p.reduceOp == "argmax" || p.reduceOp == "argmin" ? "long long" : "float";
+}
+
+std::string emitReduction(const Pattern &p)
+{
+    const std::string &op = p.reduceOp;
+    const std::string len = std::to_string(p.row.len);
+    std::string s;
+    if (op == "sum" || op == "mean") {
+        s += "// Reduction: " + op + " of " + len + " values, accumulated in double so that the\n";
+        s += "// rounding of long fp32 sums stays far below the tolerance.\n";
+        s += "struct Reduction {\n";
+        s += "    using Acc = double;\n    using Out = float;\n";
+        s += "    static __device__ __forceinline__ Acc identity() { return 0.0; }\n";
+        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
+        s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }\n";
+        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
+        s += op == "mean" ? "    static __device__ __forceinline__ Out finish(Acc a) { return float(a / " + len + ".0); }\n"
+                          : "    static __device__ __forceinline__ Out finish(Acc a) { return float(a); }\n";
+        return s + "};\n";
+    }
+    const bool isMax = op == "amax" || op == "argmax";
+    const std::string cmp = isMax ? ">" : "<";
+    const std::string worst = isMax ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)"; // -inf / +inf
+    if (op == "amax" || op == "amin") {
+        s += "// Reduction: the " + std::string(isMax ? "maximum" : "minimum") + " of " + len + " values.\n";
+        s += "struct Reduction {\n";
+        s += "    using Acc = float;\n    using Out = float;\n";
+        s += "    static __device__ __forceinline__ Acc identity() { return " + worst + "; }\n";
+        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
+        s += std::string("    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return ") +
+             (isMax ? "fmaxf" : "fminf") + "(a, b); }\n";
+        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
+        s += "    static __device__ __forceinline__ Out finish(Acc a) { return a; }\n";
+        return s + "};\n";
+    }
+    s += "// Reduction: the index of the " + std::string(isMax ? "largest" : "smallest") + " of " + len +
+         " values (the first one on a tie,\n// as PyTorch returns); the order of combining does not matter.\n";
+    s += "struct ValueIndex {\n    float value;\n    long long index;\n};\n\n";
+    s += "struct Reduction {\n";
+    s += "    using Acc = ValueIndex;\n    using Out = long long;\n";
+    s += "    static __device__ __forceinline__ Acc identity() { return {" + worst + ", 0x7fffffffffffffffLL}; }\n";
+    s += "    static __device__ __forceinline__ Acc lift(float v, long long index) { return {v, index}; }\n";
+    s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b)\n    {\n";
+    s += "        return (b.value " + cmp + " a.value || (b.value == a.value && b.index < a.index)) ? b : a;\n    }\n";
+    s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask)\n    {\n";
+    s += "        return {__shfl_xor_sync(0xffffffffu, a.value, mask), __shfl_xor_sync(0xffffffffu, a.index, mask)};\n    }\n";
+    s += "    static __device__ __forceinline__ Out finish(Acc a) { return a.index; }\n";
+    return s + "};\n";
+}
+
+AffineCode emitAffine(const Pattern &p)
+{
+    AffineCode a;
+    const std::string w = p.weight.empty() ? "" : cudaName(p.weight), b = p.bias.empty() ? "" : cudaName(p.bias);
+    std::string what = !w.empty() && !b.empty() ? "y * " + w + "[col] + " + b + "[col]"
+                       : !w.empty()             ? "y * " + w + "[col]"
+                       : !b.empty()             ? "y + " + b + "[col]"
+                                                : "y (no affine parameters)";
+    std::string s = "// Affine: " + what + ", col the position within the normalized row.\n";
+    s += "struct Affine {\n";
+    for (const std::string &t : {p.weight, p.bias}) {
+        if (t.empty()) continue;
+        s += "    const float* __restrict__ " + cudaName(t) + ";\n";
+        a.params += ", const float* __restrict__ " + cudaName(t);
+        a.args += std::string(a.args.empty() ? "" : ", ") + cudaName(t);
+        a.launch += ", " + t;
+    }
+    auto expr = [&](const std::string &y, const std::string &wv, const std::string &bv) {
+        std::string e = y;
+        if (!w.empty()) e += " * " + wv;
+        if (!b.empty()) e += " + " + bv;
+        return e;
+    };
+    s += "\n    __device__ __forceinline__ float apply(float y, long long col) const\n    {\n";
+    s += "        return " + expr("y", "__ldg(" + w + " + col)", "__ldg(" + b + " + col)") + ";\n    }\n";
+    s += "\n    // Four consecutive columns from col, a multiple of 4.\n";
+    s += "    __device__ __forceinline__ float4 apply4(float4 y, long long col) const\n    {\n";
+    if (!w.empty()) s += "        const float4 w4 = __ldg(reinterpret_cast<const float4*>(" + w + " + col));\n";
+    if (!b.empty()) s += "        const float4 b4 = __ldg(reinterpret_cast<const float4*>(" + b + " + col));\n";
+    if (w.empty() && b.empty()) s += "        (void)col;\n";
+    std::vector<std::string> lanes;
+    for (const char *c : {"x", "y", "z", "w"})
+        lanes.push_back(expr(std::string("y.") + c, std::string("w4.") + c, std::string("b4.") + c));
+    s += "        return make_float4(" + join(lanes, ", ") + ");\n    }\n};\n";
+    if (w.empty() && b.empty()) {
+        s = "// Affine: none (layer_norm without weight and bias).\nstruct Affine {\n";
+        s += "    __device__ __forceinline__ float apply(float y, long long) const { return y; }\n";
+        s += "    __device__ __forceinline__ float4 apply4(float4 y, long long) const { return y; }\n};\n";
+    }
+    a.code = s;
+    return a;
+}
+
+} // namespace kf::builtin

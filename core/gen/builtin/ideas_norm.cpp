@@ -1,0 +1,186 @@
+// LayerNorm and RMSNorm over the trailing dims: exact two-pass statistics, single-read statistics
+// (Welford, shifted sums, sums of squares), the row in registers, and long rows split across
+// blocks with a second kernel that normalizes.
+#include "gen/builtin/ideas.h"
+
+#include <algorithm>
+
+namespace kf::builtin::ideas {
+
+namespace {
+
+std::int64_t rows(const Target &t) { return t.pattern.row.outer; }
+std::int64_t len(const Target &t) { return t.pattern.row.len; }
+bool rms(const Target &t) { return t.pattern.kind == PatternKind::RMSNorm; }
+
+double idle(double groups, double threads) { return std::clamp(groups / threads, 0.05, 1.0); }
+
+TemplateValues values(const Target &t)
+{
+    TemplateValues v = rowValues(t);
+    v.merge(normValues(t));
+    return v;
+}
+
+std::string vecFits(const Target &t, const Point &p)
+{
+    return p.at("VEC") == 4 ? multipleOf(len(t), 4, "the row length") : std::string();
+}
+
+// One block per row, the statistics in one read and the normalization in a second.
+Estimate twoReads(const Target &t, const Point &p, double vecEfficiency, const std::string &how)
+{
+    const int block = p.at("BLOCK"), vec = p.at("VEC");
+    const double eff = (vec == 4 ? vecEfficiency : 0.72) * idle(double(len(t)) / vec, block);
+    return Estimate{traffic(t, 2), busy(t, double(rows(t)), block), eff,
+                    "reads each row twice (" + how + ", then the normalization)", gridText(double(rows(t)), block)};
+}
+
+} // namespace
+
+void addNorm(std::vector<IdeaDef> &out)
+{
+    const std::vector<PatternKind> both{PatternKind::LayerNorm, PatternKind::RMSNorm};
+
+    out.push_back(IdeaDef{
+        .id = "norm_two_pass",
+        .title = "Block per row, exact two-pass statistics",
+        .text = "Give each row to a block: one pass for the mean, one for the variance as the mean of "
+                "(x - mean)^2, both accumulated in double and reduced with warp shuffles, then a pass that "
+                "normalizes and applies the affine weight and bias. Exact even when the mean is large next to "
+                "the spread; reads each row three times (RMSNorm: twice).",
+        .patterns = both,
+        .space = {{"BLOCK", {512, 1024, 256}, "threads per block"}},
+        .repairOrder = {"BLOCK"},
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK");
+                const double reads = rms(t) ? 2 : 3;
+                return Estimate{traffic(t, reads), busy(t, double(rows(t)), block), 0.70 * idle(double(len(t)), block),
+                                "reads each row " + timesText(reads) + " with 4-byte loads, a block per row",
+                                gridText(double(rows(t)), block)};
+            },
+        .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_welford",
+        .title = "Welford statistics in one vectorized read",
+        .text = "Get the mean and variance in a single read: each thread runs Welford's update on its values "
+                "(four at a time from 16-byte loads, taken relative to the row's first element so a large mean "
+                "costs no digits), the threads' (count, mean, M2) triples merge with Chan's formula through warp "
+                "shuffles, and a second read normalizes.",
+        .patterns = {PatternKind::LayerNorm},
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
+        .repairOrder = {"VEC", "BLOCK"},
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (len(t) >= (1 << 24)) return "counts above 2^24 are not exact in float";
+            return vecFits(t, p);
+        },
+        .estimate = [](const Target &t, const Point &p) { return twoReads(t, p, 0.85, "Welford statistics"); },
+        .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_shifted_sums",
+        .title = "Shifted sums in one vectorized read",
+        .text = "Get the mean and variance in a single read from the sums of d and d^2, where d = x - (the row's "
+                "first element): the shift keeps the sums near the spread of the data, so E[d^2] - E[d]^2 does "
+                "not cancel away the variance even for a large mean, and double accumulators keep the rest. "
+                "A second read normalizes with 16-byte loads and stores.",
+        .patterns = {PatternKind::LayerNorm},
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
+        .repairOrder = {"VEC", "BLOCK"},
+        .check = [](const Target &t, const Point &p) { return vecFits(t, p); },
+        .estimate = [](const Target &t, const Point &p) { return twoReads(t, p, 0.87, "shifted sums"); },
+        .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "rms_vectorized",
+        .title = "Vectorized sum of squares and normalization",
+        .text = "Read each row with 16-byte loads for the mean square (accumulated in double), then read it "
+                "again to scale by rsqrt(mean square + eps) and the weight with 16-byte stores.",
+        .patterns = {PatternKind::RMSNorm},
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
+        .repairOrder = {"VEC", "BLOCK"},
+        .check = [](const Target &t, const Point &p) { return vecFits(t, p); },
+        .estimate = [](const Target &t, const Point &p) { return twoReads(t, p, 0.87, "the mean square"); },
+        .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_row_in_registers",
+        .title = "Whole row in registers, one read",
+        .text = "When a row fits in one block's registers, load it once (ELEMS values per thread as float4s), "
+                "take the exact two-pass statistics from registers (the mean, then the mean of squared "
+                "deviations), and write the normalized row from registers: one read, one write.",
+        .patterns = both,
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {256, 512, 1024, 128}, "threads per block"},
+                  {"ELEMS", {8, 16, 4, 32}, "values per thread"}},
+        .repairOrder = {"ELEMS", "BLOCK"},
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty()) return why;
+            const std::int64_t capacity = std::int64_t(p.at("BLOCK")) * p.at("ELEMS");
+            if (capacity < len(t)) return "the row does not fit";
+            if (capacity >= 2 * len(t) && p.at("ELEMS") > 4) return "half of the registers would stay empty";
+            return registersFit(p.at("ELEMS"), p.at("BLOCK"));
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK");
+                const double fill = double(len(t)) / (double(block) * p.at("ELEMS"));
+                const double eff = 0.90 * std::min(1.0, 0.5 + fill / 2) * inFlight(p.at("ELEMS"), block);
+                return Estimate{traffic(t, 1), busy(t, double(rows(t)), block), eff,
+                                "reads each row once and keeps it in registers", gridText(double(rows(t)), block)};
+            },
+        .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_split_row",
+        .title = "Split long rows across many blocks (partial statistics + normalize)",
+        .text = "A few long rows leave most SMs idle with a block per row. Give each row SPLIT blocks: the first "
+                "kernel writes each chunk's partial sums (shifted, in double) to scratch, the second combines "
+                "the row's partials in a fixed order and normalizes its chunk with 16-byte accesses. Blocks "
+                "that run together share a chunk of weight and bias, which L2 then serves to every row; "
+                "REVERSE=1 walks the second pass backwards to reuse what L2 still holds from the first.",
+        .patterns = both,
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {256, 512, 1024}, "threads per block"},
+                  {"SPLIT", {32, 64, 16, 128, 256, 8}, "blocks per row"},
+                  {"VEC", {4, 1}, "floats per load"},
+                  {"REVERSE", {1, 0}, "second pass in reverse block order"}},
+        .repairOrder = {"VEC", "SPLIT", "REVERSE", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            return rows(t) < 2 * t.sms ? "" : "there are enough rows to fill the GPU";
+        },
+        .check = [](const Target &t, const Point &p) {
+            return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK"), vec = p.at("VEC"), split = p.at("SPLIT");
+                const double blocks = double(rows(t)) * split;
+                // What the first pass leaves in a ~40 MB share of L2 the reversed second pass reads again.
+                const double reuse = p.at("REVERSE") ? std::min(0.8, 40e6 / std::max(1.0, t.inputBytes)) : 0.0;
+                const double eff = (vec == 4 ? 0.86 : 0.72) * idle(double(len(t)) / split / vec, block);
+                return Estimate{traffic(t, 2 - reuse), busy(t, blocks, block), eff,
+                                "reads each row twice, " + std::to_string(split) + " blocks per row",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = values(t);
+                v["GRID"] = std::to_string(rows(t) * p.at("SPLIT"));
+                v["PARTIAL_COUNT"] = std::to_string(rows(t) * p.at("SPLIT") * 2);
+                return v;
+            },
+    });
+}
+
+} // namespace kf::builtin::ideas

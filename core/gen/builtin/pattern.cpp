@@ -1,0 +1,238 @@
+#include "gen/builtin/pattern.h"
+
+#include "gen/builtin/ew_ops.h"
+#include "gen/builtin/pattern_graph.h"
+
+#include <cstdio>
+
+namespace kf::builtin {
+
+using namespace detail;
+
+std::string toString(PatternKind k)
+{
+    switch (k) {
+    case PatternKind::Elementwise: return "elementwise";
+    case PatternKind::Reduce: return "reduce";
+    case PatternKind::Softmax: return "softmax";
+    case PatternKind::LayerNorm: return "layernorm";
+    case PatternKind::RMSNorm: return "rmsnorm";
+    case PatternKind::Matmul: return "matmul";
+    case PatternKind::Conv2d: return "conv2d";
+    case PatternKind::Pool: return "pool";
+    }
+    return "?";
+}
+
+std::int64_t numel(const Shape &s)
+{
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return n;
+}
+
+std::string shapeText(const Shape &s)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+bool Leaf::broadcast(const Shape &programShape) const
+{
+    return !indexTerms(*this, programShape).empty();
+}
+
+std::vector<IndexTerm> indexTerms(const Leaf &leaf, const Shape &out)
+{
+    const std::size_t rank = out.size();
+    // The leaf's dims right-aligned against the output; missing leading dims are broadcast.
+    Shape view(rank, 1);
+    for (std::size_t i = 0; i < leaf.view.size() && i < rank; ++i)
+        view[rank - 1 - i] = leaf.view[leaf.view.size() - 1 - i];
+    std::vector<IndexTerm> terms;
+    std::int64_t outStride = 1, leafStride = 1;
+    bool open = false; // the innermost term is still growing over adjacent kept dims
+    for (std::size_t k = rank; k-- > 0;) {
+        if (view[k] == out[k] && out[k] != 1) {
+            if (open) {
+                terms.back().mod *= out[k];
+            } else {
+                terms.push_back(IndexTerm{outStride, out[k], leafStride});
+                open = true;
+            }
+            leafStride *= view[k];
+        } else if (out[k] != 1) {
+            open = false; // a broadcast dim splits the index
+        }
+        outStride *= out[k];
+    }
+    if (terms.size() == 1 && terms[0].div == 1 && terms[0].stride == 1 && terms[0].mod == numel(out)) return {};
+    if (terms.empty() && numel(out) == 1) return {};
+    if (terms.empty()) terms.push_back(IndexTerm{1, 1, 0}); // one value read by every element
+    return terms;
+}
+
+std::string EwProgram::text() const
+{
+    std::vector<std::string> stepText;
+    auto argText = [&](const EwArg &a) -> std::string {
+        switch (a.kind) {
+        case EwArg::Kind::Leaf: return leaves[std::size_t(a.index)].tensor;
+        case EwArg::Kind::Step: return stepText[std::size_t(a.index)];
+        case EwArg::Kind::Acc: return a.index == 0 ? "acc" : "acc" + std::to_string(a.index);
+        case EwArg::Kind::Scalar: {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", a.value);
+            return buf;
+        }
+        }
+        return "?";
+    };
+    // Infix results ("a + b") get parentheses when an infix operation uses them; calls do not.
+    std::vector<bool> infix;
+    for (const EwStep &s : steps) {
+        const EwFunction *f = findEwFunction(s.fn);
+        std::string t = f ? std::string(f->text) : s.fn;
+        const bool call = t.find('(') < t.find(' ');
+        infix.push_back(!call && t.find(' ') != std::string::npos);
+        std::string out;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (t[i] == '$' && i + 1 < t.size()) {
+                const EwArg &arg = s.args[std::size_t(t[i + 1] - '0')];
+                std::string a = argText(arg);
+                bool wrap = !call && arg.kind == EwArg::Kind::Step && infix[std::size_t(arg.index)];
+                out += wrap ? "(" + a + ")" : a;
+                ++i;
+            } else {
+                out += t[i];
+            }
+        }
+        stepText.push_back(out);
+    }
+    return argText(result);
+}
+
+std::string Pattern::summary() const
+{
+    auto of = [&](const EwProgram &p) {
+        std::string t = p.text();
+        return (p.empty() ? t : "(" + t + ")") + " " + shapeText(p.shape);
+    };
+    auto dims = [&]() {
+        if (row.dims == 1) return "dim " + std::to_string(row.dim);
+        return "dims " + std::to_string(row.dim) + ".." + std::to_string(row.dim + row.dims - 1);
+    };
+    switch (kind) {
+    case PatternKind::Elementwise: return "elementwise " + output + " = " + program.text() + " over " + shapeText(outShape);
+    case PatternKind::Reduce:
+        return reduceOp + " over " + dims() + " of " + of(input) + (row.keepdim ? " (keepdim)" : "");
+    case PatternKind::Softmax: return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input);
+    case PatternKind::LayerNorm:
+    case PatternKind::RMSNorm: {
+        std::string s = std::string(kind == PatternKind::LayerNorm ? "layer_norm" : "rms_norm") + " over the last " +
+                        (row.dims == 1 ? "dim" : std::to_string(row.dims) + " dims") + " of " + of(input);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", eps);
+        s += std::string(" (eps ") + buf + (weight.empty() ? "" : ", " + weight) + (bias.empty() ? "" : ", " + bias) + ")";
+        return s;
+    }
+    case PatternKind::Matmul: {
+        std::string s;
+        for (const auto &g : gemms)
+            s += (s.empty() ? "" : ", ") + g.a + (g.transA ? "^T" : "") + " @ " + g.b + (g.transB ? "^T" : "") +
+                 (g.bias.empty() ? "" : " + " + g.bias) + " (M " + std::to_string(g.m) + ", N " + std::to_string(g.n) +
+                 ", K " + std::to_string(g.k) + ")";
+        return "matrix product " + s + (program.empty() ? "" : ", then " + program.text()) +
+               (rowOpAfter.empty() ? "" : ", then " + rowOpAfter.substr(6));
+    }
+    case PatternKind::Conv2d: {
+        if (!conv) return "conv2d";
+        std::string s = "conv2d of " + conv->x + " with " + conv->weight + " (stride " + std::to_string(conv->stride[0]) +
+                        ", padding " + std::to_string(conv->pad[0]) + ")" + (conv->bias.empty() ? "" : " + " + conv->bias);
+        if (!program.empty()) s += ", then " + program.text();
+        if (pool)
+            s += ", then " + pool->op.substr(6) + " " + std::to_string(pool->kernel[0]) + "x" +
+                 std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]);
+        return s;
+    }
+    case PatternKind::Pool:
+        return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) + "x" +
+               std::to_string(pool ? pool->kernel[1] : 0) + " of " + of(input);
+    }
+    return "?";
+}
+
+Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &problem)
+{
+    if (problem.outputs.size() != 1)
+        return makeError("unsupported", "the built-in generator writes one output; this problem has " +
+                                            std::to_string(problem.outputs.size()) + "; use an LLM generator");
+    Graph g(nodes, problem);
+    if (!g.status()) return g.status().error();
+
+    auto finish = [&](Result<Pattern> r) -> Result<Pattern> {
+        if (!r) return r;
+        Pattern &p = *r;
+        for (const Op &op : g.ops()) p.ops.push_back(op.name);
+        const TensorSpec &out = problem.outputs[0];
+        p.output = out.name;
+        p.outDtype = out.dtype;
+        p.outShape = out.shape;
+        if (numel(g.shape(g.result())) != numel(out.shape))
+            return makeError("unsupported", "the reference's result has shape " + shapeText(g.shape(g.result())) +
+                                                " but the problem declares " + shapeText(out.shape));
+        return r;
+    };
+
+    if (auto rms = matchRmsNorm(g)) return finish(*rms);
+
+    std::vector<int> gemms, convs, rows;
+    for (int i = 0; i < int(g.ops().size()); ++i) {
+        const Op &op = g.ops()[std::size_t(i)];
+        const std::string &n = op.name;
+        bool reduction = (n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor;
+        if (n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::linear" ||
+            n == "aten::baddbmm")
+            gemms.push_back(i);
+        else if (n == "aten::conv2d")
+            convs.push_back(i);
+        else if (reduction || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
+                 n == "aten::_log_softmax" || n == "aten::layer_norm" || n == "aten::rms_norm" || n == "aten::sum" ||
+                 n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
+                 n == "aten::argmin" || n == "aten::max_pool2d" || n == "aten::avg_pool2d")
+            rows.push_back(i);
+        else if (!isAlias(n) && !isElementwiseOp(n) && n != "aten::batch_norm")
+            return unsupportedOp(n);
+    }
+    if (!gemms.empty()) {
+        for (int r : rows)
+            if (g.ops()[std::size_t(r)].name.find("softmax") == std::string::npos)
+                return unsupportedOp(g.ops()[std::size_t(r)].name, "together with a matrix product");
+        auto r = matchMatmul(g, gemms);
+        if (!r) return r.error();
+        return finish(std::move(r));
+    }
+    if (!convs.empty()) {
+        std::vector<int> anchors = convs;
+        anchors.insert(anchors.end(), rows.begin(), rows.end());
+        std::sort(anchors.begin(), anchors.end());
+        return finish(matchConv(g, anchors));
+    }
+    if (rows.size() > 1)
+        return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + g.ops()[std::size_t(rows[0])].name);
+    if (rows.size() == 1) return finish(matchRows(g, rows[0]));
+
+    if (problem.outputs[0].dtype != DType::F32)
+        return makeError("unsupported", "an elementwise result of type " + toString(problem.outputs[0].dtype) +
+                                            " is not handled by the built-in generator");
+    ProgramBuilder b(g, problem.outputs[0].shape);
+    auto prog = b.build(g.result());
+    if (!prog) return prog.error();
+    Pattern p;
+    p.kind = PatternKind::Elementwise;
+    p.program = *prog;
+    return finish(p);
+}
+
+} // namespace kf::builtin

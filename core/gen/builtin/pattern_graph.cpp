@@ -1,0 +1,363 @@
+#include "gen/builtin/pattern_graph.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kf::builtin::detail {
+
+namespace {
+
+// Ops whose results are host scalars (sizes, casts to int), not tensors.
+bool isScalarOp(const std::string &op)
+{
+    static const std::set<std::string> ops{"aten::size", "aten::dim", "aten::numel", "aten::Int", "aten::Float",
+                                           "aten::len", "aten::__getitem__", "aten::ScalarImplicit"};
+    return ops.count(op) > 0;
+}
+
+// "%x.1" -> "x": TorchScript names graph inputs after the forward's arguments, with a version suffix.
+std::string stem(const std::string &valueName)
+{
+    std::string s = valueName.rfind('%', 0) == 0 ? valueName.substr(1) : valueName;
+    auto dot = s.rfind('.');
+    if (dot != std::string::npos && dot + 1 < s.size() &&
+        std::all_of(s.begin() + long(dot) + 1, s.end(), [](unsigned char c) { return std::isdigit(c); }))
+        s.resize(dot);
+    return s;
+}
+
+std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
+{
+    Shape out(std::max(a.size(), b.size()), 1);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1, db = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (da != db && da != 1 && db != 1) return std::nullopt;
+        out[out.size() - 1 - i] = std::max(da, db);
+    }
+    return out;
+}
+
+// Output size of a convolution or pooling window along one dim.
+std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil)
+{
+    std::int64_t span = in + 2 * p - d * (k - 1) - 1;
+    std::int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+    // PyTorch drops a last window that would start in the right padding.
+    if (ceil && (out - 1) * s >= in + p) --out;
+    return out;
+}
+
+} // namespace
+
+Error unsupportedOp(const std::string &op, const std::string &why)
+{
+    return makeError("unsupported", "the built-in generator cannot implement " + op + (why.empty() ? "" : " " + why) +
+                                        "; use an LLM generator for this problem");
+}
+
+int normDim(std::int64_t dim, std::size_t rank)
+{
+    return int(dim < 0 ? dim + std::int64_t(rank) : dim);
+}
+
+std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &j)
+{
+    std::vector<std::int64_t> out;
+    if (j.is_number_integer()) return std::vector<std::int64_t>{j.get<std::int64_t>()};
+    if (!j.is_array()) return std::nullopt;
+    for (const auto &e : j) {
+        if (!e.is_number_integer()) return std::nullopt;
+        out.push_back(e.get<std::int64_t>());
+    }
+    return out;
+}
+
+bool isAlias(const std::string &op)
+{
+    static const std::set<std::string> ops{"aten::view", "aten::reshape", "aten::flatten", "aten::unsqueeze",
+                                           "aten::squeeze", "aten::contiguous", "aten::clone", "aten::detach",
+                                           "aten::t", "aten::transpose", "aten::permute", "aten::numpy_T"};
+    return ops.count(op) > 0;
+}
+
+bool isTranspose(const Op &op, std::size_t rank)
+{
+    if (op.name == "aten::t" || op.name == "aten::numpy_T") return true;
+    if (op.name == "aten::transpose" && op.in.size() >= 3) {
+        auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
+        if (!a || !b) return false;
+        int d0 = normDim((*a)[0], rank), d1 = normDim((*b)[0], rank);
+        return std::min(d0, d1) == int(rank) - 2 && std::max(d0, d1) == int(rank) - 1;
+    }
+    return false;
+}
+
+Graph::Graph(const std::vector<OpNode> &nodes, const Problem &problem) : m_problem(problem)
+{
+    m_status = build(nodes);
+}
+
+const Value &Graph::value(const std::string &name) const
+{
+    static const Value none;
+    auto it = m_values.find(name);
+    return it == m_values.end() ? none : it->second;
+}
+
+const Op *Graph::producer(const std::string &name) const
+{
+    int i = producerIndex(name);
+    return i < 0 ? nullptr : &m_ops[std::size_t(i)];
+}
+
+int Graph::producerIndex(const std::string &name) const
+{
+    const Value &v = value(name);
+    return v.kind == Value::Kind::Tensor ? v.op : -1;
+}
+
+std::vector<int> Graph::consumers(const std::string &name) const
+{
+    std::vector<int> out;
+    for (std::size_t i = 0; i < m_ops.size(); ++i)
+        for (const auto &o : m_ops[i].in)
+            if (o.tensor && o.value == name) {
+                out.push_back(int(i));
+                break;
+            }
+    return out;
+}
+
+std::string Graph::throughAliases(const std::string &name) const
+{
+    std::string v = name;
+    while (const Op *op = producer(v)) {
+        if (!isAlias(op->name) || op->in.empty()) break;
+        v = op->in[0].value;
+    }
+    return v;
+}
+
+std::string Graph::matchTensor(const std::string &valueName) const
+{
+    std::string s = stem(valueName);
+    for (const auto &t : m_problem.inputs)
+        if (t.name == s) return s;
+    for (const auto &t : m_problem.params)
+        if (t.name == s) return s;
+    return {};
+}
+
+Status Graph::build(const std::vector<OpNode> &nodes)
+{
+    std::string lastTuple;
+    for (const OpNode &n : nodes) {
+        if (n.op == "prim::Constant") continue;
+        if (n.op == "prim::If" || n.op == "prim::Loop")
+            return unsupportedOp(n.op, "(control flow in the reference)");
+        if (n.op == "prim::TupleIndex" && n.inputs.size() == 2 && !n.outputs.empty()) {
+            // Indexing a tuple built just before: the element itself.
+            for (const OpNode &t : nodes)
+                if (t.op == "prim::TupleConstruct" && !t.outputs.empty() && t.outputs[0] == n.inputs[0] &&
+                    n.constants.size() > 1 && n.constants[1].is_number_integer()) {
+                    auto k = n.constants[1].get<std::size_t>();
+                    if (k < t.inputs.size()) m_values[n.outputs[0]] = value(t.inputs[k]);
+                }
+            continue;
+        }
+        if (n.op.rfind("prim::", 0) == 0) {
+            if (n.op == "prim::TupleConstruct" && !n.outputs.empty()) lastTuple = n.outputs[0];
+            for (const auto &o : n.outputs) m_values[o] = Value{};
+            continue;
+        }
+
+        Op op;
+        op.name = n.op;
+        op.out = n.outputs;
+        op.graphShapes = n.outputShapes;
+        bool anyTensor = false;
+        for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+            const std::string &name = n.inputs[k];
+            Operand o;
+            o.value = name;
+            auto it = m_values.find(name);
+            if (it == m_values.end()) {
+                if (std::string t = matchTensor(name); !t.empty()) {
+                    const TensorSpec *spec = m_problem.tensor(t);
+                    it = m_values.emplace(name, Value{Value::Kind::Leaf, t, spec->shape, -1}).first;
+                }
+            }
+            o.tensor = it != m_values.end() && it->second.kind != Value::Kind::Other;
+            if (!o.tensor) o.constant = k < n.constants.size() ? n.constants[k] : nlohmann::json();
+            anyTensor = anyTensor || o.tensor;
+            op.in.push_back(std::move(o));
+        }
+        if (isScalarOp(n.op) || !anyTensor) {
+            for (const auto &o : n.outputs) m_values[o] = Value{};
+            continue;
+        }
+        const int index = int(m_ops.size());
+        auto shape = inferShape(op);
+        if (!shape) return shape.error();
+        // A view of a problem tensor is still that tensor, seen with another shape; transposes are
+        // not (they change the layout), so they stay ops for the matrix-product matcher.
+        const Value &src = value(op.in[0].value);
+        bool leafView = isAlias(op.name) && src.kind == Value::Kind::Leaf && op.name != "aten::t" &&
+                        op.name != "aten::transpose" && op.name != "aten::permute" && op.name != "aten::numpy_T";
+        for (const auto &o : op.out)
+            m_values[o] = leafView ? Value{Value::Kind::Leaf, src.tensor, *shape, -1}
+                                   : Value{Value::Kind::Tensor, {}, *shape, index};
+        m_ops.push_back(std::move(op));
+    }
+    if (m_ops.empty()) return makeError("unsupported", "the reference computes nothing the built-in generator can see");
+    if (!lastTuple.empty() && consumers(lastTuple).empty() && !nodes.back().outputs.empty() &&
+        lastTuple == nodes.back().outputs[0])
+        return unsupportedOp("prim::TupleConstruct", "(the reference returns a tuple of tensors)");
+    const Op &last = m_ops.back();
+    m_result = last.out[0];
+    // max/min along a dim yield (values, indices); the problem's output dtype says which is returned.
+    if (last.out.size() == 2 && !m_problem.outputs.empty() && m_problem.outputs[0].dtype == DType::I64)
+        m_result = last.out[1];
+    return Ok{};
+}
+
+Result<Shape> Graph::inferShape(const Op &op) const
+{
+    auto in = [&](std::size_t k) -> const Shape & { return value(op.in[k].value).shape; };
+    auto fallback = [&]() -> Result<Shape> {
+        if (!op.graphShapes.empty()) return op.graphShapes[0];
+        return Shape{};
+    };
+    const std::string &n = op.name;
+    const Shape &x = in(0);
+
+    if (n == "aten::view" || n == "aten::reshape") {
+        auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+        if (!dims) return fallback();
+        std::int64_t known = 1, total = numel(x);
+        for (auto d : *dims) known *= d == -1 ? 1 : d;
+        Shape s;
+        for (auto d : *dims) s.push_back(d == -1 && known > 0 ? total / known : d);
+        if (numel(s) != total) return fallback();
+        return s;
+    }
+    if (n == "aten::flatten") {
+        auto a = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+        auto b = op.in.size() > 2 ? intList(op.in[2].constant) : std::nullopt;
+        int s0 = a ? normDim((*a)[0], x.size()) : 0, s1 = b ? normDim((*b)[0], x.size()) : int(x.size()) - 1;
+        Shape s(x.begin(), x.begin() + s0);
+        std::int64_t mid = 1;
+        for (int i = s0; i <= s1 && i < int(x.size()); ++i) mid *= x[std::size_t(i)];
+        s.push_back(mid);
+        s.insert(s.end(), x.begin() + std::min<long>(s1 + 1, long(x.size())), x.end());
+        return s;
+    }
+    if (n == "aten::unsqueeze") {
+        auto d = intList(op.in[1].constant);
+        if (!d) return fallback();
+        Shape s = x;
+        s.insert(s.begin() + normDim((*d)[0], x.size() + 1), 1);
+        return s;
+    }
+    if (n == "aten::squeeze") {
+        auto d = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+        Shape s;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            bool drop = x[i] == 1 && (!d || std::count_if(d->begin(), d->end(), [&](auto v) {
+                                               return normDim(v, x.size()) == int(i);
+                                           }) > 0);
+            if (!drop) s.push_back(x[i]);
+        }
+        return s;
+    }
+    if (n == "aten::t" || n == "aten::numpy_T" || n == "aten::transpose" || n == "aten::permute") {
+        Shape s = x;
+        if (n == "aten::permute") {
+            auto p = intList(op.in[1].constant);
+            if (!p || p->size() != x.size()) return fallback();
+            for (std::size_t i = 0; i < x.size(); ++i) s[i] = x[std::size_t(normDim((*p)[i], x.size()))];
+        } else if (n == "aten::transpose") {
+            auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
+            if (!a || !b) return fallback();
+            std::swap(s[std::size_t(normDim((*a)[0], x.size()))], s[std::size_t(normDim((*b)[0], x.size()))]);
+        } else if (s.size() == 2) {
+            std::swap(s[0], s[1]);
+        }
+        return s;
+    }
+    if (isAlias(n) || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
+        n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout")
+        return x;
+    if (n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
+        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor)) {
+        auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+        bool keep = op.in.size() > 2 && op.in[2].constant.is_boolean() && op.in[2].constant.get<bool>();
+        if (!dims || dims->empty()) return keep ? Shape(x.size(), 1) : Shape{};
+        Shape s;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            bool reduced = std::count_if(dims->begin(), dims->end(),
+                                         [&](auto d) { return normDim(d, x.size()) == int(i); }) > 0;
+            if (!reduced) s.push_back(x[i]);
+            else if (keep) s.push_back(1);
+        }
+        return s;
+    }
+    if (n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::baddbmm" ||
+        n == "aten::linear") {
+        bool shifted = n == "aten::addmm" || n == "aten::baddbmm";
+        const Shape &a = in(shifted ? 1 : 0), &b = in(shifted ? 2 : 1);
+        if (a.size() < 2 || b.size() < 1) return fallback();
+        if (n == "aten::linear") {
+            Shape s(a.begin(), a.end() - 1);
+            s.push_back(b[0]);
+            return s;
+        }
+        if (b.size() < 2) return fallback();
+        auto batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+        if (!batch) return fallback();
+        Shape s = *batch;
+        s.push_back(a[a.size() - 2]);
+        s.push_back(b.back());
+        return s;
+    }
+    if (n == "aten::conv2d" || n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
+        bool conv = n == "aten::conv2d";
+        const Shape &w = conv ? in(1) : x;
+        auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
+            auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
+            out[0] = out[1] = dflt;
+            if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+        };
+        std::int64_t k[2], s[2], p[2], d[2]{1, 1};
+        bool ceil = false;
+        if (conv) {
+            if (w.size() != 4 || x.size() != 4) return fallback();
+            k[0] = w[2], k[1] = w[3];
+            pair(3, 1, s), pair(4, 0, p), pair(5, 1, d);
+        } else {
+            pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
+            auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
+            if (!strides || strides->empty()) s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
+            if (n == "aten::max_pool2d") pair(4, 1, d);
+            std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
+            ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
+        }
+        if (x.size() != 4) return fallback();
+        return Shape{x[0], conv ? w[0] : x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil),
+                     windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
+    }
+    if (isElementwiseOp(n)) {
+        Shape s = x;
+        for (std::size_t k = 1; k < op.in.size(); ++k) {
+            if (!op.in[k].tensor) continue;
+            auto b = broadcastShapes(s, in(k));
+            if (!b) return makeError("unsupported", n + ": operands of shapes " + shapeText(s) + " and " +
+                                                        shapeText(in(k)) + " do not broadcast");
+            s = *b;
+        }
+        return s;
+    }
+    return fallback();
+}
+
+} // namespace kf::builtin::detail

@@ -1,0 +1,107 @@
+#pragma once
+// Internal to the recogniser: the op graph with its values resolved (problem tensors, constants,
+// op results with shapes), and the building of elementwise programs from it.
+#include "gen/builtin/ew_ops.h"
+#include "gen/builtin/pattern.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kf::builtin::detail {
+
+// A value of the graph: a problem tensor, the result of a tensor op, or something else (an int
+// from aten::size, a list, None).
+struct Value {
+    enum class Kind { Leaf, Tensor, Other };
+    Kind kind = Kind::Other;
+    std::string tensor; // Leaf: the problem tensor
+    Shape shape;        // Leaf and Tensor: the logical shape (a view of a leaf keeps the leaf)
+    int op = -1;        // Tensor: the producing op (index into Graph::ops)
+};
+
+struct Operand {
+    bool tensor = false;
+    std::string value;        // the value name ("%x.1")
+    nlohmann::json constant;  // when not a tensor (null for None)
+};
+
+struct Op {
+    std::string name;                   // "aten::softmax"
+    std::vector<Operand> in;
+    std::vector<std::string> out;
+    std::vector<Shape> graphShapes;     // output shapes as the worker reported them
+};
+
+// Ops that only reinterpret their input (no arithmetic).
+bool isAlias(const std::string &op);
+// Ops that transpose the last two dims of a matrix operand.
+bool isTranspose(const Op &op, std::size_t rank);
+
+class Graph {
+public:
+    Graph(const std::vector<OpNode> &nodes, const Problem &problem);
+    Status status() const { return m_status; }
+
+    const Problem &problem() const { return m_problem; }
+    const std::vector<Op> &ops() const { return m_ops; }
+    const Value &value(const std::string &name) const;
+    const Shape &shape(const std::string &name) const { return value(name).shape; }
+    // The op that produces `name`, or nullptr for leaves and constants.
+    const Op *producer(const std::string &name) const;
+    int producerIndex(const std::string &name) const;
+    // The ops that read `name` as a tensor.
+    std::vector<int> consumers(const std::string &name) const;
+    // The value the forward returns.
+    const std::string &result() const { return m_result; }
+    // Follows alias ops back to the value they view.
+    std::string throughAliases(const std::string &name) const;
+
+private:
+    Status build(const std::vector<OpNode> &nodes);
+    Result<Shape> inferShape(const Op &op) const;
+    std::string matchTensor(const std::string &valueName) const;
+
+    const Problem &m_problem;
+    std::vector<Op> m_ops;
+    std::map<std::string, Value> m_values;
+    std::string m_result;
+    Status m_status = Ok{};
+};
+
+// Builds an elementwise program whose result is `value`, over the leaves it reads. Values in
+// `accs` become Acc(i) (the matrix product or convolution before its epilogue); every op reached
+// must be elementwise, an alias, or an inference-mode batch_norm. `programShape` is the shape the
+// program is indexed by.
+class ProgramBuilder {
+public:
+    ProgramBuilder(const Graph &g, Shape programShape, std::map<std::string, int> accs = {});
+    Result<EwProgram> build(const std::string &value);
+    // Every op the program used, so the matcher can tell which ops are left over.
+    const std::set<int> &used() const { return m_used; }
+
+private:
+    Result<EwArg> visit(const std::string &value);
+    Result<EwArg> leaf(const std::string &tensor, const Shape &view);
+    Result<EwArg> batchNorm(const Op &op, int index);
+
+    const Graph &m_graph;
+    EwProgram m_program;
+    std::map<std::string, int> m_accs;
+    std::map<std::string, EwArg> m_memo;
+    std::set<int> m_used;
+    bool m_reshaped = false; // an intermediate value was reshaped: broadcast leaves would be wrong
+};
+
+Error unsupportedOp(const std::string &op, const std::string &why = {});
+int normDim(std::int64_t dim, std::size_t rank);
+std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &);
+
+// The per-kind matchers (pattern_kinds.cpp); each is tried on the whole graph.
+Result<Pattern> matchRows(const Graph &, int anchor);
+Result<Pattern> matchMatmul(const Graph &, const std::vector<int> &gemms);
+Result<Pattern> matchConv(const Graph &, const std::vector<int> &anchors);
+std::optional<Result<Pattern>> matchRmsNorm(const Graph &);
+
+} // namespace kf::builtin::detail

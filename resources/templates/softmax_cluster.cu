@@ -1,0 +1,153 @@
+// {{TITLE}}
+// Built-in idea {{IDEA}}: {{PARAMS}}
+// Problem {{PROBLEM}}: {{SUMMARY}}
+//
+// Each row belongs to a thread-block cluster of kCluster blocks (Hopper). Block r of the cluster
+// holds chunk r of the row in registers (kElems values per thread) and reduces its own maximum
+// and sum of exp(x - max), which it publishes in shared memory. After cluster.sync() every block
+// reads all its peers' pairs through distributed shared memory (map_shared_rank), merges them in
+// rank order into the row's statistics, and writes its chunk from registers. One read and one
+// write of the row; the second cluster.sync() keeps each block's shared memory alive until its
+// peers have read it.
+//
+// @problem {{PROBLEM}}
+// @precision fp32
+// @launch softmax_cluster grid({{GRID}}) block({{BLOCK}}) cluster({{CLUSTER}}, 1, 1) args({{IN_LAUNCH}}, {{OUT}})
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+constexpr long long kRows = {{ROWS}};          // rows
+constexpr long long kLen = {{LEN}};            // elements per row
+constexpr int kCluster = {{CLUSTER}};          // blocks per row
+constexpr long long kChunk = kLen / kCluster;  // elements per block
+constexpr long long kChunkGroups = kChunk / 4; // float4s per block
+constexpr int kBlock = {{BLOCK}};              // threads per block
+constexpr int kElems = {{ELEMS}};              // row values per thread
+constexpr int kGroups = kElems / 4;            // float4s per thread
+constexpr int kWarps = kBlock / 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr float kLowest = -3.402823466e+38f;   // -FLT_MAX: a slot past the end, and where a maximum starts
+
+{{INPUT}}
+{{^LOG}}
+// softmax keeps exp(x - block max) in registers; the output rescales it to the row's maximum
+// and divides by the row's sum.
+__device__ __forceinline__ float exp_sum(float4& v, float m)
+{
+    v = make_float4(expf(v.x - m), expf(v.y - m), expf(v.z - m), expf(v.w - m));
+    return (v.x + v.y) + (v.z + v.w);
+}
+__device__ __forceinline__ float4 finish4(float4 v, float block_max, float row_max, float row_sum)
+{
+    const float scale = expf(block_max - row_max) / row_sum;
+    return make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale);
+}
+{{/LOG}}
+{{#LOG}}
+// log_softmax keeps x in registers; the output is x - row max - log(row sum).
+__device__ __forceinline__ float exp_sum(float4& v, float m)
+{
+    return (expf(v.x - m) + expf(v.y - m)) + (expf(v.z - m) + expf(v.w - m));
+}
+__device__ __forceinline__ float4 finish4(float4 v, float, float row_max, float row_sum)
+{
+    const float shift = row_max + logf(row_sum);
+    return make_float4(v.x - shift, v.y - shift, v.z - shift, v.w - shift);
+}
+{{/LOG}}
+
+__device__ __forceinline__ float warp_max(float v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
+    return v;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+}
+
+// Block-wide reductions; every thread gets the result.
+__device__ float block_max(float v)
+{
+    __shared__ float partial[kWarps];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_max(v);
+    if (lane == 0)
+        partial[warp] = v;
+    __syncthreads();
+    v = warp_max(lane < kWarps ? partial[lane] : kLowest);
+    __syncthreads();
+    return v;
+}
+
+__device__ float block_sum(float v)
+{
+    __shared__ float partial[kWarps];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0)
+        partial[warp] = v;
+    __syncthreads();
+    v = warp_sum(lane < kWarps ? partial[lane] : 0.0f);
+    __syncthreads();
+    return v;
+}
+
+__device__ __forceinline__ void store4(float* p, long long i, float4 v)
+{
+    *reinterpret_cast<float4*>(p + i) = v;
+}
+
+extern "C" __global__ void __launch_bounds__(kBlock)
+softmax_cluster({{IN_PARAMS}}, float* __restrict__ out)
+{
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(); // which chunk of the row this block holds
+    const Input in{ {{IN_ARGS}} };
+    const long long base = (long long)(blockIdx.x / kCluster) * kLen + rank * kChunk;
+    __shared__ float2 published; // this block's (max, sum), read by the whole cluster
+
+    float4 v[kGroups];
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+        const long long k = (long long)g * kBlock + threadIdx.x; // float4 index within the chunk
+        v[g] = k < kChunkGroups ? in.at4(base + 4 * k) : make_float4(kLowest, kLowest, kLowest, kLowest);
+    }
+
+    float m = kLowest;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g)
+        m = fmaxf(m, fmaxf(fmaxf(v[g].x, v[g].y), fmaxf(v[g].z, v[g].w)));
+    m = block_max(m);
+
+    float s = 0.0f;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g)
+        s += exp_sum(v[g], m);
+    s = block_sum(s);
+
+    if (threadIdx.x == 0)
+        published = make_float2(m, s);
+    cluster.sync();
+    float row_max = kLowest, row_sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r < kCluster; ++r) {
+        const float2 peer = *cluster.map_shared_rank(&published, r);
+        const float merged = fmaxf(row_max, peer.x);
+        row_sum = row_sum * expf(row_max - merged) + peer.y * expf(peer.x - merged);
+        row_max = merged;
+    }
+    cluster.sync();
+
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+        const long long k = (long long)g * kBlock + threadIdx.x;
+        if (k < kChunkGroups)
+            store4(out, base + 4 * k, finish4(v[g], m, row_max, row_sum));
+    }
+}

@@ -1,0 +1,304 @@
+// Pattern recognition: the graphs of the shipped problems, as the worker reports them, and
+// hand-built graphs for the forms the shipped problems do not cover.
+#include "gen/builtin/pattern.h"
+#include "support.h"
+
+#include <QtTest>
+
+using namespace kf;
+using namespace kf::builtin;
+using kf::test::node;
+
+namespace {
+
+Pattern recogniseOk(const std::vector<OpNode> &graph, const Problem &p)
+{
+    auto r = recognise(graph, p);
+    if (!r) qFatal("%s", r.error().text().c_str());
+    return *r;
+}
+
+// A problem with one input x [2, 3, 4], a parameter b [3] when `withB`, and output `out`.
+Problem problemWith(bool withB, const std::string &outShape, const std::string &outDtype = "float32")
+{
+    const std::string b = withB ? "[[params]]\nname = \"b\"\nshape = [3]\ninit = \"ones\"\n" : "";
+    const std::string args = withB ? "x: Tensor, b: Tensor" : "x: Tensor";
+    return test::problemFromToml("name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [2, 3, 4]\n" + b +
+                                 "[[outputs]]\nname = \"out\"\nshape = " + outShape + "\ndtype = \"" + outDtype +
+                                 "\"\n[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return x\n'''\n");
+}
+
+} // namespace
+
+class TestBuiltinPattern : public QObject {
+    Q_OBJECT
+private slots:
+    void shippedProblems_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("summary");
+        auto row = [](const char *p, const char *kind, const char *summary) {
+            QTest::newRow(p) << QString(p) << QString(kind) << QString(summary);
+        };
+        row("level1/argmax_dim", "reduce", "argmax over dim 1 of x [128, 4096, 4096]");
+        row("level1/avgpool2d", "pool", "avg_pool2d 2x2 of x [128, 128, 224, 224]");
+        row("level1/batchnorm", "elementwise",
+            "elementwise out = (((x - running_mean) / sqrt(running_var + 1e-05)) * weight) + bias over [64, 128, 256, 256]");
+        row("level1/bmm", "matmul", "matrix product A @ B (M 512, N 512, K 1024)");
+        row("level1/conv2d_3x3", "conv2d", "conv2d of x with weight (stride 1, padding 1) + bias");
+        row("level1/conv2d_pointwise", "conv2d", "conv2d of x with weight (stride 1, padding 0)");
+        row("level1/gelu", "elementwise", "elementwise out = gelu(x) over [4096, 131072]");
+        row("level1/linear_bias_relu", "matmul", "matrix product x @ weight^T + bias (M 8192, N 4096, K 2048), then relu(acc)");
+        row("level1/log_softmax", "softmax", "log_softmax over dim 1 of x [8192, 65536]");
+        row("level1/matmul_tall_skinny", "matmul", "matrix product A @ B (M 524288, N 256, K 256)");
+        row("level1/max_dim", "reduce", "amax over dim 2 of x [64, 8192, 4096]");
+        row("level1/maxpool2d", "pool", "max_pool2d 3x3 of x [128, 128, 224, 224]");
+        row("level1/mean_dim", "reduce", "mean over dim 1 of x [32768, 65536]");
+        row("level1/relu", "elementwise", "elementwise out = relu(x) over [4096, 131072]");
+        row("level1/rmsnorm", "rmsnorm", "rms_norm over the last dim of x [16, 8192, 4096] (eps 1e-06, weight)");
+        row("level1/silu", "elementwise", "elementwise out = silu(x) over [4096, 131072]");
+        row("level1/sqrt", "elementwise", "elementwise out = sqrt(x) over [4096, 131072]");
+        row("level1/sum_dim", "reduce", "sum over dim 1 of x [128, 4096, 4096]");
+        row("level1/tanh", "elementwise", "elementwise out = tanh(x) over [4096, 131072]");
+        row("level2/conv2d_batchnorm_relu", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1), then relu((((acc - running_mean) / sqrt(running_var + 1e-05)) "
+            "* bn_weight) + bn_bias)");
+        row("level2/conv2d_bias_relu", "conv2d", "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
+        row("level2/gemm_scale_sigmoid", "matmul",
+            "matrix product x @ weight^T + bias (M 4096, N 4096, K 4096), then sigmoid(acc * 0.5)");
+        row("level2/layernorm_residual", "layernorm",
+            "layer_norm over the last dim of (x + residual) [64, 4096, 1024] (eps 1e-05, weight, bias)");
+        row("level2/linear_gelu", "matmul", "matrix product x @ weight^T + bias (M 8192, N 4096, K 1024), then gelu(acc)");
+        row("level2/softmax_scaled_scores", "matmul",
+            "matrix product q @ k^T (M 1024, N 1024, K 64), then acc * 0.353553, then softmax");
+        row("level2/swiglu", "matmul",
+            "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then silu(acc) * acc1");
+        row("seed/conv2d", "conv2d", "conv2d of x with weight (stride 4, padding 2) + bias");
+        row("seed/conv2d_relu_maxpool", "conv2d",
+            "conv2d of x with weight (stride 4, padding 2) + bias, then relu(acc), then max_pool2d 3x3 stride 2");
+        row("seed/layernorm", "layernorm",
+            "layer_norm over the last 3 dims of x [16, 64, 256, 256] (eps 1e-05, weight, bias)");
+        row("seed/matmul", "matmul", "matrix product A @ B (M 4096, N 4096, K 4096)");
+        row("seed/softmax", "softmax", "softmax over dim 1 of x [4096, 65536]");
+    }
+
+    void shippedProblems()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, kind);
+        QFETCH(QString, summary);
+        const Pattern p = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem));
+        QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
+        QCOMPARE(QString::fromStdString(p.summary()), summary);
+        QCOMPARE(p.output, std::string("out"));
+        // The small variant's sizes come from the same graph.
+        const Pattern small = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem, "small"));
+        QVERIFY(small.kind == p.kind);
+        QCOMPARE(small.outShape, test::shippedProblem(problem, "small").outputs[0].shape);
+    }
+
+    void everyShippedProblemIsListed()
+    {
+        QCOMPARE(test::shippedNames().size(), 31);
+    }
+
+    void rowGeometry()
+    {
+        const Pattern sum = recogniseOk(test::shippedGraph("level1/sum_dim"), test::shippedProblem("level1/sum_dim"));
+        QCOMPARE(sum.reduceOp, std::string("sum"));
+        QCOMPARE(sum.row.outer, std::int64_t(128));
+        QCOMPARE(sum.row.len, std::int64_t(4096));
+        QCOMPARE(sum.row.inner, std::int64_t(4096));
+        QVERIFY(!sum.row.keepdim);
+
+        const Pattern ln = recogniseOk(test::shippedGraph("seed/layernorm"), test::shippedProblem("seed/layernorm"));
+        QCOMPARE(ln.row.outer, std::int64_t(16));
+        QCOMPARE(ln.row.len, std::int64_t(64 * 256 * 256));
+        QCOMPARE(ln.row.dims, 3);
+        QCOMPARE(ln.weight, std::string("weight"));
+        QCOMPARE(ln.bias, std::string("bias"));
+        QCOMPARE(ln.eps, 1e-5);
+        QVERIFY(ln.input.empty());
+
+        const Pattern rms = recogniseOk(test::shippedGraph("level1/rmsnorm"), test::shippedProblem("level1/rmsnorm"));
+        QVERIFY(rms.kind == PatternKind::RMSNorm);
+        QCOMPARE(rms.weight, std::string("weight"));
+        QVERIFY(rms.bias.empty());
+        QCOMPARE(rms.eps, 1e-6);
+        QCOMPARE(rms.row.len, std::int64_t(4096));
+
+        const Pattern res = recogniseOk(test::shippedGraph("level2/layernorm_residual"),
+                                        test::shippedProblem("level2/layernorm_residual"));
+        QCOMPARE(res.input.leaves.size(), std::size_t(2));
+        QCOMPARE(res.input.steps.size(), std::size_t(1));
+
+        const Pattern arg = recogniseOk(test::shippedGraph("level1/argmax_dim"), test::shippedProblem("level1/argmax_dim"));
+        QVERIFY(arg.outDtype == DType::I64);
+    }
+
+    void matrixProductsAndConvolutions()
+    {
+        const Pattern lin = recogniseOk(test::shippedGraph("level1/linear_bias_relu"),
+                                        test::shippedProblem("level1/linear_bias_relu"));
+        QCOMPARE(lin.gemms.size(), std::size_t(1));
+        QVERIFY(!lin.gemms[0].transA);
+        QVERIFY(lin.gemms[0].transB); // weight.t()
+        QCOMPARE(lin.gemms[0].bias, std::string("bias"));
+        QCOMPARE(lin.program.steps.size(), std::size_t(1));
+
+        const Pattern bmm = recogniseOk(test::shippedGraph("level1/bmm"), test::shippedProblem("level1/bmm"));
+        QCOMPARE(bmm.gemms[0].batch, (Shape{128}));
+
+        const Pattern conv = recogniseOk(test::shippedGraph("seed/conv2d_relu_maxpool"),
+                                         test::shippedProblem("seed/conv2d_relu_maxpool"));
+        QVERIFY(conv.conv && conv.pool);
+        QCOMPARE(conv.conv->stride[0], std::int64_t(4));
+        QCOMPARE(conv.conv->pad[1], std::int64_t(2));
+        QCOMPARE(conv.conv->outShape, (Shape{100, 96, 55, 55}));
+        QCOMPARE(conv.pool->kernel[0], std::int64_t(3));
+        QCOMPARE(conv.pool->stride[0], std::int64_t(2));
+        QCOMPARE(conv.pool->outShape, (Shape{100, 96, 27, 27}));
+
+        const Pattern pool = recogniseOk(test::shippedGraph("level1/maxpool2d"), test::shippedProblem("level1/maxpool2d"));
+        QCOMPARE(pool.pool->pad[0], std::int64_t(1));
+        QCOMPARE(pool.pool->outShape, (Shape{128, 128, 112, 112}));
+    }
+
+    // x / sqrt(mean(x^2, -1, keepdim) + eps), with x.pow(2) and no weight.
+    void rmsNormDividedBySqrt()
+    {
+        Problem p = problemWith(false, "[2, 3, 4]");
+        std::vector<OpNode> g{
+            node("aten::pow", {"%x.1", "%2"}, {"%3"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 2}),
+            node("prim::ListConstruct", {"%4"}, {"%5"}, {{}}, {{}}, {-1}),
+            node("aten::mean", {"%3", "%5", "%6", "%7"}, {"%8"}, {{2, 3, 4}, {}, {}, {}}, {{2, 3, 1}},
+                 {nullptr, {-1}, true, nullptr}),
+            node("aten::add", {"%8", "%9", "%10"}, {"%11"}, {{2, 3, 1}, {}, {}}, {{2, 3, 1}}, {nullptr, 1e-5, 1}),
+            node("aten::sqrt", {"%11"}, {"%12"}, {{2, 3, 1}}, {{2, 3, 1}}, {nullptr}),
+            node("aten::div", {"%x.1", "%12"}, {"%13"}, {{2, 3, 4}, {2, 3, 1}}, {{2, 3, 4}}, {nullptr, nullptr}),
+        };
+        const Pattern r = recogniseOk(g, p);
+        QVERIFY(r.kind == PatternKind::RMSNorm);
+        QVERIFY(r.weight.empty());
+        QCOMPARE(r.eps, 1e-5);
+        QCOMPARE(r.row.len, std::int64_t(4));
+        QCOMPARE(r.row.outer, std::int64_t(6));
+    }
+
+    // torch.max(x, 1) yields (values, indices); the output's dtype says which one is returned.
+    void maxAlongDim()
+    {
+        std::vector<OpNode> g{node("aten::max", {"%x.1", "%2", "%3"}, {"%4", "%5"}, {{2, 3, 4}, {}, {}},
+                                   {{2, 4}, {2, 4}}, {nullptr, 1, false})};
+        QCOMPARE(recogniseOk(g, problemWith(false, "[2, 4]")).reduceOp, std::string("amax"));
+        QCOMPARE(recogniseOk(g, problemWith(false, "[2, 4]", "int64")).reduceOp, std::string("argmax"));
+        const Pattern r = recogniseOk(g, problemWith(false, "[2, 4]"));
+        QCOMPARE(r.row.outer, std::int64_t(2));
+        QCOMPARE(r.row.len, std::int64_t(3));
+        QCOMPARE(r.row.inner, std::int64_t(4));
+    }
+
+    // relu(x + b.view(1, -1, 1)) * 2.0 - 1.0: a broadcast bias along the middle dim.
+    void broadcastThroughAView()
+    {
+        Problem p = problemWith(true, "[2, 3, 4]");
+        std::vector<OpNode> g{
+            node("prim::ListConstruct", {"%4", "%5", "%4"}, {"%6"}, {{}, {}, {}}, {{}}, {1, -1, 1}),
+            node("aten::view", {"%b.1", "%6"}, {"%7"}, {{3}, {}}, {{1, 3, 1}}, {nullptr, {1, -1, 1}}),
+            node("aten::add", {"%x.1", "%7", "%4"}, {"%9"}, {{2, 3, 4}, {1, 3, 1}, {}}, {{2, 3, 4}}, {nullptr, nullptr, 1}),
+            node("aten::relu", {"%9"}, {"%10"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
+            node("aten::mul", {"%10", "%11"}, {"%12"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 2.0}),
+            node("aten::sub", {"%12", "%13", "%4"}, {"%15"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 1.0, 1}),
+        };
+        const Pattern r = recogniseOk(g, p);
+        QVERIFY(r.kind == PatternKind::Elementwise);
+        QCOMPARE(QString::fromStdString(r.program.text()), QString("(relu(x + b) * 2) - 1"));
+        QCOMPARE(r.program.leaves.size(), std::size_t(2));
+        const Leaf &b = r.program.leaves[1];
+        QCOMPARE(b.tensor, std::string("b"));
+        QCOMPARE(b.view, (Shape{1, 3, 1}));
+        auto terms = indexTerms(b, r.program.shape);
+        QCOMPARE(terms.size(), std::size_t(1));
+        QCOMPARE(terms[0].div, std::int64_t(4));
+        QCOMPARE(terms[0].mod, std::int64_t(3));
+        QCOMPARE(terms[0].stride, std::int64_t(1));
+        QVERIFY(indexTerms(r.program.leaves[0], r.program.shape).empty());
+    }
+
+    void indexTermsOfBroadcasts()
+    {
+        const Shape out{8, 16, 32};
+        QVERIFY(indexTerms(Leaf{"x", out, out}, out).empty());
+        auto row = indexTerms(Leaf{"b", {32}, {32}}, out); // a bias along the last dim
+        QCOMPARE(row.size(), std::size_t(1));
+        QCOMPARE(row[0].div, std::int64_t(1));
+        QCOMPARE(row[0].mod, std::int64_t(32));
+        auto outer = indexTerms(Leaf{"s", {8, 1, 1}, {8, 1, 1}}, out); // one value per outer slice
+        QCOMPARE(outer.size(), std::size_t(1));
+        QCOMPARE(outer[0].div, std::int64_t(16 * 32));
+        QCOMPARE(outer[0].mod, std::int64_t(8));
+        auto split = indexTerms(Leaf{"t", {8, 1, 32}, {8, 1, 32}}, out); // broadcast in the middle
+        QCOMPARE(split.size(), std::size_t(2));
+        QCOMPARE(split[0].stride, std::int64_t(1));
+        QCOMPARE(split[1].div, std::int64_t(16 * 32));
+        QCOMPARE(split[1].stride, std::int64_t(32));
+        auto scalar = indexTerms(Leaf{"c", {1}, {1}}, out);
+        QCOMPARE(scalar.size(), std::size_t(1));
+        QCOMPARE(scalar[0].stride, std::int64_t(0));
+    }
+
+    void elementwiseArguments()
+    {
+        // gelu(x, approximate='tanh').clamp(min=0.1) and rsub: 2 - x.
+        std::vector<OpNode> g{
+            node("aten::gelu", {"%x.1", "%2"}, {"%3"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, "tanh"}),
+            node("aten::clamp", {"%3", "%4", "%5"}, {"%6"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 0.1, nullptr}),
+            node("aten::rsub", {"%6", "%7", "%8"}, {"%9"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 2.0, 1}),
+        };
+        const Pattern r = recogniseOk(g, problemWith(false, "[2, 3, 4]"));
+        QCOMPARE(QString::fromStdString(r.program.text()), QString("2 - clamp(gelu_tanh(x), 0.1, inf)"));
+    }
+
+    void unsupportedOpsAreNamed_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("cumsum") << "aten::cumsum" << "aten::cumsum";
+        QTest::newRow("softmax then mul") << "softmax+mul" << "aten::mul after aten::softmax";
+        QTest::newRow("tuple") << "tuple" << "tuple";
+    }
+
+    void unsupportedOpsAreNamed()
+    {
+        QFETCH(QString, op);
+        QFETCH(QString, message);
+        std::vector<OpNode> g;
+        if (op == "softmax+mul") {
+            g = {node("aten::softmax", {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, -1, nullptr}),
+                 node("aten::mul", {"%4", "%5"}, {"%6"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 2.0})};
+        } else if (op == "tuple") {
+            g = {node("aten::relu", {"%x.1"}, {"%2"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
+                 node("aten::tanh", {"%x.1"}, {"%3"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
+                 node("prim::TupleConstruct", {"%2", "%3"}, {"%4"}, {{2, 3, 4}, {2, 3, 4}}, {{}}, {nullptr, nullptr})};
+        } else {
+            g = {node(op.toStdString(), {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 1, nullptr})};
+        }
+        auto r = recognise(g, problemWith(false, "[2, 3, 4]"));
+        QVERIFY(!r);
+        QCOMPARE(QString::fromStdString(r.error().code), QString("unsupported"));
+        QVERIFY2(QString::fromStdString(r.error().message).contains(message), r.error().message.c_str());
+        if (op != "tuple") QVERIFY2(QString::fromStdString(r.error().message).contains("LLM"), r.error().message.c_str());
+    }
+
+    void outputShapeMustAgree()
+    {
+        std::vector<OpNode> g{node("aten::relu", {"%x.1"}, {"%2"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr})};
+        auto r = recognise(g, problemWith(false, "[5]"));
+        QVERIFY(!r);
+        QVERIFY(QString::fromStdString(r.error().message).contains("[2, 3, 4]"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBuiltinPattern)
+#include "test_pattern.moc"
