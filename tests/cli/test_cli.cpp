@@ -1,4 +1,6 @@
 // kernelforge-cli as a user runs it: listings, errors with exit codes, export that nvcc builds.
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -76,6 +78,24 @@ private slots:
             QSKIP("this machine has a GPU");
         QVERIFY(r.out.contains("compiles for sm_90a"));
         QVERIFY(r.err.contains("needs an NVIDIA GPU"));
+    }
+
+    // The sessions recorded on a GPU and shipped read-only open anywhere, with their trajectory.
+    void shippedExampleSessions_data()
+    {
+        QTest::addColumn<QString>("path");
+        const QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/examples"));
+        for (const QString &f : dir.entryList({"*.kfsession"}, QDir::Files))
+            QTest::newRow(qPrintable(f)) << dir.filePath(f);
+    }
+    void shippedExampleSessions()
+    {
+        QFETCH(QString, path);
+        const Run r = cli({"report", path});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("round"));
+        QVERIFY(r.out.contains("NVIDIA H200"));
+        QVERIFY2(!QFile::exists(path + "-wal"), "a read-only session leaves no write-ahead log behind");
     }
 
     void exportBuildsWithNvcc()
