@@ -33,6 +33,7 @@ struct IdeaRecord {
     double bestMs = 0;           // best correct time among its candidates, 0 when none was correct
     int correct = 0, failed = 0;
     std::string failure;         // the most common failure reason, when none was correct
+    std::vector<nlohmann::json> points; // parameters of its evaluated candidates (repairs included), when known
 };
 
 struct GenContext {

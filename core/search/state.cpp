@@ -125,6 +125,14 @@ RestoredSearch restoreSearch(const std::vector<NodeRecord> &nodes, int topK, int
     std::map<std::int64_t, const NodeRecord *> byId;
     for (const auto &n : nodes)
         byId[n.id] = &n;
+    // The parameters of each idea's evaluated candidates, so the generator knows which points it has
+    // already generated.
+    std::map<std::int64_t, std::vector<nlohmann::json>> points;
+    for (const auto &n : nodes)
+        if (n.kind == NodeKind::Candidate)
+            if (auto reading = readCandidate(n); reading && reading->draft.params.is_object())
+                if (std::int64_t idea = ideaAncestor(byId, n.id))
+                    points[idea].push_back(reading->draft.params);
 
     for (const auto &n : nodes) {
         out.state.lastRound = std::max(out.state.lastRound, n.round);
@@ -142,6 +150,8 @@ RestoredSearch restoreSearch(const std::vector<NodeRecord> &nodes, int topK, int
             r.title = n.title;
             r.text = n.text;
             r.parentNode = info.parentKernel;
+            if (auto it = points.find(n.id); it != points.end())
+                r.points = std::move(it->second);
             out.state.addIdea(std::move(r));
             if (n.status == node_status::Queued)
                 out.unfinishedIdeas.push_back(n.id);

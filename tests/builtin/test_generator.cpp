@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -103,6 +104,87 @@ std::vector<std::string> scriptedSearch(GenContext &ctx, Generator &g, int round
     return order;
 }
 
+// What a longer scripted search saw: the ideas of each round, the drafts of each idea, and the
+// context each round's ideas were planned from.
+struct ScriptedRound {
+    GenContext before;
+    std::vector<Idea> ideas;
+    std::vector<std::vector<Draft>> drafts;
+};
+
+// A scripted search as the real one keeps its state (4 ideas a round and 4 drafts an idea by
+// default, as the search's settings): top-k of the 4 fastest, a bank of the
+// fastest kernel of each idea id (8 at most), ideas that record their points when `points` is set
+// (a resumed session) or only their counts (a live one). Stops after `rounds` or at the first
+// round with no idea.
+std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rounds, bool points, int ideasPerRound = 4,
+                                          int drafts = 4)
+{
+    std::vector<ScriptedRound> out;
+    std::int64_t nextNode = 1;
+    std::vector<KernelRecord> kernels;
+    for (int round = 1; round <= rounds; ++round) {
+        ctx.round = round;
+        ScriptedRound r;
+        r.before = ctx;
+        auto ideas = g.proposeIdeas(ctx, ideasPerRound);
+        if (!ideas) qFatal("%s", ideas.error().text().c_str());
+        r.ideas = *ideas;
+        if (ideas->empty()) {
+            out.push_back(std::move(r));
+            break;
+        }
+        std::vector<IdeaRecord> records;
+        for (const Idea &idea : *ideas) {
+            IdeaRecord rec;
+            rec.node = nextNode++;
+            rec.round = round;
+            rec.ideaId = idea.id;
+            rec.title = idea.title;
+            rec.parentNode = idea.parentNode;
+            records.push_back(rec);
+        }
+        // As the search does: every idea of the round is recorded before any is implemented.
+        GenContext drafting = ctx;
+        drafting.tried.insert(drafting.tried.end(), records.begin(), records.end());
+        for (std::size_t i = 0; i < ideas->size(); ++i) {
+            auto ds = g.implement(drafting, (*ideas)[i], drafts);
+            if (!ds) qFatal("%s", ds.error().text().c_str());
+            r.drafts.push_back(*ds);
+        }
+        for (std::size_t i = 0; i < ideas->size(); ++i) {
+            IdeaRecord &rec = records[i];
+            for (const Draft &d : r.drafts[i]) {
+                KernelRecord k = measured(nextNode++, d, pretendMs(ctx, d));
+                k.ideaId = rec.ideaId;
+                kernels.push_back(k);
+                const double ms = k.result.timing->medianMs;
+                rec.bestMs = rec.bestMs > 0 ? std::min(rec.bestMs, ms) : ms;
+                ++rec.correct;
+                if (points) rec.points.push_back(d.params);
+            }
+            ctx.tried.push_back(rec);
+        }
+        std::stable_sort(kernels.begin(), kernels.end(), [](const KernelRecord &a, const KernelRecord &b) {
+            return a.result.timing->medianMs < b.result.timing->medianMs;
+        });
+        ctx.topK.assign(kernels.begin(), kernels.begin() + std::min<std::size_t>(4, kernels.size()));
+        ctx.bank.clear();
+        std::set<std::string> ids;
+        for (const KernelRecord &k : kernels)
+            if (ctx.bank.size() < 8 && ids.insert(k.ideaId).second) ctx.bank.push_back(k);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+Target targetOf(const GenContext &ctx)
+{
+    auto p = recognise(ctx.loaded.graph, ctx.problem);
+    if (!p) qFatal("%s", p.error().text().c_str());
+    return makeTarget(*p, ctx.problem, 132, 9);
+}
+
 } // namespace
 
 class TestBuiltinGenerator : public QObject {
@@ -120,8 +202,9 @@ private slots:
         QTest::newRow("rmsnorm") << "level1/rmsnorm" << true << "";
         QTest::newRow("argmax") << "level1/argmax_dim" << true << "";
         QTest::newRow("batchnorm") << "level1/batchnorm" << true << "";
-        QTest::newRow("matmul") << "seed/matmul" << false << "aten::matmul";
-        QTest::newRow("conv2d") << "seed/conv2d" << false << "aten::conv2d";
+        QTest::newRow("matmul") << "seed/matmul" << true << "";
+        QTest::newRow("conv2d") << "seed/conv2d" << true << "";
+        QTest::newRow("swiglu") << "level2/swiglu" << false << "2 matrix products";
         QTest::newRow("maxpool") << "level1/maxpool2d" << false << "aten::max_pool2d";
     }
 
@@ -267,6 +350,137 @@ private slots:
         bool tuned = false;
         for (const std::string &id : order) tuned = tuned || isTuneId(id);
         QVERIFY(tuned);
+    }
+
+    void searchGoesOnUntilTheSpaceIsExhausted_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<bool>("points");
+        QTest::addColumn<int>("ideas");
+        QTest::addColumn<int>("drafts");
+        for (const char *p : {"seed/softmax", "seed/layernorm"}) {
+            QTest::newRow((std::string(p) + ", resumed, 4x4").c_str()) << QString(p) << true << 4 << 4;
+            QTest::newRow((std::string(p) + ", live, 4x4").c_str()) << QString(p) << false << 4 << 4;
+            QTest::newRow((std::string(p) + ", live, 2x2").c_str()) << QString(p) << false << 2 << 2;
+            QTest::newRow((std::string(p) + ", resumed, 3x1").c_str()) << QString(p) << true << 3 << 1;
+        }
+    }
+
+    // Once the catalogue's ideas are tried, local searches go on until every valid point of every
+    // applicable idea is generated, each point once.
+    void searchGoesOnUntilTheSpaceIsExhausted()
+    {
+        QFETCH(QString, problem);
+        QFETCH(bool, points);
+        QFETCH(int, ideas);
+        QFETCH(int, drafts);
+        GenContext ctx = shippedContext(problem);
+        const Target t = targetOf(ctx);
+        auto g = makeBuiltinGenerator();
+        std::set<std::pair<std::string, Point>> space;
+        for (const IdeaDef &d : catalogue())
+            if (d.whyNot(t).empty())
+                for (const Point &p : validPoints(d, t)) space.insert({d.id, p});
+
+        // Every round has ideas until the generator has nothing left, and then nothing is left.
+        const std::vector<ScriptedRound> rounds = scriptedRounds(ctx, *g, 300, points, ideas, drafts);
+        QVERIFY(rounds.back().ideas.empty());
+        std::set<std::pair<std::string, Point>> generated;
+        for (const ScriptedRound &r : rounds) {
+            checkBatch(r.before, r.ideas);
+            if (&r != &rounds.back()) QVERIFY(!r.ideas.empty());
+            for (std::size_t i = 0; i < r.ideas.size(); ++i) {
+                QVERIFY2(!r.drafts[i].empty(), ("an idea without drafts: " + r.ideas[i].id).c_str());
+                for (const Draft &d : r.drafts[i]) {
+                    const std::string id = d.params.value("idea", "");
+                    QCOMPARE(id, catalogueId(r.ideas[i].id));
+                    QVERIFY2(generated.insert({id, pointFromJson(d.params)}).second,
+                             ("generated twice: " + id + " at " + d.title + " by " + r.ideas[i].id).c_str());
+                }
+            }
+        }
+        QCOMPARE(generated, space);
+        QVERIFY(!makeBuiltinGenerator()->proposeIdeas(ctx, 4)->size());
+    }
+
+    void localSearchStartsNextToTheFastest_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("softmax") << "seed/softmax";
+        QTest::newRow("layernorm") << "seed/layernorm";
+    }
+
+    // In every round, while the fastest kernel has neighbours not generated yet, the first local
+    // search is around it, starts with its nearest ones, and its why names that kernel and its time.
+    void localSearchStartsNextToTheFastest()
+    {
+        QFETCH(QString, problem);
+        GenContext ctx = shippedContext(problem);
+        const Target t = targetOf(ctx);
+        auto g = makeBuiltinGenerator();
+        int checked = 0;
+        for (const ScriptedRound &r : scriptedRounds(ctx, *g, 20, false)) {
+            if (r.before.topK.empty()) continue;
+            const KernelRecord &fastest = r.before.topK.front();
+            const IdeaDef *def = findIdea(fastest.params.value("idea", ""));
+            QVERIFY(def);
+            const Point centre = pointFromJson(fastest.params);
+            const std::set<Point> done = generatedPoints(r.before, t, def->id);
+            std::vector<Point> open;
+            for (const Point &p : nearPoints(*def, t, centre))
+                if (!done.count(p)) open.push_back(p);
+            const Ring nearest = open.empty() ? Ring{} : ringOf(*def, centre, open.front());
+            auto first = std::find_if(r.ideas.begin(), r.ideas.end(), [](const Idea &i) { return isTuneId(i.id); });
+            if (first == r.ideas.end() || open.empty() || nearest.reach > 1 || nearest.changed > 2) continue;
+            const std::size_t at = std::size_t(first - r.ideas.begin());
+            QCOMPARE(catalogueId(first->id), def->id);
+            QCOMPARE(first->parentNode, fastest.node);
+            QVERIFY(first->id.find(pointText(centre)) != std::string::npos);
+            // Its drafts are the nearest ring's best points by the cost model.
+            const std::vector<Draft> &drafts = r.drafts[at];
+            QVERIFY(!drafts.empty());
+            QCOMPARE(pointFromJson(drafts.front().params), open.front());
+            for (const Draft &d : drafts) QVERIFY(!(ringOf(*def, centre, pointFromJson(d.params)) < nearest));
+            const QString why = QString::fromStdString(first->why);
+            QVERIFY2(why.contains(QString("kernel #%1").arg(fastest.node)) && why.contains("the fastest so far") &&
+                         why.contains("measured") && why.contains("neighbouring value"),
+                     qPrintable(why));
+            ++checked;
+        }
+        QVERIFY(checked >= 2);
+    }
+
+    // Local searches of one round around nearby kernels share their neighbourhood out.
+    void localSearchesOfARoundDoNotOverlap()
+    {
+        GenContext ctx = shippedContext("seed/layernorm");
+        auto g = makeBuiltinGenerator();
+        for (const ScriptedRound &r : scriptedRounds(ctx, *g, 8, false)) {
+            std::set<std::pair<std::string, Point>> planned;
+            for (const Idea &i : r.ideas)
+                if (isTuneId(i.id))
+                    for (const nlohmann::json &p : i.params.at("points"))
+                        QVERIFY(planned.insert({catalogueId(i.id), pointFromJson(p)}).second);
+        }
+    }
+
+    void tuneIdsNameTheirCentre()
+    {
+        const Point centre = {{"BLOCK", 512}, {"VEC", 4}};
+        QCOMPARE(tuneId("softmax_online", centre), std::string("softmax_online~near(BLOCK=512, VEC=4)"));
+        QCOMPARE(tuneId("softmax_online", centre, 3), std::string("softmax_online~near(BLOCK=512, VEC=4)~3"));
+        QCOMPARE(catalogueId(tuneId("softmax_online", centre, 3)), std::string("softmax_online"));
+        QVERIFY(isTuneId(tuneId("softmax_online", centre, 2)));
+        QCOMPARE(*tuneCentre(tuneId("softmax_online", centre, 2)), centre);
+        QVERIFY(!tuneCentre("softmax_online"));
+        QVERIFY(!tuneCentre("softmax_online~near(BLOCK=x)"));
+
+        const IdeaDef *def = findIdea("norm_split_row");
+        const Point c = {{"BLOCK", 512}, {"SPLIT", 32}, {"VEC", 4}, {"REVERSE", 1}};
+        QCOMPARE(ringOf(*def, c, {{"BLOCK", 1024}, {"SPLIT", 32}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{1, 1}));
+        QCOMPARE(ringOf(*def, c, {{"BLOCK", 256}, {"SPLIT", 64}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{1, 2}));
+        QCOMPARE(ringOf(*def, c, {{"BLOCK", 512}, {"SPLIT", 128}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{2, 1}));
+        QCOMPARE(QString::fromStdString(ringText({1, 2})), QString("two parameters each moved to a neighbouring value"));
     }
 
     void repairChangesTheFailingParameter()

@@ -115,12 +115,12 @@ public:
         if (!t) return t.error();
         const IdeaDef *def = findIdea(catalogueId(idea.id));
         if (!def) return makeError("generator", "the built-in catalogue has no idea '" + idea.id + "'");
-        const std::vector<Point> points = pointsFor(*def, *t, idea.id, idea.params);
+        // Never a point generated before in the session: a local search draws what the planner
+        // gave it, a catalogue idea the best points of its space not generated yet.
         const std::set<Point> done = generatedPoints(ctx, *t, def->id);
         std::vector<Draft> out;
-        for (const Point &p : points) {
+        for (const Point &p : pointsFor(*def, *t, idea.id, idea.params, done)) {
             if (int(out.size()) >= count) break;
-            if (done.count(p)) continue;
             auto d = draft(*def, *t, p);
             if (!d) return d.error();
             out.push_back(std::move(*d));
@@ -166,7 +166,8 @@ private:
     {
         auto pattern = recognise(ctx.loaded.graph, ctx.problem);
         if (!pattern) return pattern.error();
-        return makeTarget(*pattern, ctx.problem, ctx.gpu.present ? ctx.gpu.sms : 0, ctx.gpu.present ? ctx.gpu.major : 0);
+        return makeTarget(*pattern, ctx.problem, ctx.gpu.present ? ctx.gpu.sms : 0, ctx.gpu.present ? ctx.gpu.major : 0,
+                          ctx.policy);
     }
 };
 

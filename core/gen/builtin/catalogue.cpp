@@ -30,13 +30,14 @@ Point pointFromJson(const nlohmann::json &j)
     return p;
 }
 
-Target makeTarget(const Pattern &pattern, const Problem &problem, int sms, int major)
+Target makeTarget(const Pattern &pattern, const Problem &problem, int sms, int major, Policy policy)
 {
     Target t;
     t.pattern = pattern;
     t.problem = &problem;
     t.sms = sms > 0 ? sms : 132;
     t.major = major > 0 ? major : 9;
+    t.policy = policy;
     const EwProgram &reads = pattern.kind == PatternKind::Elementwise ? pattern.program : pattern.input;
     for (const Leaf &l : reads.leaves) t.inputBytes += double(numel(l.shape)) * 4;
     for (const std::string &name : {pattern.weight, pattern.bias})
@@ -74,6 +75,8 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addReduce(v);
         ideas::addSoftmax(v);
         ideas::addNorm(v);
+        ideas::addGemm(v);
+        ideas::addConv(v);
         return v;
     }();
     return all;

@@ -38,8 +38,9 @@ struct Target {
     double inputBytes = 0;    // the tensors the computation reads (leaves of the input or program)
     double paramBytes = 0;    // LayerNorm/RMSNorm weight and bias
     double outputBytes = 0;
+    Policy policy = Policy::Strict; // the search's accuracy policy: loose admits TF32 and FP16 products
 };
-Target makeTarget(const Pattern &, const Problem &, int sms, int major);
+Target makeTarget(const Pattern &, const Problem &, int sms, int major, Policy policy = Policy::Strict);
 
 // The cost model: time ~ memory floor x traffic / (busy x efficiency).
 struct Estimate {

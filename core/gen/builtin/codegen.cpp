@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -301,6 +302,169 @@ AffineCode emitAffine(const Pattern &p)
     }
     a.code = s;
     return a;
+}
+
+namespace {
+
+std::string times(const std::string &expr, std::int64_t k)
+{
+    return k == 1 ? expr : "(long long)" + expr + " * " + std::to_string(k);
+}
+
+// The whole flat index, as a long long expression.
+std::string flatIndex(const std::vector<IndexSegment> &segs)
+{
+    std::vector<std::string> parts;
+    for (auto s = segs.rbegin(); s != segs.rend(); ++s)
+        if (s->extent > 1) parts.push_back(times(s->expr, s->stride));
+    if (parts.empty()) return "0";
+    if (parts.size() == 1) return parts[0];
+    return "(" + join(parts, " + ") + ")";
+}
+
+// (flat / div) % mod from the segments: exact when the term spans whole segments or lies inside
+// one, else from the flat index.
+std::string termIndex(const IndexTerm &t, const std::vector<IndexSegment> &segs, std::int64_t numel)
+{
+    if (t.stride == 0) return "0";
+    const std::int64_t end = t.div * t.mod;
+    std::string e;
+    for (std::size_t i = 0; i < segs.size() && e.empty(); ++i) {
+        if (segs[i].stride != t.div) continue;
+        for (std::size_t j = i; j < segs.size(); ++j) {
+            if (segs[j].stride * segs[j].extent != end) continue;
+            std::vector<std::string> parts;
+            for (std::size_t k = j + 1; k-- > i;)
+                if (segs[k].extent > 1) parts.push_back(times(segs[k].expr, segs[k].stride / t.div));
+            e = parts.empty() ? "0" : parts.size() == 1 ? parts[0] : "(" + join(parts, " + ") + ")";
+            break;
+        }
+    }
+    for (std::size_t k = 0; k < segs.size() && e.empty(); ++k) {
+        const IndexSegment &s = segs[k];
+        if (s.extent <= 1 || t.div < s.stride || t.div % s.stride != 0 || end > s.stride * s.extent) continue;
+        e = s.expr;
+        if (t.div != s.stride) e = "(" + e + " / " + std::to_string(t.div / s.stride) + ")";
+        if (end != s.stride * s.extent) e = "(" + e + " % " + std::to_string(t.mod) + ")";
+    }
+    if (e.empty()) {
+        e = flatIndex(segs);
+        if (t.div != 1) e = "(" + e + " / " + std::to_string(t.div) + ")";
+        if (end != numel) e = "(" + e + " % " + std::to_string(t.mod) + ")";
+    }
+    return t.stride == 1 ? e : times(e, t.stride);
+}
+
+} // namespace
+
+std::set<std::string> identifiersOf(const std::string &text)
+{
+    std::set<std::string> ids;
+    std::string code;
+    for (std::size_t pos = 0; pos < text.size();) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        std::string line = text.substr(pos, nl - pos);
+        line = line.substr(0, line.find("//"));
+        for (std::size_t open; (open = line.find("{{")) != std::string::npos;) {
+            const std::size_t close = line.find("}}", open);
+            line.erase(open, close == std::string::npos ? std::string::npos : close + 2 - open);
+        }
+        code += line + '\n';
+        pos = nl + 1;
+    }
+    for (std::size_t i = 0; i < code.size();) {
+        const unsigned char c = static_cast<unsigned char>(code[i]);
+        if (std::isalpha(c) || c == '_') {
+            std::size_t j = i;
+            while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
+            ids.insert(code.substr(i, j - i));
+            i = j;
+        } else if (std::isdigit(c)) {
+            while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '.')) ++i;
+        } else {
+            ++i;
+        }
+    }
+    return ids;
+}
+
+EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &index, const std::set<std::string> &taken)
+{
+    EpilogueCode c;
+    c.text = p.text();
+    const std::int64_t n = numel(p.shape);
+
+    // One kernel parameter per distinct tensor, one load per leaf.
+    std::map<std::string, std::string> paramOf;
+    std::set<std::string> names = taken;
+    names.insert({"acc", "row", "col"});
+    for (const Leaf &l : p.leaves) {
+        if (paramOf.count(l.tensor)) continue;
+        std::string name = cudaName(l.tensor);
+        while (names.count(name)) name += "_";
+        names.insert(name);
+        paramOf[l.tensor] = name;
+        c.params += ", const float *__restrict__ " + name;
+        c.args += ", " + l.tensor;
+    }
+    std::vector<std::string> leafVar, loads;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        const Leaf &l = p.leaves[k];
+        std::string v = "v_" + paramOf[l.tensor];
+        if (std::find(leafVar.begin(), leafVar.end(), v) != leafVar.end()) v += "_" + std::to_string(k);
+        leafVar.push_back(v);
+        auto terms = indexTerms(l, p.shape);
+        std::string idx = terms.empty() ? flatIndex(index) : std::string();
+        std::vector<std::string> parts;
+        for (const IndexTerm &t : terms) {
+            std::string e = termIndex(t, index, n);
+            if (e != "0") parts.push_back(e);
+        }
+        if (!terms.empty()) idx = parts.empty() ? "0" : join(parts, " + ");
+        loads.push_back("__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")");
+    }
+
+    // Values used once are written inline; otherwise a lambda called in place computes each once.
+    std::vector<int> leafUses(p.leaves.size(), 0), stepUses(p.steps.size(), 0);
+    auto count = [&](const EwArg &a) {
+        if (a.kind == EwArg::Kind::Leaf) ++leafUses[std::size_t(a.index)];
+        if (a.kind == EwArg::Kind::Step) ++stepUses[std::size_t(a.index)];
+    };
+    for (const EwStep &s : p.steps)
+        for (const EwArg &a : s.args) count(a);
+    count(p.result);
+    const bool inlined = std::all_of(leafUses.begin(), leafUses.end(), [](int u) { return u <= 1; }) &&
+                         std::all_of(stepUses.begin(), stepUses.end(), [](int u) { return u <= 1; });
+    std::function<std::string(const EwArg &, bool)> argExpr = [&](const EwArg &a, bool nested) -> std::string {
+        switch (a.kind) {
+        case EwArg::Kind::Leaf: return inlined ? loads[std::size_t(a.index)] : leafVar[std::size_t(a.index)];
+        case EwArg::Kind::Step: {
+            if (!inlined) return "t" + std::to_string(a.index);
+            const EwStep &s = p.steps[std::size_t(a.index)];
+            std::vector<std::string> args;
+            for (const EwArg &x : s.args) args.push_back(argExpr(x, true));
+            const std::string e = stepExpression(s, args);
+            return nested ? "(" + e + ")" : e;
+        }
+        case EwArg::Kind::Scalar: return floatLiteral(a.value);
+        case EwArg::Kind::Acc: return "acc";
+        }
+        return "0.0f";
+    };
+    if (inlined) {
+        c.expr = argExpr(p.result, false);
+        return c;
+    }
+    std::string body;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) body += "const float " + leafVar[k] + " = " + loads[k] + "; ";
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        std::vector<std::string> args;
+        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a, true));
+        body += "const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + "; ";
+    }
+    c.expr = "[&] { " + body + "return " + argExpr(p.result, false) + "; }()";
+    return c;
 }
 
 } // namespace kf::builtin

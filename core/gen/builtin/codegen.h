@@ -4,7 +4,9 @@
 // step of a normalization. Everything else in a generated kernel comes from its template.
 #include "gen/builtin/pattern.h"
 
+#include <set>
 #include <string>
+#include <vector>
 
 namespace kf::builtin {
 
@@ -41,5 +43,31 @@ struct AffineCode {
     std::string launch; // ", weight, bias"
 };
 AffineCode emitAffine(const Pattern &);
+
+// The epilogue of a matrix product or convolution template: a float expression of the template's
+// `acc` (the product, the program's Acc(0)), `row` and `col`, evaluated once per output element.
+// The output's row-major flat index is given as segments, innermost first, each an int expression
+// of row, col (and whatever else the template has in scope): a GEMM's [rows, N] output is
+// {1, N, "col"}, {N, rows, "row"}; an NCHW convolution's {1, OH*OW, "(row % P)"}, {OH*OW, C, "col"},
+// {C*OH*OW, batch, "(row / P)"}. Leaves are read through them (bias[col] for a per-column bias).
+struct IndexSegment {
+    std::int64_t stride = 1; // flat stride of the segment's first element
+    std::int64_t extent = 1;
+    std::string expr;        // its index, parenthesized where it is not a name
+};
+
+struct EpilogueCode {
+    std::string expr;   // "fmaxf(acc + __ldg(bias + col), 0.0f)"
+    std::string params; // ", const float *__restrict__ bias" (empty without leaves)
+    std::string args;   // @launch arguments: ", bias"
+    std::string text;   // "relu(acc + bias)"
+};
+
+// Kernel parameters are named after their tensors, renamed away from `taken` (the template's own
+// identifiers) and from the names cudaName reserves.
+EpilogueCode emitEpilogue(const EwProgram &, const std::vector<IndexSegment> &index, const std::set<std::string> &taken);
+
+// The identifiers of a template's code (comments and placeholders left out).
+std::set<std::string> identifiersOf(const std::string &templateText);
 
 } // namespace kf::builtin

@@ -13,6 +13,8 @@ void addElementwise(std::vector<IdeaDef> &);
 void addReduce(std::vector<IdeaDef> &);
 void addSoftmax(std::vector<IdeaDef> &);
 void addNorm(std::vector<IdeaDef> &);
+void addGemm(std::vector<IdeaDef> &);
+void addConv(std::vector<IdeaDef> &);
 
 inline std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -43,5 +45,32 @@ TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly);
 TemplateValues normValues(const Target &);
 
 std::string doubleLiteral(double); // "1e-05"
+
+// ---- matrix products and convolutions (ideas_gemm.cpp) ----
+
+// One tile configuration of a tensor-core or register-tiled template, as verified to compile
+// without spills: the values of its dims by name.
+using TileShape = std::vector<std::pair<std::string, int>>;
+// The space of a tiled idea: one dim per name of the shapes (values in order of first use), and a
+// check that admits only the listed combinations.
+std::vector<ParamDim> tileSpace(const std::vector<TileShape> &shapes, const std::vector<std::string> &meanings);
+std::string tileListed(const std::vector<TileShape> &shapes, const Point &);
+
+// "" under the loose policy, else why a reduced-precision product is not admitted.
+std::string needsLoose(const Target &, const std::string &what);
+
+// A compute-bound kernel: the time of `flops` at `fraction` of the GPU's `peakTflops`, against the
+// memory floor of the problem's bytes, spread over `tiles` blocks of `threads` threads with
+// `perSm` resident per SM (waves: a partial last wave idles the rest of the GPU).
+Estimate computeEstimate(const Target &, double flops, double peakTflops, double fraction, double tiles, int threads,
+                         int perSm, const std::string &how);
+
+// The epilogue placeholders of a GEMM or convolution template: EPILOGUE (a float expression of acc,
+// row and col), EPILOGUE_PARAMS and EPILOGUE_ARGS. `program` is the pattern's epilogue with the
+// product as Acc(0), `bias` an extra leaf added to the product first (tensor "" for none), scaled
+// by `beta` while the product is scaled by `alpha`. Kernel parameters avoid the identifiers of
+// template `id`.
+TemplateValues epilogueValues(const std::string &id, const EwProgram &program, const Leaf &bias, double alpha,
+                              double beta, const std::vector<IndexSegment> &index);
 
 } // namespace kf::builtin::ideas

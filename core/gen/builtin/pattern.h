@@ -1,9 +1,9 @@
 #pragma once
 // The op patterns the built-in generator recognises in a reference's op graph: elementwise chains,
-// reductions along one dim, softmax / log_softmax, LayerNorm, RMSNorm, and (recognised, not yet
-// implemented by the catalogue) matrix products, Conv2D and pooling. Tensors are named as the
-// problem names them; sizes come from the problem's tensor specs, so the generated kernels can
-// bake them in.
+// reductions along one dim, softmax / log_softmax, LayerNorm, RMSNorm, matrix products and Conv2D
+// with their epilogues (and a pooling after the convolution), and pooling alone (recognised, not yet
+// implemented by the catalogue). Tensors are named as the problem names them; sizes come from the
+// problem's tensor specs, so the generated kernels can bake them in.
 #include "eval/protocol.h"
 #include "problem/problem.h"
 #include "util/error.h"

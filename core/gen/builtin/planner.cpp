@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -68,85 +69,252 @@ History history(const GenContext &ctx)
     return h;
 }
 
-// Points at `distance` from `centre` (dims that differ), best first.
-std::vector<Point> neighbours(const IdeaDef &def, const Target &t, const Point &centre, int distance)
+// Each dimension's values sorted by size: a value's position there is how far it is from another.
+std::vector<int> sortedValues(const ParamDim &d)
+{
+    std::vector<int> v = d.values;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+int position(const std::vector<int> &sorted, int value)
+{
+    return int(std::lower_bound(sorted.begin(), sorted.end(), value) - sorted.begin());
+}
+
+// A kernel's point when it is a valid point of its catalogue idea (a local search can start there).
+std::optional<Point> validCentre(const KernelRecord &k, const Target &t, const IdeaDef &def)
+{
+    if (k.result.verdict != Verdict::Correct || !k.params.is_object()) return std::nullopt;
+    Point p = pointFromJson(k.params);
+    for (const ParamDim &d : def.space)
+        if (!p.count(d.name)) return std::nullopt;
+    if (def.check && !def.check(t, p).empty()) return std::nullopt;
+    return p;
+}
+
+// nearPoints over an idea's valid points (already ranked by the cost model).
+std::vector<Point> nearFrom(const IdeaDef &def, const Point &centre, const std::vector<Point> &valid)
+{
+    std::vector<std::pair<Ring, const Point *>> ranked;
+    for (const Point &p : valid)
+        if (p != centre) ranked.push_back({ringOf(def, centre, p), &p});
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<Point> out;
+    for (const auto &[ring, p] : ranked) out.push_back(*p);
+    return out;
+}
+
+std::vector<Point> tuneFrom(const IdeaDef &def, const Point &centre, const std::vector<Point> &valid,
+                            const std::set<Point> &skip)
 {
     std::vector<Point> out;
-    for (Point &p : validPoints(def, t)) {
-        int differ = 0;
-        for (const auto &[k, v] : p) differ += centre.count(k) && centre.at(k) != v ? 1 : 0;
-        if (differ == distance) out.push_back(std::move(p));
+    // A centre no kernel was measured at comes first.
+    if (!skip.count(centre) && std::find(valid.begin(), valid.end(), centre) != valid.end()) out.push_back(centre);
+    for (Point &p : nearFrom(def, centre, valid)) {
+        if (int(out.size()) >= kPointsPerSearch) break;
+        if (!skip.count(p)) out.push_back(std::move(p));
     }
     return out;
 }
+
+// Valid points of each idea, computed once per call.
+class ValidCache {
+public:
+    explicit ValidCache(const Target &t) : m_t(t) {}
+    const std::vector<Point> &of(const IdeaDef &def)
+    {
+        auto it = m_points.find(def.id);
+        if (it == m_points.end()) it = m_points.emplace(def.id, validPoints(def, m_t)).first;
+        return it->second;
+    }
+
+private:
+    const Target &m_t;
+    std::map<std::string, std::vector<Point>> m_points;
+};
+
+PointSets replay(const GenContext &ctx, ValidCache &valid)
+{
+    PointSets done;
+    auto keep = [&](const KernelRecord &k) {
+        if (k.params.is_object()) done[ideaOf(k)].insert(pointFromJson(k.params));
+    };
+    for (std::size_t i = 0; i < ctx.tried.size();) {
+        // One round at a time: its ideas were planned from what earlier rounds generated, and its
+        // local searches share out the points between them.
+        std::size_t end = i;
+        std::int64_t first = ctx.tried[i].node;
+        while (end < ctx.tried.size() && ctx.tried[end].round == ctx.tried[i].round) first = std::min(first, ctx.tried[end++].node);
+        // Kernels kept now that were measured before this round was planned (nodes grow).
+        for (const auto *list : {&ctx.topK, &ctx.bank})
+            for (const KernelRecord &k : *list)
+                if (k.node < first) keep(k);
+        PointSets claimed, drawn;
+        for (; i < end; ++i) {
+            const IdeaRecord &r = ctx.tried[i];
+            const std::string cat = catalogueId(r.ideaId);
+            if (!r.points.empty()) {
+                for (const nlohmann::json &j : r.points) {
+                    const std::string id = j.is_object() && j.contains("idea") && j["idea"].is_string()
+                                               ? j["idea"].get<std::string>()
+                                               : cat;
+                    drawn[id].insert(pointFromJson(j));
+                    claimed[id].insert(pointFromJson(j));
+                }
+                continue;
+            }
+            const IdeaDef *def = findIdea(cat);
+            int left = r.correct + r.failed;
+            if (!def) continue;
+            std::set<Point> &already = done[cat];
+            if (isTuneId(r.ideaId)) {
+                const auto centre = tuneCentre(r.ideaId);
+                if (!centre) continue;
+                std::set<Point> skip = already;
+                skip.insert(claimed[cat].begin(), claimed[cat].end());
+                for (const Point &p : tuneFrom(*def, *centre, valid.of(*def), skip)) {
+                    claimed[cat].insert(p);
+                    if (left-- > 0) drawn[cat].insert(p);
+                }
+            } else {
+                for (const Point &p : valid.of(*def)) {
+                    if (left <= 0) break;
+                    if (!already.count(p) && drawn[cat].insert(p).second) --left;
+                }
+            }
+        }
+        for (auto &[id, points] : drawn) done[id].insert(points.begin(), points.end());
+    }
+    for (const auto *list : {&ctx.topK, &ctx.bank})
+        for (const KernelRecord &k : *list) keep(k);
+    return done;
+}
+
+// Where an option stands in the round: fresh ideas and local searches near the top-k kernels
+// first (by expected gain), then near the bank's kernels of other ideas, then farther out, then
+// ideas the model expects to be slow.
+enum Group { Primary, NearBank, Wider, Slow };
 
 struct Option {
     Idea idea;
     double gain = 1; // expected speedup over the best so far (or the eager baseline)
     int tier = 0;    // 0: needs satisfied; 1: builds on an idea proposed in the same round
+    Group group = Primary;
+    // A local search: its idea, centre, the kernel it starts from (none: the model's best point),
+    // the ring of its nearest point not generated yet, and its why once its points are known.
+    const IdeaDef *def = nullptr;
+    Point centre;
+    const KernelRecord *from = nullptr;
+    Ring ring;
+    double fromMs = 0;
+    std::function<std::string(const std::vector<Point> &)> why;
 };
 
 } // namespace
 
 std::string catalogueId(const std::string &ideaId) { return ideaId.substr(0, ideaId.find('~')); }
 
-std::string tuneId(const std::string &catalogue, const Point &centre)
+std::string tuneId(const std::string &catalogue, const Point &centre, int nth)
 {
-    return catalogue + "~near(" + pointText(centre) + ")";
+    return catalogue + "~near(" + pointText(centre) + ")" + (nth > 1 ? "~" + std::to_string(nth) : std::string());
 }
 
 bool isTuneId(const std::string &ideaId) { return ideaId.find("~near(") != std::string::npos; }
 
+std::optional<Point> tuneCentre(const std::string &ideaId)
+{
+    const std::size_t open = ideaId.find("~near(");
+    if (open == std::string::npos) return std::nullopt;
+    const std::size_t close = ideaId.find(')', open);
+    if (close == std::string::npos) return std::nullopt;
+    const std::string inside = ideaId.substr(open + 6, close - open - 6);
+    Point centre;
+    for (std::size_t pos = 0; pos < inside.size();) {
+        const std::size_t comma = inside.find(", ", pos), eq = inside.find('=', pos);
+        if (eq == std::string::npos || (comma != std::string::npos && eq > comma)) return std::nullopt;
+        const std::size_t end = comma == std::string::npos ? inside.size() : comma;
+        char *stop = nullptr;
+        const std::string value = inside.substr(eq + 1, end - eq - 1);
+        const long v = std::strtol(value.c_str(), &stop, 10);
+        if (value.empty() || *stop) return std::nullopt;
+        centre[inside.substr(pos, eq - pos)] = int(v);
+        pos = end + 2;
+    }
+    if (centre.empty()) return std::nullopt;
+    return centre;
+}
+
+Ring ringOf(const IdeaDef &def, const Point &centre, const Point &p)
+{
+    Ring r;
+    for (const ParamDim &d : def.space) {
+        auto a = centre.find(d.name), b = p.find(d.name);
+        if (a == centre.end() || b == p.end() || a->second == b->second) continue;
+        const std::vector<int> sorted = sortedValues(d);
+        const int steps = std::max(1, std::abs(position(sorted, a->second) - position(sorted, b->second)));
+        ++r.changed;
+        r.reach = std::max(r.reach, steps);
+    }
+    return r;
+}
+
+std::string ringText(const Ring &r)
+{
+    static const char *const counts[] = {"no", "one", "two", "three", "four", "five", "six"};
+    const std::string n = r.changed < 7 ? counts[r.changed] : std::to_string(r.changed);
+    if (r.changed == 0) return "the centre itself";
+    const std::string what = n + (r.changed == 1 ? " parameter" : " parameters");
+    if (r.reach <= 1) return what + (r.changed == 1 ? " moved to a neighbouring value" : " each moved to a neighbouring value");
+    return what + " moved up to " + std::to_string(r.reach) + " values away";
+}
+
 std::vector<Point> nearPoints(const IdeaDef &def, const Target &t, const Point &centre)
 {
-    std::vector<Point> out = neighbours(def, t, centre, 1);
-    for (Point &p : neighbours(def, t, centre, 2)) out.push_back(std::move(p));
+    return nearFrom(def, centre, validPoints(def, t));
+}
+
+std::vector<Point> tunePoints(const IdeaDef &def, const Target &t, const Point &centre, const std::set<Point> &skip)
+{
+    return tuneFrom(def, centre, validPoints(def, t), skip);
+}
+
+std::vector<Point> pointsFor(const IdeaDef &def, const Target &t, const std::string &ideaId, const nlohmann::json &params,
+                             const std::set<Point> &done)
+{
+    std::vector<Point> out;
+    if (isTuneId(ideaId) && params.is_object() && params.contains("points") && params["points"].is_array()) {
+        const std::vector<Point> valid = validPoints(def, t);
+        for (const nlohmann::json &j : params["points"]) {
+            Point p = pointFromJson(j);
+            if (!done.count(p) && std::find(valid.begin(), valid.end(), p) != valid.end() &&
+                std::find(out.begin(), out.end(), p) == out.end())
+                out.push_back(std::move(p));
+        }
+        return out;
+    }
+    if (isTuneId(ideaId)) {
+        std::optional<Point> centre;
+        if (params.is_object() && params.contains("centre")) centre = pointFromJson(params["centre"]);
+        else centre = tuneCentre(ideaId);
+        return centre ? tunePoints(def, t, *centre, done) : out;
+    }
+    for (Point &p : validPoints(def, t))
+        if (!done.count(p)) out.push_back(std::move(p));
     return out;
 }
 
-std::vector<Point> pointsFor(const IdeaDef &def, const Target &t, const std::string &ideaId, const nlohmann::json &params)
+PointSets generatedPoints(const GenContext &ctx, const Target &t)
 {
-    if (isTuneId(ideaId) && params.is_object() && params.contains("centre"))
-        return nearPoints(def, t, pointFromJson(params["centre"]));
-    return validPoints(def, t);
+    ValidCache valid(t);
+    return replay(ctx, valid);
 }
 
 std::set<Point> generatedPoints(const GenContext &ctx, const Target &t, const std::string &catalogue)
 {
-    std::set<Point> done;
-    auto kept = [&] {
-        for (const auto *list : {&ctx.topK, &ctx.bank})
-            for (const KernelRecord &k : *list)
-                if (ideaOf(k) == catalogue) done.insert(pointFromJson(k.params));
-        return done;
-    };
-    const IdeaDef *def = findIdea(catalogue);
-    if (!def) return kept();
-    // Replay history first: each idea skipped what earlier ones drew, not what is kept now.
-    for (const IdeaRecord &r : ctx.tried) {
-        if (catalogueId(r.ideaId) != catalogue) continue;
-        nlohmann::json params;
-        if (isTuneId(r.ideaId)) {
-            // The centre is spelled in the id: "idea~near(BLOCK=512, VEC=4)".
-            Point centre;
-            std::string inside = r.ideaId.substr(r.ideaId.find("~near(") + 6);
-            inside = inside.substr(0, inside.rfind(')'));
-            for (std::size_t pos = 0; pos < inside.size();) {
-                std::size_t comma = inside.find(", ", pos), eq = inside.find('=', pos);
-                if (eq == std::string::npos) break;
-                std::size_t end = comma == std::string::npos ? inside.size() : comma;
-                centre[inside.substr(pos, eq - pos)] = std::atoi(inside.substr(eq + 1, end - eq - 1).c_str());
-                pos = end + 2;
-            }
-            params = {{"centre", pointJson(centre)}};
-        }
-        int left = r.correct + r.failed;
-        for (const Point &p : pointsFor(*def, t, r.ideaId, params)) {
-            if (left <= 0) break;
-            if (done.insert(p).second) --left;
-        }
-    }
-    return kept();
+    PointSets all = generatedPoints(ctx, t);
+    return std::move(all[catalogue]);
 }
 
 KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem)
@@ -276,53 +444,150 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
             }
     }
 
-    // Local searches around the best kernels' parameter points, worth more when the resources
-    // say the point is a poor fit (spills, low occupancy).
-    std::set<std::string> tuned;
-    for (std::size_t i = 0; i < ctx.topK.size() && i < 3; ++i) {
-        const KernelRecord &k = ctx.topK[i];
-        const IdeaDef *def = findIdea(ideaOf(k));
-        const Point centre = pointFromJson(k.params);
-        // One local search per idea, around its fastest kernel, and only near the best time.
-        if (!def || centre.empty() || k.result.verdict != Verdict::Correct || tuned.count(def->id) ||
-            measuredMs(k) > 1.5 * bestMs)
-            continue;
-        tuned.insert(def->id);
-        const std::string id = tuneId(def->id, centre);
-        if (h.onParent.count({k.node, id})) continue;
-        const std::set<Point> done = generatedPoints(ctx, t, def->id);
-        const auto near = nearPoints(*def, t, centre);
-        if (std::all_of(near.begin(), near.end(), [&](const Point &p) { return done.count(p) > 0; })) continue;
-        const KernelHealth health = kernelHealth(k, ctx.problem);
+    // Once something is measured, ideas the model expects at under half the best's speed wait
+    // until nothing else is left.
+    if (best)
+        for (Option &o : options)
+            if (o.gain < 0.5) o.group = Slow;
+    // Ideas whose needs will not get a correct kernel (they failed, or do not apply here) are tried
+    // without them once nothing else is left.
+    std::set<std::string> waiting;
+    for (const IdeaDef *d : fresh) waiting.insert(d->id);
+    for (const IdeaDef *d : fresh) {
+        if (proposed.count(d->id)) continue;
+        std::string failed;
+        bool blocked = false;
+        for (const auto &n : d->needs) {
+            if (h.established.count(n)) continue;
+            blocked = blocked || waiting.count(n) > 0;
+            failed += (failed.empty() ? "" : "; ") + n +
+                      (h.tried.count(n) ? " failed" + (h.failure.count(n) ? " (" + h.failure.at(n) + ")" : std::string())
+                                        : std::string(" does not apply here"));
+        }
+        if (blocked) continue;
+        consider(*d, 1);
+        options.back().group = Slow;
+        options.back().idea.why = context + ". " + failed + ", so " + d->id + " is tried without it";
+    }
+
+    // Local searches: around each kept kernel of a catalogue idea, its nearest points not generated
+    // yet, one ring wider each time the nearer ones are done; around the model's best point for
+    // an idea tried without a kept kernel.
+    ValidCache valid(t);
+    PointSets done = replay(ctx, valid);
+    std::map<std::string, int> searches; // local searches so far, by id without the count
+    for (const IdeaRecord &r : ctx.tried)
+        if (isTuneId(r.ideaId)) ++searches[r.ideaId.substr(0, r.ideaId.find(')', r.ideaId.find("~near(")) + 1)];
+    std::set<std::pair<std::string, Point>> centres;
+    std::set<std::string> topIdeas;
+    for (const KernelRecord &k : ctx.topK) topIdeas.insert(ideaOf(k));
+    auto searchAround = [&](const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top) {
+        if (!centres.insert({def.id, centre}).second || proposed.count(def.id)) return;
+        const std::vector<Point> next = tuneFrom(def, centre, valid.of(def), done[def.id]);
+        if (next.empty()) return;
         Option o;
-        o.idea.id = id;
-        o.idea.title = def->title + ", neighbouring parameters";
-        o.idea.text = "Try the parameter points next to " + pointText(centre) + " for " + def->id +
-                      ", one value changed at a time: the cost model ranks them, the GPU decides.";
-        o.idea.parentNode = k.node;
-        o.idea.params = {{"idea", def->id}, {"centre", pointJson(centre)}};
+        o.def = &def;
+        o.centre = centre;
+        o.from = from;
+        o.ring = ringOf(def, centre, next.front());
+        o.fromMs = from ? measuredMs(*from) : 0;
+        const bool near = o.ring.reach <= 1 && o.ring.changed <= 2;
+        o.group = !from ? Slow : !near ? Wider : top ? Primary : NearBank;
+        const std::string base = tuneId(def.id, centre);
+        o.idea.id = tuneId(def.id, centre, searches[base] + 1);
+        o.idea.title = def.title + (near ? ", neighbouring parameters" : ", wider parameter search");
+        o.idea.parentNode = from ? from->node : 0;
+        o.idea.params = {{"idea", def.id}, {"centre", pointJson(centre)}};
+        const KernelHealth health = from ? kernelHealth(*from, ctx.problem) : KernelHealth{};
         o.gain = health.spillBytes > 0 ? 1.25 : health.occupancy < 0.25 ? 1.12 : 1.02;
-        o.idea.why = ideaOf(k) + " at " + pointText(centre) + " measured " + ms(measuredMs(k)) + ", " +
-                     times(measuredMs(k) / floor) + " the memory floor" +
-                     (health.note.empty() ? "" : "; it " + health.note) +
-                     "; its neighbouring parameter points may fit this GPU better";
+        const std::size_t total = valid.of(def).size(), measured = done[def.id].size();
+        std::string start;
+        if (from) {
+            start = def.id + " kernel #" + std::to_string(from->node) + " (" + pointText(centre) + ") measured " +
+                    ms(o.fromMs) + ", " + times(o.fromMs / floor) + " the memory floor of " + ms(floor);
+            if (best && from->node == best->node) start += ", the fastest so far";
+            else if (bestMs > 0) start += ", " + times(o.fromMs / bestMs) + " the fastest (" + ms(bestMs) + ")";
+            if (!health.note.empty()) start += "; it " + health.note;
+        } else {
+            double ideaMs = 0;
+            std::string failure;
+            for (const IdeaRecord &r : ctx.tried)
+                if (catalogueId(r.ideaId) == def.id) {
+                    if (r.bestMs > 0 && (ideaMs == 0 || r.bestMs < ideaMs)) ideaMs = r.bestMs;
+                    if (!r.failure.empty()) failure = r.failure;
+                }
+            start = "no kernel of " + def.id + " is kept";
+            if (ideaMs > 0) start += " (its best measured " + ms(ideaMs) + ", " + times(ideaMs / floor) + " the memory floor)";
+            else if (!failure.empty()) start += " (its candidates failed: " + failure + ")";
+            start += "; the search starts from the point the cost model ranks first among those not measured, " +
+                     pointText(centre);
+        }
+        o.why = [start, total, measured, &def, centre](const std::vector<Point> &points) {
+            const Ring first = ringOf(def, centre, points.front()), last = ringOf(def, centre, points.back());
+            return start + "; " + std::to_string(measured) + " of its " + std::to_string(total) +
+                   " valid points are measured, and the next " + std::to_string(points.size()) + " around it have " +
+                   ringText(first) + (last != first ? ", then " + ringText(last) : "") + ", best first by the cost model";
+        };
+        o.idea.text = "Measure " + def.id + " at the parameter points around " + pointText(centre) +
+                      ", nearest first (one value moved at a time, then two, then farther): the cost model ranks them, "
+                      "the GPU decides.";
         options.push_back(std::move(o));
+    };
+    for (const KernelRecord &k : ctx.topK)
+        if (const IdeaDef *def = findIdea(ideaOf(k)); def && def->whyNot(t).empty())
+            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, true);
+    for (const KernelRecord &k : ctx.bank)
+        if (const IdeaDef *def = findIdea(ideaOf(k)); def && !topIdeas.count(def->id) && def->whyNot(t).empty())
+            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, false);
+    // The rest of every tried idea's space, from the kernels above when they reach it, else from
+    // the model's best point.
+    for (const IdeaDef &d : catalogue()) {
+        if (!h.tried.count(d.id) && !h.established.count(d.id)) continue;
+        if (d.whyNot(t).empty() && !valid.of(d).empty()) {
+            bool open = false;
+            for (const Option &o : options)
+                open = open || (o.def == &d);
+            const std::set<Point> &gen = done[d.id];
+            const bool left = std::any_of(valid.of(d).begin(), valid.of(d).end(),
+                                          [&](const Point &p) { return !gen.count(p); });
+            if (!open && left) {
+                // The model's best point not generated yet, so the search starts where nothing is known.
+                for (const Point &p : valid.of(d))
+                    if (!gen.count(p)) {
+                        searchAround(d, p, nullptr, false);
+                        break;
+                    }
+            }
+        }
     }
 
     std::stable_sort(options.begin(), options.end(), [](const Option &a, const Option &b) {
-        if (a.tier != b.tier) return a.tier < b.tier;
-        return a.gain > b.gain;
+        if (a.group != b.group) return a.group < b.group;
+        if (a.group == Primary) {
+            if (a.tier != b.tier) return a.tier < b.tier;
+            return a.gain > b.gain;
+        }
+        if (a.def && b.def && a.ring != b.ring) return a.ring < b.ring;
+        return (a.def != nullptr) > (b.def != nullptr) || ((a.def != nullptr) == (b.def != nullptr) && a.fromMs < b.fromMs);
     });
-    // Once something is measured, ideas the model expects at under half the best's speed only run
-    // when nothing else is left.
-    const bool others = std::any_of(options.begin(), options.end(), [](const Option &o) { return o.gain >= 0.5; });
-    if (best && others)
-        options.erase(std::remove_if(options.begin(), options.end(), [](const Option &o) { return o.gain < 0.5; }),
-                      options.end());
     std::vector<Idea> out;
+    PointSets claimed; // points given to local searches of this round
     for (Option &o : options) {
         if (int(out.size()) >= count) break;
         if (h.onParent.count({o.idea.parentNode, o.idea.id})) continue;
+        if (o.def) {
+            std::set<Point> skip = done[o.def->id];
+            skip.insert(claimed[o.def->id].begin(), claimed[o.def->id].end());
+            const std::vector<Point> points = tuneFrom(*o.def, o.centre, valid.of(*o.def), skip);
+            if (points.empty()) continue;
+            nlohmann::json list = nlohmann::json::array();
+            for (const Point &p : points) {
+                claimed[o.def->id].insert(p);
+                list.push_back(pointJson(p));
+            }
+            o.idea.params["points"] = std::move(list);
+            o.idea.why = o.why(points);
+        }
         out.push_back(std::move(o.idea));
     }
     return out;

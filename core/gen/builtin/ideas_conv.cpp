@@ -1,0 +1,265 @@
+// Conv2D (groups 1, dilation 1) as an implicit GEMM on the tensor cores, with its bias and
+// elementwise epilogue: 3xTF32 (fp32-accurate) or, under the loose policy, single-pass TF32; and
+// with a max pooling after it, the pooling fused into the epilogue.
+#include "gen/builtin/ideas.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace kf::builtin::ideas {
+
+namespace {
+
+constexpr double kTf32Tflops = 494; // dense H200 rate
+
+struct Conv {
+    std::int64_t batch = 0, inC = 0, inH = 0, inW = 0, outC = 0, kh = 0, kw = 0, outH = 0, outW = 0;
+    std::int64_t pixels() const { return outH * outW; }
+    std::int64_t gemmM() const { return batch * pixels(); }
+    std::int64_t taps() const { return inC * kh * kw; }
+    double flops() const { return 2.0 * double(gemmM()) * double(outC) * double(taps()); }
+};
+
+std::string convOf(const Target &t, Conv &c)
+{
+    const Pattern &p = t.pattern;
+    if (!p.conv) return "the pattern has no convolution";
+    const ConvSpec &s = *p.conv;
+    if (s.groups != 1) return "grouped convolution (groups = " + std::to_string(s.groups) + ") is not supported";
+    if (s.dilation[0] != 1 || s.dilation[1] != 1) return "dilated convolution is not supported";
+    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    const TensorSpec *x = t.problem ? t.problem->tensor(s.x) : nullptr;
+    const TensorSpec *w = t.problem ? t.problem->tensor(s.weight) : nullptr;
+    if (!x || !w) return "an operand is not a tensor of the problem";
+    if (x->dtype != DType::F32 || w->dtype != DType::F32) return "an operand is not float32";
+    if (x->shape.size() != 4 || w->shape.size() != 4 || s.outShape.size() != 4)
+        return "only batched 4-D inputs are supported";
+    c.batch = x->shape[0], c.inC = x->shape[1], c.inH = x->shape[2], c.inW = x->shape[3];
+    c.outC = w->shape[0], c.kh = w->shape[2], c.kw = w->shape[3];
+    c.outH = s.outShape[2], c.outW = s.outShape[3];
+    if (w->shape[1] != c.inC) return "the weight's input channels do not match the input";
+    if (numel(x->shape) >= INT_MAX || double(c.gemmM()) * double(c.outC) >= double(INT_MAX))
+        return "the tensors are too large for 32-bit offsets";
+    if (c.inH >= 0x4000 || c.inW >= 0x4000 || c.kh >= 0x4000 || c.kw >= 0x4000)
+        return "the input or kernel is too large for the packed tap shifts";
+    if (p.program.shape != s.outShape) return "the epilogue reshapes the convolution's output";
+    return {};
+}
+
+Conv conv(const Target &t)
+{
+    Conv c;
+    convOf(t, c);
+    return c;
+}
+
+std::string plainConv(const Target &t)
+{
+    Conv c;
+    if (auto why = convOf(t, c); !why.empty()) return why;
+    return t.pattern.pool ? "the pooling after the convolution is fused by conv_implicit_gemm_pool" : "";
+}
+
+std::string pooledConv(const Target &t)
+{
+    Conv c;
+    if (auto why = convOf(t, c); !why.empty()) return why;
+    if (!t.pattern.pool) return "no pooling follows the convolution";
+    const PoolSpec &s = *t.pattern.pool;
+    if (!s.max) return "average pooling is not fused";
+    if (s.dilation[0] != 1 || s.dilation[1] != 1) return "dilated pooling is not fused";
+    if (s.ceilMode) return "ceil_mode pooling is not fused";
+    if (s.outShape.size() != 4) return "the pooled output is not 4-D";
+    return {};
+}
+
+TileShape tile(int bm, int bn, int bk, int wm, int wn, int stages, int minBlocks)
+{
+    return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"MIN_BLOCKS", minBlocks}};
+}
+const std::vector<std::string> kMeanings{"block tile of output pixels", "block tile of output channels",
+                                         "taps per pipeline stage", "warp tile of pixels", "warp tile of channels",
+                                         "cp.async pipeline stages", "blocks per SM the registers are sized for",
+                                         "TF32 passes per product (3: compensated split)"};
+
+const std::vector<TileShape> kTf32x3Tiles{
+    tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(128, 96, 32, 32, 48, 3, 1),
+    tile(64, 96, 32, 32, 48, 4, 3), tile(128, 128, 32, 32, 64, 3, 1)};
+const std::vector<TileShape> kTf32Tiles{
+    tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(64, 96, 32, 32, 48, 3, 1),
+    tile(128, 128, 32, 64, 32, 3, 1)};
+const std::vector<TileShape> kPoolTiles = [] {
+    std::vector<TileShape> v;
+    for (int split : {3, 1})
+        for (TileShape s : {tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(128, 96, 32, 32, 48, 3, 1)}) {
+            s.push_back({"SPLIT", split});
+            v.push_back(s);
+        }
+    return v;
+}();
+
+int convSmem(const Conv &c, const Point &p)
+{
+    const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
+    return int(p.at("STAGES") * (bm + bn) * (bk + 4) * 4 + cdiv(c.taps(), bk) * bk * 8 + bm * 16);
+}
+
+std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Point &p)
+{
+    if (auto why = tileListed(tiles, p); !why.empty()) return why;
+    const Conv c = conv(t);
+    // The templates' static checks: threads map onto the taps of the A gather and onto the
+    // 16-byte (or, with taps not a multiple of 4, 4-byte) chunks of the weight rows.
+    const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
+    const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
+    const int chunks = bk / (c.taps() % 4 == 0 ? 4 : 1);
+    if (threads % bk != 0 || (bm * bk) % threads != 0) return "the A gather does not map the threads onto the taps";
+    if (threads % chunks != 0 || bn % (threads / chunks) != 0)
+        return "weight tile copies do not spread evenly over " + std::to_string(threads) + " threads";
+    if (p.count("SPLIT") && bn * (bm + 4) > p.at("STAGES") * (bm + bn) * (bk + 4))
+        return "the conv tile does not fit where the pipeline stages were";
+    const int smem = convSmem(c, p);
+    if (smem > 227 * 1024)
+        return std::to_string(smem) + " bytes of shared memory (stages and tap table) exceed the 227 KB of a block";
+    return {};
+}
+
+// `fraction`: of the TF32 rate, as the template reached it at its 128x96 tile on the seed conv.
+Estimate convEstimate(const Target &t, const Point &p, double peak, double fraction, const std::string &how)
+{
+    const Conv c = conv(t);
+    const int bm = p.at("BM"), bn = p.at("BN");
+    const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
+    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
+                        (double(bm) * bn);
+    const double reuse = std::min(1.0, double(bm) * bn / (bm + bn) / (128.0 * 96 / 224));
+    const int smem = convSmem(c, p);
+    const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, 233472 / (smem + 1024)}));
+    return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm,
+                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
+                               " channels x " + std::to_string(c.taps()) + " taps");
+}
+
+TemplateValues convValues(const std::string &id, const Target &t)
+{
+    const Conv c = conv(t);
+    const ConvSpec &s = *t.pattern.conv;
+    TemplateValues v{
+        {"BATCH", std::to_string(c.batch)},   {"IN_C", std::to_string(c.inC)},
+        {"IN_H", std::to_string(c.inH)},      {"IN_W", std::to_string(c.inW)},
+        {"OUT_C", std::to_string(c.outC)},    {"KH", std::to_string(c.kh)},
+        {"KW", std::to_string(c.kw)},         {"STRIDE_H", std::to_string(s.stride[0])},
+        {"STRIDE_W", std::to_string(s.stride[1])}, {"PAD_H", std::to_string(s.pad[0])},
+        {"PAD_W", std::to_string(s.pad[1])},  {"DIL_H", std::to_string(s.dilation[0])},
+        {"DIL_W", std::to_string(s.dilation[1])}, {"OUT_H", std::to_string(c.outH)},
+        {"OUT_W", std::to_string(c.outW)},    {"X", s.x},
+        {"WEIGHT", s.weight},
+    };
+    Leaf bias;
+    if (!s.bias.empty()) bias = Leaf{s.bias, {c.outC}, {c.outC, 1, 1}}; // per output channel
+    // NCHW output, row = b * OH*OW + p and col = the channel: p innermost, then col, then b.
+    const std::string p = std::to_string(c.pixels());
+    const std::vector<IndexSegment> index{{1, c.pixels(), "(row % " + p + ")"},
+                                          {c.pixels(), c.outC, "col"},
+                                          {c.pixels() * c.outC, c.batch, "(row / " + p + ")"}};
+    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, 1, 1, index)) v[k] = val;
+    return v;
+}
+
+} // namespace
+
+void addConv(std::vector<IdeaDef> &out)
+{
+    const std::vector<PatternKind> kinds{PatternKind::Conv2d};
+    const std::string implicit =
+        "Compute the convolution as an implicit GEMM: M = batch x output pixels (rows), N = output channels "
+        "(columns), K = input channels x kernel taps. The A tile is gathered straight from the input by cp.async "
+        "with zero-fill for the padding; the k -> (channel, r, s) decomposition is precomputed once per block into "
+        "a shared-memory table of offsets, and each output row's window corner into another, so the gather does "
+        "no division. The weight already is an [N][K] matrix. The bias and the elementwise epilogue are applied "
+        "to the accumulators, stored straight into NCHW.";
+    const std::vector<std::string> meanings(kMeanings.begin(), kMeanings.end() - 1);
+
+    out.push_back(IdeaDef{
+        .id = "conv_implicit_gemm_tf32x3",
+        .title = "Implicit GEMM convolution, k-indices precomputed in shared memory (3xTF32)",
+        .text = implicit + " Products use the compensated 3xTF32 split on mma.sync.m16n8k8 (a = a_hi + a_lo, "
+                           "acc += a_lo*b_hi + a_hi*b_lo + a_hi*b_hi in fp32): fp32 accuracy on the tensor cores.",
+        .patterns = kinds,
+        .space = tileSpace(kTf32x3Tiles, meanings),
+        .repairOrder = {"STAGES", "BK", "BM"},
+        .applies = plainConv,
+        .check = [](const Target &t, const Point &p) { return fits(t, kTf32x3Tiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return convEstimate(t, p, kTf32Tflops / 3, 0.23, "makes three TF32 tensor-core passes (3xTF32)");
+            },
+        .values = [](const Target &t, const Point &) { return convValues("conv_implicit_gemm_tf32x3", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_implicit_gemm_tf32",
+        .title = "Implicit GEMM convolution, k-indices precomputed in shared memory (TF32)",
+        .text = implicit + " Operands are rounded to TF32 and multiplied once by mma.sync.m16n8k8 with fp32 "
+                           "accumulation: about 1e-3 relative error per product (loose tolerance), three times the "
+                           "rate of the compensated split.",
+        .patterns = kinds,
+        .needs = {"conv_implicit_gemm_tf32x3"},
+        .space = tileSpace(kTf32Tiles, meanings),
+        .repairOrder = {"STAGES", "BK", "BM"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            return plainConv(t);
+        },
+        .check = [](const Target &t, const Point &p) { return fits(t, kTf32Tiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return convEstimate(t, p, kTf32Tflops, 0.12, "makes one TF32 tensor-core pass");
+            },
+        .values = [](const Target &t, const Point &) { return convValues("conv_implicit_gemm_tf32", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_implicit_gemm_pool",
+        .title = "Fuse ReLU and max-pool into the convolution epilogue",
+        .text = "The convolution's output never goes to memory: compute it as the implicit GEMM (offsets "
+                "precomputed in shared memory), apply the bias and the activation to the accumulators, write the "
+                "block's tile into shared memory and compute every pooling window that touches it. A window held "
+                "entirely by the block is stored; one split between blocks is combined with an atomic float max "
+                "into the output, which a first launch fills with -inf. SPLIT=3 makes the products with the "
+                "fp32-accurate 3xTF32 split; SPLIT=1, single-pass TF32, only under the loose policy.",
+        .patterns = kinds,
+        .space = tileSpace(kPoolTiles, kMeanings),
+        .repairOrder = {"STAGES", "BK", "MIN_BLOCKS"},
+        .applies = pooledConv,
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (p.at("SPLIT") == 1)
+                if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            return fits(t, kPoolTiles, p);
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return p.at("SPLIT") == 3
+                           ? convEstimate(t, p, kTf32Tflops / 3, 0.18, "makes three TF32 passes (3xTF32), pooling in shared memory")
+                           : convEstimate(t, p, kTf32Tflops, 0.083, "makes one TF32 pass, pooling in shared memory");
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = convValues("conv_implicit_gemm_pool", t);
+                const PoolSpec &s = *t.pattern.pool;
+                v["POOL_KH"] = std::to_string(s.kernel[0]);
+                v["POOL_KW"] = std::to_string(s.kernel[1]);
+                v["POOL_SH"] = std::to_string(s.stride[0]);
+                v["POOL_SW"] = std::to_string(s.stride[1]);
+                v["POOL_PAD_H"] = std::to_string(s.pad[0]);
+                v["POOL_PAD_W"] = std::to_string(s.pad[1]);
+                v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
+                v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
+                v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
+                return v;
+            },
+    });
+}
+
+} // namespace kf::builtin::ideas

@@ -1,0 +1,429 @@
+// Matrix products (matmul, mm, bmm, linear, addmm) with their bias and elementwise epilogue: fp32
+// register tiles on the CUDA cores, 3xTF32 tensor cores (fp32-accurate), and under the loose
+// policy single-pass TF32 and FP16 tensor cores. Also the helpers the convolution ideas share.
+#include "gen/builtin/ideas.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+
+namespace kf::builtin::ideas {
+
+// ---- shared by the GEMM and convolution ideas ----
+
+std::vector<ParamDim> tileSpace(const std::vector<TileShape> &shapes, const std::vector<std::string> &meanings)
+{
+    std::vector<ParamDim> dims;
+    for (const TileShape &s : shapes)
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            auto it = std::find_if(dims.begin(), dims.end(), [&](const ParamDim &d) { return d.name == s[i].first; });
+            if (it == dims.end()) {
+                dims.push_back({s[i].first, {}, i < meanings.size() ? meanings[i] : s[i].first});
+                it = dims.end() - 1;
+            }
+            if (std::find(it->values.begin(), it->values.end(), s[i].second) == it->values.end())
+                it->values.push_back(s[i].second);
+        }
+    return dims;
+}
+
+std::string tileListed(const std::vector<TileShape> &shapes, const Point &p)
+{
+    for (const TileShape &s : shapes) {
+        bool all = true;
+        for (const auto &[name, value] : s) all = all && p.count(name) && p.at(name) == value;
+        if (all) return {};
+    }
+    return "the tile shape " + pointText(p) + " is not one of the shapes known to compile without spills";
+}
+
+std::string needsLoose(const Target &t, const std::string &what)
+{
+    return t.policy == Policy::Loose ? "" : what + " is only admitted under the loose policy";
+}
+
+Estimate computeEstimate(const Target &t, double flops, double peakTflops, double fraction, double tiles, int threads,
+                         int perSm, const std::string &how)
+{
+    // The memory floor the planner measures against: the problem's bytes at ~4 TB/s.
+    const double bytes = t.problem ? t.problem->bytes() : t.inputBytes + t.paramBytes + t.outputBytes;
+    const double memorySeconds = std::max(bytes, 1.0) / 4.0e12;
+    const double rate = peakTflops * 1e12 * std::max(fraction, 1e-3) * double(t.sms) / 132.0;
+    const double floors = flops / rate / memorySeconds; // the product's time in memory floors
+    const double slots = double(t.sms) * std::max(perSm, 1);
+    const double waves = std::max(1.0, std::ceil(tiles / slots));
+    Estimate e;
+    e.traffic = 1;
+    e.busy = std::clamp(tiles / (waves * slots), 1e-3, 1.0);
+    // relative() = max(1 / 0.85, floors) / busy: memory-bound only for very thin products.
+    e.efficiency = std::min(0.85, 1.0 / std::max(floors, 1e-9));
+    e.reads = how;
+    e.grid = gridText(tiles, threads);
+    if (waves > 1) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " in %.0f waves", waves);
+        e.grid += buf;
+    }
+    return e;
+}
+
+TemplateValues epilogueValues(const std::string &id, const EwProgram &program, const Leaf &bias, double alpha,
+                              double beta, const std::vector<IndexSegment> &index)
+{
+    // The product as the program sees it: alpha * acc + beta * bias, as steps ahead of the program's.
+    EwProgram p = program;
+    std::vector<EwStep> head;
+    EwArg product = EwArg::acc(0);
+    if (alpha != 1) {
+        head.push_back({"mul", {product, EwArg::scalar(alpha)}, "alpha"});
+        product = EwArg::step(int(head.size()) - 1);
+    }
+    if (!bias.tensor.empty() && beta != 0) {
+        p.leaves.push_back(bias);
+        EwArg b = EwArg::leaf(int(p.leaves.size()) - 1);
+        if (beta != 1) {
+            head.push_back({"mul", {b, EwArg::scalar(beta)}, "beta"});
+            b = EwArg::step(int(head.size()) - 1);
+        }
+        head.push_back({"add", {product, b}, "bias"});
+        product = EwArg::step(int(head.size()) - 1);
+    }
+    auto shift = [&](EwArg a) {
+        if (a.kind == EwArg::Kind::Step) a.index += int(head.size());
+        else if (a.kind == EwArg::Kind::Acc) a = product;
+        return a;
+    };
+    for (EwStep &s : p.steps)
+        for (EwArg &a : s.args) a = shift(a);
+    p.result = shift(p.result);
+    p.steps.insert(p.steps.begin(), head.begin(), head.end());
+
+    auto text = loadTemplate(id);
+    const EpilogueCode e = emitEpilogue(p, index, text ? identifiersOf(*text) : std::set<std::string>{});
+    return {{"EPILOGUE", e.expr}, {"EPILOGUE_PARAMS", e.params}, {"EPILOGUE_ARGS", e.args}};
+}
+
+namespace {
+
+// Dense H200 rates (TFLOP/s) and the fractions the templates reached on it (the benchmark of
+// 2026-12-02), at their benchmarked tile shapes.
+constexpr double kFp32Tflops = 67, kTf32Tflops = 494, kFp16Tflops = 989;
+
+// The one product of the pattern, as the templates take it.
+struct Gemm {
+    const GemmSpec *spec = nullptr;
+    std::int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+    Shape out; // the product's shape, as the epilogue indexes it
+};
+
+std::string gemmOf(const Target &t, Gemm &g)
+{
+    const Pattern &p = t.pattern;
+    if (p.gemms.size() != 1)
+        return std::to_string(p.gemms.size()) + " matrix products in one kernel (the templates compute one)";
+    const GemmSpec &s = p.gemms[0];
+    g.spec = &s;
+    if (!p.rowOpAfter.empty()) return "a " + p.rowOpAfter + " after the product is not fused";
+    if (s.transA) return "a transposed first operand is not supported";
+    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    const TensorSpec *a = t.problem ? t.problem->tensor(s.a) : nullptr;
+    const TensorSpec *b = t.problem ? t.problem->tensor(s.b) : nullptr;
+    if (!a || !b) return "an operand is not a tensor of the problem";
+    if (a->dtype != DType::F32 || b->dtype != DType::F32) return "an operand is not float32";
+    if (s.m < 1 || s.n < 1 || s.k < 1 || s.m >= INT_MAX || s.n >= INT_MAX || s.k >= INT_MAX)
+        return "a matrix dim is empty or does not fit an int";
+    g.batch = std::max<std::int64_t>(1, numel(s.batch));
+    if (g.batch > 65535) return "more than 65535 batches";
+    auto stride = [&](const TensorSpec &x, std::int64_t matrix, std::int64_t &out) {
+        if (numel(x.shape) == matrix) out = 0;
+        else if (numel(x.shape) == g.batch * matrix) out = matrix;
+        else return false;
+        return true;
+    };
+    if (!stride(*a, s.m * s.k, g.strideA) || !stride(*b, s.k * s.n, g.strideB))
+        return "an operand broadcasts over part of the batch dims";
+    g.strideC = g.batch > 1 ? s.m * s.n : 0;
+    if (s.op == "aten::linear") {
+        g.out.assign(a->shape.begin(), a->shape.end() - 1);
+        g.out.push_back(s.n);
+    } else {
+        g.out = s.batch;
+        g.out.push_back(s.m);
+        g.out.push_back(s.n);
+    }
+    if (p.program.shape != g.out) return "the epilogue reshapes the product (" + shapeText(p.program.shape) + ")";
+    return {};
+}
+
+std::string gemmApplies(const Target &t)
+{
+    Gemm g;
+    return gemmOf(t, g);
+}
+
+Gemm gemm(const Target &t)
+{
+    Gemm g;
+    gemmOf(t, g);
+    return g;
+}
+
+double gemmFlops(const Gemm &g) { return 2.0 * double(g.batch) * double(g.spec->m) * double(g.spec->n) * double(g.spec->k); }
+
+// The fraction of a block tile that holds real outputs, times how close its operand reuse
+// (BM*BN/(BM+BN)) comes to the benchmarked tile's.
+double tileFit(std::int64_t m, std::int64_t n, int bm, int bn, double reference)
+{
+    const double used = double(std::min<std::int64_t>(m, bm)) * double(std::min<std::int64_t>(n, bn)) / (double(bm) * bn);
+    return used * std::min(1.0, double(bm) * bn / (bm + bn) / reference);
+}
+
+TemplateValues gemmValues(const std::string &id, const Target &t)
+{
+    const Gemm g = gemm(t);
+    const GemmSpec &s = *g.spec;
+    TemplateValues v{
+        {"M", std::to_string(s.m)},
+        {"N", std::to_string(s.n)},
+        {"K", std::to_string(s.k)},
+        {"BATCH", std::to_string(g.batch)},
+        {"A_BATCH_STRIDE", std::to_string(g.strideA)},
+        {"B_BATCH_STRIDE", std::to_string(g.strideB)},
+        {"C_BATCH_STRIDE", std::to_string(g.strideC)},
+        {"TRANS_B", s.transB ? "true" : "false"},
+        {"A", s.a},
+        {"B", s.b},
+    };
+    Leaf bias;
+    if (!s.bias.empty()) {
+        const TensorSpec *spec = t.problem->tensor(s.bias);
+        bias = Leaf{s.bias, spec ? spec->shape : Shape{s.n}, spec ? spec->shape : Shape{s.n}};
+    }
+    // The output is [batch * M, N] row-major: col innermost, then the row of all batches.
+    const std::string outer =
+        g.batch > 1 ? "((long long)batch * " + std::to_string(s.m) + " + row)" : std::string("row");
+    const std::vector<IndexSegment> index{{1, s.n, "col"}, {s.n, g.batch * s.m, outer}};
+    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, s.alpha, s.beta, index)) v[k] = val;
+    return v;
+}
+
+std::string operandsText(const Target &t)
+{
+    const Gemm g = gemm(t);
+    std::string s = std::to_string(g.spec->m) + "x" + std::to_string(g.spec->n) + "x" + std::to_string(g.spec->k);
+    if (g.batch > 1) s = std::to_string(g.batch) + " x " + s;
+    return s;
+}
+
+// Shared memory (bytes) of the mma templates: cp.async stages of A [BM][BK+4] and B.
+int mmaSmem(const Point &p)
+{
+    const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
+    return p.at("STAGES") * (bm * (bk + 4) + bk * bn + 8 * bk + 4 * bn) * 4;
+}
+
+// The static checks of the templates' tile copies: kCols-wide rows in chunks of `vec` floats
+// spread over the threads (mma templates), or an equal number of chunks per thread (tiled ones).
+std::string copiesSpread(int threads, int rows, int cols, int vec, bool equalShare)
+{
+    const int perRow = cols / vec;
+    const bool ok = equalShare ? (rows * cols) % (vec * threads) == 0
+                               : threads % perRow == 0 && rows % (threads / perRow) == 0;
+    return ok ? "" : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " tile copy does not spread evenly over " +
+                         std::to_string(threads) + " threads";
+}
+
+std::string copiesFit(const Target &t, const Point &p, int threads, bool equalShare)
+{
+    const Gemm g = gemm(t);
+    const GemmSpec &s = *g.spec;
+    const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
+    const int vecA = s.k % 4 == 0 && g.strideA % 4 == 0 ? 4 : 1;
+    const int vecB = (s.transB ? s.k : s.n) % 4 == 0 && g.strideB % 4 == 0 ? 4 : 1;
+    if (auto why = copiesSpread(threads, bm, bk, vecA, equalShare); !why.empty()) return why;
+    return s.transB ? copiesSpread(threads, bn, bk, vecB, equalShare) : copiesSpread(threads, bk, bn, vecB, equalShare);
+}
+
+std::string mmaFits(const Target &t, const std::vector<TileShape> &tiles, const Point &p)
+{
+    if (auto why = tileListed(tiles, p); !why.empty()) return why;
+    return copiesFit(t, p, (p.at("BM") / p.at("WM")) * (p.at("BN") / p.at("WN")) * 32, false);
+}
+
+int residentBlocks(int threads, int registers, int smem, int wanted)
+{
+    int blocks = std::min({32, 2048 / threads, 65536 / std::max(threads * registers, 1)});
+    if (smem > 0) blocks = std::min(blocks, 233472 / (smem + 1024));
+    return std::max(1, wanted > 0 ? std::min(blocks, wanted) : blocks);
+}
+
+const std::vector<TileShape> kSimtTiles{
+    {{"BM", 128}, {"BN", 128}, {"BK", 8}, {"TM", 8}, {"TN", 8}},
+    {{"BM", 128}, {"BN", 128}, {"BK", 16}, {"TM", 8}, {"TN", 8}},
+    {{"BM", 64}, {"BN", 128}, {"BK", 16}, {"TM", 8}, {"TN", 4}},
+};
+const std::vector<std::string> kSimtMeanings{"block tile rows", "block tile columns", "depth of a shared-memory stage",
+                                             "rows per thread", "columns per thread"};
+
+TileShape mma(int bm, int bn, int bk, int wm, int wn, int stages, int minBlocks)
+{
+    return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"MIN_BLOCKS", minBlocks}, {"GROUP_M", 8}};
+}
+const std::vector<std::string> kMmaMeanings{"block tile rows", "block tile columns", "depth of a pipeline stage",
+                                            "warp tile rows", "warp tile columns", "cp.async pipeline stages",
+                                            "blocks per SM the registers are sized for", "block-rows per L2 group"};
+
+const std::vector<TileShape> kTf32x3Tiles{
+    mma(128, 128, 32, 64, 32, 3, 1), mma(128, 128, 32, 64, 32, 4, 1), mma(128, 256, 32, 64, 64, 3, 1),
+    mma(128, 128, 16, 64, 32, 5, 1)};
+const std::vector<TileShape> kTf32Tiles{
+    mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 32, 64, 32, 3, 1), mma(256, 128, 32, 64, 64, 3, 1),
+    mma(64, 128, 32, 32, 64, 4, 2)};
+
+TileShape half(int bm, int bn, int bk, int wm, int wn)
+{
+    return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"MIN_BLOCKS", 1}, {"GROUP_M", 8}};
+}
+const std::vector<std::string> kHalfMeanings{"block tile rows", "block tile columns", "depth of a shared-memory stage",
+                                             "warp tile rows", "warp tile columns",
+                                             "blocks per SM the registers are sized for", "block-rows per L2 group"};
+const std::vector<TileShape> kFp16Tiles{half(128, 256, 32, 64, 64), half(128, 128, 32, 64, 32),
+                                        half(128, 128, 64, 64, 32)};
+
+// An mma.sync product: tensor-core rate `peak` at `fraction` for the benchmarked tile.
+Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fraction, double reference, int smem,
+                     const std::string &how)
+{
+    const Gemm g = gemm(t);
+    const int bm = p.at("BM"), bn = p.at("BN");
+    const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
+    const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
+    const int perSm = residentBlocks(threads, 65536 / (threads * std::max(p.at("MIN_BLOCKS"), 1)), smem, p.at("MIN_BLOCKS"));
+    return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, reference), tiles,
+                           threads, perSm, how + " for the " + operandsText(t) + " product");
+}
+
+} // namespace
+
+void addGemm(std::vector<IdeaDef> &out)
+{
+    const std::vector<PatternKind> kinds{PatternKind::Matmul};
+
+    out.push_back(IdeaDef{
+        .id = "gemm_tiled_fp32",
+        .title = "Shared-memory tiles with register tiling (fp32)",
+        .text = "Each block computes a BMxBN tile of the product and each thread a TMxTN register tile of it, "
+                "made of 4x4 sub-tiles spread over the block tile so that 16-byte shared-memory reads are "
+                "conflict-free. BK-deep slices of A and B are loaded with 16-byte loads one step ahead into "
+                "registers and stored into the other of two shared stages, so one barrier per step suffices. "
+                "Every product is an fp32 FMA: strict accuracy at the CUDA cores' fp32 rate. The bias and the "
+                "elementwise epilogue are applied to the accumulators before the single store.",
+        .patterns = kinds,
+        .space = tileSpace(kSimtTiles, kSimtMeanings),
+        .repairOrder = {"BK", "BM", "TN"},
+        .applies = gemmApplies,
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (auto why = tileListed(kSimtTiles, p); !why.empty()) return why;
+            return copiesFit(t, p, (p.at("BM") / p.at("TM")) * (p.at("BN") / p.at("TN")), true);
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const Gemm g = gemm(t);
+                const int bm = p.at("BM"), bn = p.at("BN"), tm = p.at("TM"), tn = p.at("TN");
+                const int threads = (bm / tm) * (bn / tn);
+                const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
+                const int smem = 2 * p.at("BK") * (bm + bn + 8) * 4;
+                const int perSm = residentBlocks(threads, tm * tn + tm + tn + 48, smem, 0);
+                return computeEstimate(t, gemmFlops(g), kFp32Tflops, 0.6 * tileFit(g.spec->m, g.spec->n, bm, bn, 64),
+                                       tiles, threads, perSm,
+                                       "computes the " + operandsText(t) + " product with fp32 FMAs from shared-memory tiles");
+            },
+        .values = [](const Target &t, const Point &) { return gemmValues("gemm_tiled_fp32", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_mma_tf32x3",
+        .title = "Tensor cores with a compensated 3xTF32 split",
+        .text = "Run the product on the tensor cores without losing fp32 accuracy: split every operand into a TF32 "
+                "high part and a TF32 remainder (a = a_hi + a_lo) and accumulate a_lo*b_hi + a_hi*b_lo + a_hi*b_hi "
+                "in fp32 with mma.sync.m16n8k8, dropping only a_lo*b_lo (about 2^-22 relative). Tiles move "
+                "through a multi-stage cp.async pipeline into padded shared memory and reach the warps through "
+                "ldmatrix; blocks walk the output in L2-friendly groups of rows. Three tensor-core passes per "
+                "product, still several times the CUDA cores' fp32 rate.",
+        .patterns = kinds,
+        .needs = {"gemm_tiled_fp32"},
+        .space = tileSpace(kTf32x3Tiles, kMmaMeanings),
+        .repairOrder = {"STAGES", "BK", "BN"},
+        .applies = gemmApplies,
+        .check = [](const Target &t, const Point &p) { return mmaFits(t, kTf32x3Tiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return mmaEstimate(t, p, kTf32Tflops / 3, 0.31, 64, mmaSmem(p),
+                                   "makes three TF32 tensor-core passes (3xTF32)");
+            },
+        .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_tf32x3", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_mma_tf32",
+        .title = "Single-pass TF32 tensor cores",
+        .text = "Round each fp32 operand to TF32 (11 significant bits) and multiply once on the tensor cores with "
+                "mma.sync.m16n8k8, accumulating in fp32: about 1e-3 relative error per product, inside the loose "
+                "tolerance but not the strict one, at three times the rate of the compensated split. Same "
+                "cp.async pipeline, padded shared memory and grouped block order.",
+        .patterns = kinds,
+        .needs = {"gemm_tiled_fp32"},
+        .space = tileSpace(kTf32Tiles, kMmaMeanings),
+        .repairOrder = {"STAGES", "BN", "BM"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            return gemmApplies(t);
+        },
+        .check = [](const Target &t, const Point &p) { return mmaFits(t, kTf32Tiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return mmaEstimate(t, p, kTf32Tflops, 0.29, 256.0 / 3, mmaSmem(p),
+                                   "makes one TF32 tensor-core pass");
+            },
+        .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_tf32", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_mma_fp16",
+        .title = "FP16 tensor cores with fp32 accumulation",
+        .text = "Read the fp32 operands with 16-byte loads one tile ahead, round them to fp16 as they are stored "
+                "into shared memory, and multiply with mma.sync.m16n8k16 accumulating in fp32: the tensor cores' "
+                "fp16 rate, about 5e-4 relative error per operand (loose tolerance only; values beyond fp16's "
+                "range would overflow).",
+        .patterns = kinds,
+        .needs = {"gemm_tiled_fp32"},
+        .space = tileSpace(kFp16Tiles, kHalfMeanings),
+        .repairOrder = {"BK", "BN"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "an fp16 product (about 5e-4 relative error per operand)"); !why.empty())
+                return why;
+            return gemmApplies(t);
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (auto why = tileListed(kFp16Tiles, p); !why.empty()) return why;
+            // ptxas spills the 128x256 tile's registers when B is stored [N, K], and 4-byte loads
+            // (rows not a multiple of 4 floats) overflow the register budget of every tile.
+            const Gemm g = gemm(t);
+            if (p.at("BN") == 256 && g.spec->transB) return "the 128x256 tile spills with a transposed B";
+            if (g.spec->k % 4 != 0 || (!g.spec->transB && g.spec->n % 4 != 0) || g.strideA % 4 != 0 || g.strideB % 4 != 0)
+                return "rows that are not a multiple of 4 floats need 4-byte loads, which spill";
+            const int threads = (p.at("BM") / p.at("WM")) * (p.at("BN") / p.at("WN")) * 32;
+            return copiesFit(t, p, threads, true);
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
+                const int smem = 2 * (bm * (bk + 8) + bk * bn + 8 * bk + 8 * bn) * 2;
+                return mmaEstimate(t, p, kFp16Tflops, 0.2, 256.0 / 3, smem, "makes one fp16 tensor-core pass");
+            },
+        .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_fp16", t); },
+    });
+}
+
+} // namespace kf::builtin::ideas

@@ -1,0 +1,441 @@
+// The matrix-product and convolution ideas of the catalogue: which problems they take (and why not
+// the others), their epilogues, every point of their spaces rendered, parsed, resolved and compiled
+// with NVRTC for sm_90a without spills (no GPU needed), and how the generator proposes them: fp32
+// first, then the 3xTF32 split; TF32 and FP16 products only under the loose policy.
+#include "gen/builtin/builtin_generator.h"
+#include "gen/builtin/catalogue.h"
+#include "gen/builtin/codegen.h"
+#include "gen/builtin/pattern.h"
+#include "gen/builtin/planner.h"
+#include "kernel/candidate.h"
+#include "kernel/compiler.h"
+#include "support.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace kf;
+using namespace kf::builtin;
+
+namespace {
+
+const std::set<std::string> kLooseOnly{"gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32"};
+
+bool isCompute(const IdeaDef &d) { return d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d); }
+
+template <typename T>
+std::string errorOf(const Result<T> &r)
+{
+    return r.ok() ? std::string() : r.error().text();
+}
+
+Target targetOf(const QString &name, Policy policy, const std::string &variant = {})
+{
+    static std::map<std::string, Problem> problems; // Target keeps a pointer to its problem
+    const std::string key = name.toStdString() + "@" + variant;
+    if (!problems.count(key)) problems[key] = test::shippedProblem(name, variant);
+    const Problem &problem = problems[key];
+    auto p = recognise(test::shippedGraph(name), problem);
+    if (!p) qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
+    return makeTarget(*p, problem, 132, 9, policy);
+}
+
+GenContext contextOf(const QString &name, Policy policy)
+{
+    GenContext ctx = test::contextFor(test::shippedProblem(name), test::shippedGraph(name));
+    ctx.policy = policy;
+    return ctx;
+}
+
+Precision precisionOf(const std::string &idea, const Point &p)
+{
+    if (idea == "gemm_tiled_fp32") return Precision::FP32;
+    if (idea == "gemm_mma_fp16") return Precision::FP16;
+    if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32") return Precision::TF32;
+    if (idea == "conv_implicit_gemm_pool" && p.at("SPLIT") == 1) return Precision::TF32;
+    return Precision::TF32x3;
+}
+
+// Sizes off every multiple of 4 (4-byte copies, partial tiles): a batched product, and a linear
+// layer whose weight is stored [N, K], through addmm with alpha and beta.
+struct Odd {
+    Problem problem;
+    std::vector<OpNode> graph;
+};
+
+const Odd &odd(const std::string &which)
+{
+    static const std::map<std::string, Odd> all = [] {
+        auto toml = [](const std::string &name, const std::string &tensors, const std::string &args) {
+            return "name = \"" + name + "\"\ndescription = \"edge sizes\"\n" + tensors +
+                   "[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return out\n'''\n";
+        };
+        std::map<std::string, Odd> m;
+        m["bmm"] = {test::problemFromToml(toml("odd_bmm",
+                                               "[[inputs]]\nname = \"A\"\nshape = [3, 33, 38]\n"
+                                               "[[inputs]]\nname = \"B\"\nshape = [3, 38, 21]\n"
+                                               "[[outputs]]\nname = \"out\"\nshape = [3, 33, 21]\n",
+                                               "A: Tensor, B: Tensor")),
+                    {test::node("aten::bmm", {"%A.1", "%B.1"}, {"%2"}, {{3, 33, 38}, {3, 38, 21}}, {{3, 33, 21}},
+                                {nullptr, nullptr})}};
+        m["addmm"] = {test::problemFromToml(toml("odd_addmm",
+                                                 "[[inputs]]\nname = \"x\"\nshape = [77, 37]\n"
+                                                 "[[params]]\nname = \"weight\"\nshape = [41, 37]\n"
+                                                 "[[params]]\nname = \"bias\"\nshape = [41]\nfan_in = \"37\"\n"
+                                                 "[[outputs]]\nname = \"out\"\nshape = [77, 41]\n",
+                                                 "x: Tensor, weight: Tensor, bias: Tensor")),
+                      {test::node("aten::t", {"%weight.1"}, {"%2"}, {{41, 37}}, {{37, 41}}, {nullptr}),
+                       test::node("aten::addmm", {"%bias.1", "%x.1", "%2", "%3", "%4"}, {"%5"},
+                                  {{41}, {77, 37}, {37, 41}, {}, {}}, {{77, 41}}, {nullptr, nullptr, nullptr, 0.5, 2.0}),
+                       test::node("aten::tanh", {"%5"}, {"%6"}, {{77, 41}}, {{77, 41}}, {nullptr})}};
+        return m;
+    }();
+    return all.at(which);
+}
+
+Target oddTarget(const std::string &which)
+{
+    const Odd &o = odd(which);
+    auto p = recognise(o.graph, o.problem);
+    if (!p) qFatal("%s: %s", which.c_str(), p.error().text().c_str());
+    return makeTarget(*p, o.problem, 132, 9, Policy::Loose);
+}
+
+std::string epilogueOf(const std::string &idea, const QString &problem)
+{
+    const Target t = targetOf(problem, Policy::Loose);
+    const IdeaDef *d = findIdea(idea);
+    return d->values(t, validPoints(*d, t).front()).at("EPILOGUE");
+}
+
+} // namespace
+
+class TestBuiltinCompute : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::useSourceTemplates(); }
+
+    void ideasAreInTheCatalogue()
+    {
+        for (const char *id : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16",
+                               "conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool"}) {
+            const IdeaDef *d = findIdea(id);
+            QVERIFY2(d, id);
+            QVERIFY(isCompute(*d));
+            QVERIFY(!d->space.empty() && d->check);
+        }
+        QCOMPARE(findIdea("gemm_tiled_fp32")->title, std::string("Shared-memory tiles with register tiling (fp32)"));
+        QVERIFY(findIdea("gemm_tiled_fp32")->needs.empty());
+        QCOMPARE(findIdea("gemm_mma_tf32x3")->needs, std::vector<std::string>{"gemm_tiled_fp32"});
+    }
+
+    void appliesTo_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("idea");
+        QTest::newRow("matmul") << "seed/matmul" << "gemm_tiled_fp32";
+        QTest::newRow("tall-skinny") << "level1/matmul_tall_skinny" << "gemm_tiled_fp32";
+        QTest::newRow("bmm") << "level1/bmm" << "gemm_mma_tf32x3";
+        QTest::newRow("linear") << "level1/linear_bias_relu" << "gemm_tiled_fp32";
+        QTest::newRow("linear gelu") << "level2/linear_gelu" << "gemm_mma_tf32x3";
+        QTest::newRow("gemm scale") << "level2/gemm_scale_sigmoid" << "gemm_tiled_fp32";
+        QTest::newRow("conv2d") << "seed/conv2d" << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv 3x3") << "level1/conv2d_3x3" << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv 1x1") << "level1/conv2d_pointwise" << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv relu") << "level2/conv2d_bias_relu" << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv bn") << "level2/conv2d_batchnorm_relu" << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv pool") << "seed/conv2d_relu_maxpool" << "conv_implicit_gemm_pool";
+    }
+
+    // Each problem is taken under the strict policy by its strict idea, and the generator supports it.
+    void appliesTo()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, idea);
+        const Target t = targetOf(problem, Policy::Strict);
+        const std::string why = findIdea(idea.toStdString())->whyNot(t);
+        QVERIFY2(why.empty(), why.c_str());
+        const Status st = makeBuiltinGenerator()->supports(contextOf(problem, Policy::Strict));
+        QVERIFY2(st.ok(), st.ok() ? "" : st.error().text().c_str());
+    }
+
+    void limitsAreNamed()
+    {
+        // Loose-only ideas say so under the strict policy.
+        Target t = targetOf("seed/matmul", Policy::Strict);
+        QVERIFY(QString::fromStdString(findIdea("gemm_mma_tf32")->whyNot(t)).contains("loose"));
+        QVERIFY(QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(t)).contains("loose"));
+        QVERIFY(findIdea("gemm_mma_tf32")->whyNot(targetOf("seed/matmul", Policy::Loose)).empty());
+        // The plain convolution does not take a pooled one, nor the fused pooling a plain one.
+        QVERIFY(!findIdea("conv_implicit_gemm_tf32x3")->whyNot(targetOf("seed/conv2d_relu_maxpool", Policy::Strict)).empty());
+        QVERIFY(!findIdea("conv_implicit_gemm_pool")->whyNot(targetOf("seed/conv2d", Policy::Strict)).empty());
+        // The fp16 loads need rows of a multiple of 4 floats.
+        QVERIFY(QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
+        // Groups and dilation are named.
+        t = targetOf("seed/conv2d", Policy::Strict);
+        t.pattern.conv->groups = 3;
+        QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("groups = 3"));
+        t = targetOf("seed/conv2d", Policy::Strict);
+        t.pattern.conv->dilation[0] = 2;
+        QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("dilat"));
+        // Two products in one graph are not taken.
+        const Status st = makeBuiltinGenerator()->supports(contextOf("level2/swiglu", Policy::Strict));
+        QVERIFY(!st.ok());
+        QVERIFY(QString::fromStdString(st.error().message).contains("2 matrix products"));
+    }
+
+    void epilogues()
+    {
+        QCOMPARE(epilogueOf("gemm_tiled_fp32", "seed/matmul"), std::string("acc"));
+        QCOMPARE(epilogueOf("gemm_mma_tf32x3", "level1/bmm"), std::string("acc"));
+        QCOMPARE(epilogueOf("gemm_tiled_fp32", "level1/linear_bias_relu"), std::string("fmaxf((acc + __ldg(bias + col)), 0.0f)"));
+        QCOMPARE(epilogueOf("conv_implicit_gemm_tf32x3", "seed/conv2d"), std::string("acc + __ldg(bias + col)"));
+        QCOMPARE(epilogueOf("conv_implicit_gemm_pool", "seed/conv2d_relu_maxpool"),
+                 std::string("fmaxf((acc + __ldg(bias + col)), 0.0f)"));
+        // addmm's alpha scales the product, its beta the bias.
+        {
+            const Target t = oddTarget("addmm");
+            const IdeaDef *d = findIdea("gemm_tiled_fp32");
+            QCOMPARE(d->values(t, validPoints(*d, t).front()).at("EPILOGUE"),
+                     std::string("tanhf(((acc * 2.0f) + (__ldg(bias + col) * 0.5f)))"));
+        }
+        // Batch-norm parameters are per channel: read at col.
+        const std::string bn = epilogueOf("conv_implicit_gemm_tf32x3", "level2/conv2d_batchnorm_relu");
+        for (const char *p : {"__ldg(running_mean + col)", "__ldg(running_var + col)", "__ldg(bn_weight + col)",
+                              "__ldg(bn_bias + col)"})
+            QVERIFY2(bn.find(p) != std::string::npos, bn.c_str());
+
+        // Leaves indexed through the segments: a full-shape operand, a per-row one, and one named
+        // like a kernel parameter of the template.
+        EwProgram p;
+        p.shape = {2, 3, 5};
+        p.leaves = {Leaf{"res", {2, 3, 5}, {2, 3, 5}}, Leaf{"rowscale", {3, 1}, {3, 1}}, Leaf{"A", {5}, {5}}};
+        p.steps = {{"add", {EwArg::acc(0), EwArg::leaf(0)}, "aten::add"},
+                   {"mul", {EwArg::step(0), EwArg::leaf(1)}, "aten::mul"},
+                   {"sub", {EwArg::step(1), EwArg::leaf(2)}, "aten::sub"}};
+        p.result = EwArg::step(2);
+        const std::vector<IndexSegment> index{{1, 5, "col"}, {5, 6, "((long long)batch * 3 + row)"}};
+        const EpilogueCode e = emitEpilogue(p, index, {"A", "B", "C", "batch"});
+        QVERIFY2(e.expr.find("__ldg(res + ((long long)((long long)batch * 3 + row) * 5 + col))") != std::string::npos,
+                 e.expr.c_str());
+        QVERIFY2(e.expr.find("__ldg(rowscale + (((long long)batch * 3 + row) % 3))") != std::string::npos, e.expr.c_str());
+        QVERIFY2(e.expr.find("__ldg(A_ + col)") != std::string::npos, e.expr.c_str());
+        QCOMPARE(e.params, std::string(", const float *__restrict__ res, const float *__restrict__ rowscale, "
+                                       "const float *__restrict__ A_"));
+        QCOMPARE(e.args, std::string(", res, rowscale, A"));
+
+        // A value used twice is computed once, in a lambda called in place.
+        EwProgram twice;
+        twice.shape = {4, 4};
+        twice.steps = {{"sigmoid", {EwArg::acc(0)}, "aten::sigmoid"}, {"mul", {EwArg::step(0), EwArg::step(0)}, "aten::mul"}};
+        twice.result = EwArg::step(1);
+        const std::string expr = emitEpilogue(twice, {{1, 4, "col"}, {4, 4, "row"}}, {}).expr;
+        QVERIFY2(expr.rfind("[&] {", 0) == 0 && expr.find("return t1; }()") != std::string::npos, expr.c_str());
+    }
+
+    void rendersAndCompiles_data()
+    {
+        QTest::addColumn<QString>("idea");
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<bool>("everyPoint");
+        const std::vector<std::pair<const char *, std::vector<const char *>>> plan{
+            {"gemm_tiled_fp32", {"seed/matmul", "level1/linear_bias_relu", "level1/bmm"}},
+            {"gemm_mma_tf32x3", {"seed/matmul", "level2/gemm_scale_sigmoid", "level1/bmm"}},
+            {"gemm_mma_tf32", {"seed/matmul", "level2/linear_gelu", "level1/matmul_tall_skinny"}},
+            {"gemm_mma_fp16", {"seed/matmul", "level1/linear_bias_relu", "level1/bmm"}},
+            {"conv_implicit_gemm_tf32x3", {"seed/conv2d", "level1/conv2d_pointwise", "level2/conv2d_batchnorm_relu"}},
+            {"conv_implicit_gemm_tf32", {"seed/conv2d", "level1/conv2d_3x3", "level2/conv2d_bias_relu"}},
+        };
+        for (const auto &[idea, problems] : plan)
+            for (std::size_t i = 0; i < problems.size(); ++i)
+                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, problems[i])))
+                    << QString(idea) << QString(problems[i]) << QString() << true;
+        // One shipped problem pools after its convolution: the full size and the small variant.
+        QTest::newRow("conv_implicit_gemm_pool seed") << "conv_implicit_gemm_pool" << "seed/conv2d_relu_maxpool"
+                                                      << QString() << true;
+        QTest::newRow("conv_implicit_gemm_pool seed@small")
+            << "conv_implicit_gemm_pool" << "seed/conv2d_relu_maxpool" << "small" << true;
+        for (const char *idea : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32"})
+            for (const char *which : {"odd/bmm", "odd/addmm"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, which))) << QString(idea) << QString(which)
+                                                                              << QString() << true;
+        QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32" << "seed/matmul" << "small" << false;
+        QTest::newRow("gemm_mma_tf32x3 linear@small") << "gemm_mma_tf32x3" << "level1/linear_bias_relu" << "small" << false;
+        QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"
+                                                              << false;
+    }
+
+    // Every point of the seed problems (the first of the others) renders, parses with its
+    // precision, resolves and compiles without spills.
+    void rendersAndCompiles()
+    {
+        QFETCH(QString, idea);
+        QFETCH(QString, problem);
+        QFETCH(QString, variant);
+        QFETCH(bool, everyPoint);
+        const IdeaDef *def = findIdea(idea.toStdString());
+        QVERIFY(def);
+        const Target t = problem.startsWith("odd/") ? oddTarget(problem.mid(4).toStdString())
+                                                    : targetOf(problem, Policy::Loose, variant.toStdString());
+        const std::string why = def->whyNot(t);
+        QVERIFY2(why.empty(), why.c_str());
+        std::vector<Point> points = validPoints(*def, t);
+        QVERIFY(!points.empty());
+        if (!everyPoint) points.resize(1);
+        for (const Point &point : points) {
+            const std::string where = def->id + " at " + pointText(point) + " for " + t.problem->name;
+            auto source = renderIdea(*def, t, point);
+            QVERIFY2(source.ok(), (where + ": " + errorOf(source)).c_str());
+            QVERIFY2(source->find("{{") == std::string::npos, where.c_str());
+            QVERIFY2(source->find("Built-in idea " + def->id + ": " + pointText(point)) != std::string::npos, where.c_str());
+
+            auto cand = parseCandidate(*source);
+            QVERIFY2(cand.ok(), (where + ": " + errorOf(cand)).c_str());
+            QCOMPARE(cand->problem, t.problem->name);
+            QCOMPARE(toString(cand->precision), toString(precisionOf(def->id, point)));
+            auto plan = resolveCandidate(*cand, *t.problem);
+            QVERIFY2(plan.ok(), (where + ": " + errorOf(plan)).c_str());
+            std::vector<std::string> kernels;
+            for (const ResolvedLaunch &l : plan->launches) {
+                kernels.push_back(l.kernel);
+                for (auto g : l.grid) QVERIFY2(g >= 1 && g < (1LL << 31), where.c_str());
+                QVERIFY(l.block[0] * l.block[1] * l.block[2] <= 1024);
+                QVERIFY2(l.smem <= 227 * 1024, where.c_str());
+            }
+
+            CompileOptions options;
+            options.arch = "sm_90a";
+            auto out = compileCuda(*source, kernels, options);
+            QVERIFY2(out.ok(), (where + ": " + errorOf(out)).c_str());
+            if (!out->ok) qWarning("%s\n%s\n%s", where.c_str(), out->log.c_str(), source->c_str());
+            QVERIFY2(out->ok, where.c_str());
+            for (const std::string &k : kernels) {
+                QVERIFY2(out->resources.count(k), (where + ": no resources for " + k).c_str());
+                const KernelResources &r = out->resources.at(k);
+                QVERIFY2(r.spillStores == 0 && r.spillLoads == 0 && r.stackBytes == 0, (where + ": " + k + " spills").c_str());
+                QVERIFY2(r.registers > 0 && r.registers <= 255, where.c_str());
+            }
+            const Precision precision = precisionOf(def->id, point);
+            QVERIFY2(out->ptx.find(precision == Precision::FP32 ? "fma.rn.f32" : "mma.sync.aligned") != std::string::npos,
+                     where.c_str());
+            if (precision == Precision::TF32x3) QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
+        }
+    }
+
+    // Nothing measured: the fp32 tiles first, then the 3xTF32 split that builds on them.
+    void firstRoundForTheSeeds()
+    {
+        auto g = makeBuiltinGenerator();
+        GenContext ctx = contextOf("seed/matmul", Policy::Strict);
+        auto ideas = g->proposeIdeas(ctx, 4);
+        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
+        QCOMPARE(ideas->size(), std::size_t(2));
+        QCOMPARE((*ideas)[0].id, std::string("gemm_tiled_fp32"));
+        QCOMPARE((*ideas)[1].id, std::string("gemm_mma_tf32x3"));
+        QVERIFY(QString::fromStdString((*ideas)[1].why).contains("gemm_tiled_fp32"));
+
+        // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts, alone.
+        ctx = contextOf("seed/conv2d", Policy::Strict);
+        ideas = g->proposeIdeas(ctx, 4);
+        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
+        QCOMPARE(ideas->size(), std::size_t(1));
+        QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_tf32x3"));
+
+        ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Strict);
+        ideas = g->proposeIdeas(ctx, 4);
+        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
+        QCOMPARE(ideas->size(), std::size_t(1));
+        QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_pool"));
+        auto drafts = g->implement(ctx, (*ideas)[0], 10);
+        QVERIFY2(drafts.ok(), errorOf(drafts).c_str());
+        QCOMPARE(drafts->size(), std::size_t(3));
+        for (const Draft &d : *drafts) {
+            QCOMPARE(d.params.value("SPLIT", 0), 3);
+            QVERIFY(d.source.find("// @precision tf32x3") != std::string::npos);
+        }
+    }
+
+    void looseAdmitsReducedPrecision()
+    {
+        auto g = makeBuiltinGenerator();
+        GenContext ctx = contextOf("seed/matmul", Policy::Loose);
+        auto ideas = g->proposeIdeas(ctx, 6);
+        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
+        std::set<std::string> ids;
+        for (const Idea &i : *ideas) ids.insert(i.id);
+        QCOMPARE((*ideas)[0].id, std::string("gemm_tiled_fp32"));
+        QVERIFY(ids.count("gemm_mma_tf32") && ids.count("gemm_mma_fp16") && ids.count("gemm_mma_tf32x3"));
+
+        ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Loose);
+        ideas = g->proposeIdeas(ctx, 4);
+        QVERIFY(ideas.ok() && !ideas->empty());
+        auto drafts = g->implement(ctx, (*ideas)[0], 10);
+        QVERIFY(drafts.ok());
+        std::set<int> splits;
+        for (const Draft &d : *drafts) splits.insert(d.params.value("SPLIT", 0));
+        QVERIFY(splits.count(1) && splits.count(3));
+    }
+
+    void strictSearchNeverUsesLooseIdeas_data()
+    {
+        QTest::addColumn<QString>("problem");
+        for (const char *p : {"seed/matmul", "seed/conv2d", "seed/conv2d_relu_maxpool", "level1/linear_bias_relu",
+                              "level2/conv2d_bias_relu"})
+            QTest::newRow(p) << QString(p);
+    }
+
+    // Rounds of a scripted strict search: every idea and draft stays fp32-accurate.
+    void strictSearchNeverUsesLooseIdeas()
+    {
+        QFETCH(QString, problem);
+        auto g = makeBuiltinGenerator();
+        GenContext ctx = contextOf(problem, Policy::Strict);
+        std::vector<KernelRecord> kernels;
+        std::int64_t node = 1;
+        for (int round = 1; round <= 4; ++round) {
+            ctx.round = round;
+            auto ideas = g->proposeIdeas(ctx, 3);
+            QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
+            for (const Idea &idea : *ideas) {
+                QVERIFY2(!kLooseOnly.count(catalogueId(idea.id)), idea.id.c_str());
+                auto drafts = g->implement(ctx, idea, 2);
+                QVERIFY2(drafts.ok(), errorOf(drafts).c_str());
+                IdeaRecord rec;
+                rec.node = node++;
+                rec.round = round;
+                rec.ideaId = idea.id;
+                rec.parentNode = idea.parentNode;
+                double ms = 10.0 / round;
+                for (const Draft &d : *drafts) {
+                    auto cand = parseCandidate(d.source);
+                    QVERIFY2(cand.ok(), errorOf(cand).c_str());
+                    QVERIFY2(cand->precision == Precision::FP32 || cand->precision == Precision::TF32x3, d.title.c_str());
+                    KernelRecord k;
+                    k.node = node++;
+                    k.ideaId = d.params.value("idea", "");
+                    k.source = d.source;
+                    k.params = d.params;
+                    k.result.verdict = Verdict::Correct;
+                    Timing timing;
+                    timing.medianMs = ms;
+                    ms *= 1.01;
+                    k.result.timing = timing;
+                    kernels.push_back(k);
+                    ++rec.correct;
+                    rec.bestMs = rec.bestMs > 0 ? std::min(rec.bestMs, timing.medianMs) : timing.medianMs;
+                }
+                ctx.tried.push_back(rec);
+            }
+            std::sort(kernels.begin(), kernels.end(), [](const KernelRecord &a, const KernelRecord &b) {
+                return a.result.timing->medianMs < b.result.timing->medianMs;
+            });
+            ctx.topK.assign(kernels.begin(), kernels.begin() + std::min<std::size_t>(3, kernels.size()));
+        }
+        QVERIFY(!kernels.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBuiltinCompute)
+#include "test_compute.moc"
