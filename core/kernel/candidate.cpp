@@ -246,8 +246,16 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
             std::size_t sp2 = rest.find_first_of(" \t");
             std::string_view dtype = rest.substr(0, sp2);
             std::string_view count = sp2 == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp2));
+            // An optional last word `uninitialized` skips the zero fill.
+            bool zeroed = true;
+            if (constexpr std::string_view kUninit = "uninitialized";
+                count.size() > kUninit.size() && count.substr(count.size() - kUninit.size()) == kUninit &&
+                (count[count.size() - kUninit.size() - 1] == ' ' || count[count.size() - kUninit.size() - 1] == '\t')) {
+                zeroed = false;
+                count = trim(count.substr(0, count.size() - kUninit.size()));
+            }
             if (name.empty() || dtype.empty() || count.empty())
-                return parseError(path, lineNo, "@scratch: expected NAME DTYPE COUNT");
+                return parseError(path, lineNo, "@scratch: expected NAME DTYPE COUNT [uninitialized]");
             if (!isIdentifier(name))
                 return parseError(path, lineNo, "@scratch: '" + std::string(name) + "' is not a valid name");
             auto dt = parseDType(dtype);
@@ -257,7 +265,7 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
                 return parseError(path, lineNo, "@scratch: '" + std::string(name) + "' is already declared on line " +
                                                     std::to_string(it->second));
             scratchLines[std::string(name)] = lineNo;
-            c.scratch.push_back(ScratchDecl{std::string(name), *dt, std::string(count), lineNo});
+            c.scratch.push_back(ScratchDecl{std::string(name), *dt, std::string(count), lineNo, zeroed});
         } else if (word == "launch") {
             LaunchDecl launch;
             launch.line = lineNo;
@@ -330,7 +338,7 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
         if (!count) return count.error();
         if (*count <= 0)
             return fail(s.line, "@scratch: '" + s.name + "' has " + std::to_string(*count) + " elements; needs > 0");
-        plan.scratch.push_back(ResolvedScratch{s.name, s.dtype, *count});
+        plan.scratch.push_back(ResolvedScratch{s.name, s.dtype, *count, s.zeroed});
         // Later expressions may use the buffer's size (stats.numel).
         env.shapes[s.name] = {*count};
         scratchNames.insert(s.name);

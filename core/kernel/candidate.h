@@ -27,6 +27,9 @@ struct ScratchDecl {
     DType dtype = DType::F32;
     std::string countExpr; // number of elements
     int line = 0;
+    // Zero-filled before each launch sequence unless declared `uninitialized` (a buffer the kernels
+    // write in full before reading: the fill would only cost time).
+    bool zeroed = true;
 };
 
 struct LaunchDecl {
@@ -76,6 +79,7 @@ struct ResolvedScratch {
     std::string name;
     DType dtype;
     std::int64_t count;
+    bool zeroed = true;
 };
 struct ResolvedPlan {
     std::vector<ResolvedScratch> scratch;

@@ -229,8 +229,11 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
         for (const auto &s : slices)
             o << "    " << cType(s.s->dtype) << "* kf_s_" << s.s->name << " = reinterpret_cast<" << cType(s.s->dtype)
               << "*>(kf_base + " << s.offset << ");\n";
-        o << "    err = cudaMemsetAsync(scratch, 0, " << scratchBytes << ", stream);\n";
-        o << "    if (err != cudaSuccess) return err;\n";
+        for (const auto &s : slices) {
+            if (!s.s->zeroed) continue; // declared uninitialized: the kernels write it before reading
+            o << "    err = cudaMemsetAsync(kf_base + " << s.offset << ", 0, " << s.bytes << ", stream);\n";
+            o << "    if (err != cudaSuccess) return err;\n";
+        }
     } else {
         o << "    (void)scratch;\n";
     }

@@ -207,15 +207,21 @@ Result<Timing> Evaluator::baseline(int trials)
 }
 
 Status Evaluator::runPlan(Prepared &p, const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params,
-                          const std::vector<torch::Tensor> &outputs)
+                          const std::vector<torch::Tensor> &outputs, PlanUse use)
 {
     std::map<std::string, void *> ptr;
     for (std::size_t i = 0; i < inputs.size(); ++i) ptr[m_problem.inputs[i].name] = inputs[i].data_ptr();
     for (std::size_t i = 0; i < params.size(); ++i) ptr[m_problem.params[i].name] = params[i].data_ptr();
     for (std::size_t i = 0; i < outputs.size(); ++i) ptr[m_problem.outputs[i].name] = outputs[i].data_ptr();
-    for (auto &[name, t] : p.scratch) {
-        ptr[name] = t.data_ptr();
-        cudaMemsetAsync(t.data_ptr(), 0, std::size_t(t.nbytes()), nullptr);
+    for (const ResolvedScratch &s : p.plan.scratch) {
+        torch::Tensor &t = p.scratch.at(s.name);
+        ptr[s.name] = t.data_ptr();
+        // An uninitialized buffer holds all-ones bytes (NaN, -1) while verifying, so a kernel that
+        // reads what it never wrote fails; timed runs leave it as the last run left it.
+        if (s.zeroed)
+            cudaMemsetAsync(t.data_ptr(), 0, std::size_t(t.nbytes()), nullptr);
+        else if (use == PlanUse::Verify)
+            cudaMemsetAsync(t.data_ptr(), 0xff, std::size_t(t.nbytes()), nullptr);
     }
     for (const ResolvedLaunch &l : p.plan.launches) {
         const gpu::KernelHandle *k = p.module->kernel(l.kernel);
@@ -327,7 +333,7 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
             std::vector<torch::Tensor> outs;
             for (const auto &o : m_problem.outputs) outs.push_back(poisoned(o, m_device));
 
-            Status s = runPlan(*prep, inputs, params, outs);
+            Status s = runPlan(*prep, inputs, params, outs, PlanUse::Verify);
             cudaError_t se = cudaDeviceSynchronize();
             if (se != cudaSuccess && gpu::isSticky(se))
                 m_contextLost = true;
@@ -394,7 +400,7 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
         // The first trial's inputs once more: two results that differ beyond the tolerance mean a race.
         std::vector<torch::Tensor> again;
         for (const auto &o : m_problem.outputs) again.push_back(poisoned(o, m_device));
-        Status s = runPlan(*prep, prep->inputs, prep->params, again);
+        Status s = runPlan(*prep, prep->inputs, prep->params, again, PlanUse::Verify);
         cudaError_t se = cudaDeviceSynchronize();
         if (!s || se != cudaSuccess) {
             m_contextLost = m_contextLost || gpu::isSticky(se);
@@ -426,7 +432,7 @@ Result<Timing> Evaluator::time(const std::string &key, int trials, EvalResult *j
     if (it == m_prepared.end())
         return makeError("protocol", "no verified candidate under key '" + key + "'");
     Prepared &p = *it->second;
-    auto t = timeLoop([&]() { return runPlan(p, p.inputs, p.params, p.outputs); }, trials);
+    auto t = timeLoop([&]() { return runPlan(p, p.inputs, p.params, p.outputs, PlanUse::Time); }, trials);
     if (t && judged) {
         // Faster than physics allows: the fastest dense rate and the datasheet bandwidth.
         Ceilings peak = m_ceilings;

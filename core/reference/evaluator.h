@@ -40,8 +40,9 @@ public:
 private:
     struct Prepared;
     Evaluator() = default;
+    enum class PlanUse { Verify, Time };
     Status runPlan(Prepared &, const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params,
-                   const std::vector<torch::Tensor> &outputs);
+                   const std::vector<torch::Tensor> &outputs, PlanUse use);
     Result<Timing> timeLoop(const std::function<Status()> &body, int trials);
     EvalResult fail(EvalResult r, Verdict v, const std::string &reason);
 

@@ -43,6 +43,21 @@ extern "C" __global__ void normalize(const float* x, const float* stats, float* 
 class TestCandidate : public QObject {
     Q_OBJECT
 private slots:
+    void uninitializedScratchKeepsItsCount()
+    {
+        auto c = parseCandidate("// @scratch tiles float32 cdiv(x.numel, 4) * 2 uninitialized\n"
+                                "// @scratch zeroed float32 8\n"
+                                "// @launch k grid(1) block(1) args(x, tiles, zeroed, out)\n"
+                                "extern \"C\" __global__ void k(const float*, float*, float*, float*) {}\n");
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().text().c_str());
+        QCOMPARE(c->scratch[0].countExpr, std::string("cdiv(x.numel, 4) * 2"));
+        QVERIFY(!c->scratch[0].zeroed);
+        QVERIFY(c->scratch[1].zeroed);
+        auto plan = resolveCandidate(*c, smallProblem());
+        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().text().c_str());
+        QCOMPARE(plan->scratch[0].count, std::int64_t(8 * 1024 / 4 * 2));
+        QVERIFY(!plan->scratch[0].zeroed);
+    }
     void parsesGoodFile()
     {
         auto c = parseCandidate(kGood);
@@ -54,6 +69,7 @@ private slots:
         QCOMPARE(int(c->scratch[0].dtype), int(DType::F32));
         QCOMPARE(c->scratch[0].countExpr, std::string("x.shape[0]*2"));
         QCOMPARE(c->scratch[0].line, 3);
+        QVERIFY(c->scratch[0].zeroed);
         QCOMPARE(c->launches.size(), std::size_t(2));
 
         const LaunchDecl &a = c->launches[0];
