@@ -105,6 +105,20 @@ def parse_launches(text):
     return launches
 
 
+def parse_scratch(text):
+    """[(name, dtype, count, uninitialized)] from the // @scratch lines."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*//\s*@scratch\s+(\w+)\s+(\w+)\s+(.*?)\s*$", line)
+        if not m:
+            continue
+        count, uninit = m.group(3), False
+        if count.endswith(" uninitialized"):
+            count, uninit = count[: -len(" uninitialized")], True
+        out.append((m.group(1), m.group(2), eval_expr(count), uninit))
+    return out
+
+
 def precision_of(text):
     m = re.search(r"//\s*@precision\s+(\w+)", text)
     return m.group(1) if m else "fp32"
@@ -119,7 +133,7 @@ BIAS = dict(EPILOGUE_ARGS=", bias", EPILOGUE_PARAMS=", const float *__restrict__
 
 
 def gemm_params(m, n, k, batch=1, trans_b=False, names=("A", "B", "out"), epilogue=None):
-    p = dict(M=m, N=n, K=k, BATCH=batch, TRANS_B="true" if trans_b else "false",
+    p = dict(M=m, N=n, K=k, BATCH=batch, TRANS_B="true" if trans_b else "false", A_IMAGES=batch, B_IMAGES=batch,
              A_BATCH_STRIDE=m * k if batch > 1 else 0, B_BATCH_STRIDE=k * n if batch > 1 else 0,
              C_BATCH_STRIDE=m * n if batch > 1 else 0, A=names[0], B=names[1], OUT=names[2], GROUP_M=8)
     p.update(epilogue or NO_EPILOGUE)
@@ -147,6 +161,10 @@ def tiles_fp16(bm, bn, bk, wm, wn, min_blocks=1):
     return dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, MIN_BLOCKS=min_blocks)
 
 
+def tiles_wgmma(wgs, bn, stages, promote, split=3):
+    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION="tf32x3" if split == 3 else "tf32")
+
+
 def tiles_simt(bm, bn, bk, tm, tn):
     return dict(BM=bm, BN=bn, BK=bk, TM=tm, TN=tn)
 
@@ -162,6 +180,14 @@ POINTS = {
         ("128x128x32 w64x32 s4", tiles_mma(128, 128, 32, 64, 32, 4), False),
         ("128x256x32 w64x64 s3", tiles_mma(128, 256, 32, 64, 64, 3), False),
         ("128x128x16 w64x32 s5", tiles_mma(128, 128, 16, 64, 32, 5), False),
+    ],
+    "gemm_wgmma_tf32.cu": [
+        ("x3 128x128 s3 p4", tiles_wgmma(2, 128, 3, 4), True),
+        ("x3 128x128 s3 p8", tiles_wgmma(2, 128, 3, 8), True),
+        ("x3 128x96 s4 p4", tiles_wgmma(2, 96, 4, 4), False),
+        ("x3 64x128 s4 p4", tiles_wgmma(1, 128, 4, 4), False),
+        ("x3 128x128 s3 p1000", tiles_wgmma(2, 128, 3, 1000), False),
+        ("x1 128x128 s4 p8", tiles_wgmma(2, 128, 4, 8, split=1), True),
     ],
     "gemm_mma_tf32.cu": [
         ("128x128x32 w64x32 s3", tiles_mma(128, 128, 32, 64, 32, 3), True),
@@ -190,7 +216,7 @@ POINTS = {
     ],
 }
 
-GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
+GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
 CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_implicit_gemm_tf32.cu"]
 
 
@@ -206,9 +232,12 @@ def problems():
     lin = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("linear_bias_relu", "linear", dict(m=8192, n=4096, k=2048),
                 gemm_params(8192, 4096, 2048, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
-                ["gemm_mma_tf32x3.cu", "gemm_mma_fp16.cu"], True))
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_fp16.cu"], True))
     out.append(("bmm", "bmm", dict(l=128, m=512, n=512, k=1024), gemm_params(512, 512, 1024, batch=128),
-                ["gemm_mma_tf32x3.cu"], True))
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], True))
+    # Uniform [0, 1) operands: every product positive, so a biased (truncating) accumulation shows.
+    out.append(("check matmul uniform", "gemm_uniform", dict(m=4096, n=4096, k=4096), gemm_params(4096, 4096, 4096),
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], False))
     # Odd sizes: every edge path (partial tiles, K not a multiple of the tile or of 4).
     out.append(("check gemm 129x72x38", "gemm", dict(m=129, n=72, k=38), gemm_params(129, 72, 38), GEMM_FAMILIES, False))
     out.append(("check linear 77x40x36", "linear", dict(m=77, n=40, k=36),
@@ -227,7 +256,7 @@ def problems():
     return out
 
 
-SEEDS = ("matmul", "conv2d", "conv2d_relu_maxpool")
+SEEDS = ("matmul", "conv2d", "conv2d_relu_maxpool", "check matmul uniform")
 
 
 def variants(quick, only):
@@ -324,7 +353,12 @@ class Gpu:
         g = torch.Generator(device=self.dev).manual_seed(seed)
         randn = lambda *shape: torch.randn(*shape, generator=g, device=self.dev)
         unif = lambda bound, *shape: (torch.rand(*shape, generator=g, device=self.dev) * 2 - 1) * bound
-        if kind == "gemm":
+        if kind == "gemm_uniform":
+            t = dict(A=torch.rand(sizes["m"], sizes["k"], generator=g, device=self.dev),
+                     B=torch.rand(sizes["k"], sizes["n"], generator=g, device=self.dev))
+            ref = t["A"].double() @ t["B"].double()
+            eager = lambda t: t["A"] @ t["B"]
+        elif kind == "gemm":
             t = dict(A=randn(sizes["m"], sizes["k"]), B=randn(sizes["k"], sizes["n"]))
             ref = t["A"].double() @ t["B"].double()
             eager = lambda t: t["A"] @ t["B"]
@@ -364,8 +398,21 @@ class Gpu:
         rms = ref.pow(2).mean().sqrt()
         return ((out.double() - ref).abs() / (ref.abs() + rms)).max().item()
 
-    def launcher(self, cubin, launches, tensors):
+    def launcher(self, cubin, launches, tensors, scratch=()):
+        """Runs the launches in order. Zeroed scratch is cleared before each run, as the engine
+        does; uninitialized scratch starts as NaN (all-ones bytes) and is then left alone."""
         mod = self.cupy.RawModule(path=cubin)
+        torch = self.torch
+        tensors = dict(tensors)
+        zeroed = []
+        for name, dtype, count, uninit in scratch:
+            t = torch.empty(count, dtype=getattr(torch, {"float32": "float32", "float64": "float64", "int64": "int64",
+                                                        "int32": "int32"}[dtype]), device=self.dev)
+            if uninit:
+                t.view(torch.uint8).fill_(255)
+            else:
+                zeroed.append(t)
+            tensors[name] = t
         calls = []
         for kernel, grid, block, smem, args in launches:
             fn = mod.get_function(kernel)
@@ -375,6 +422,8 @@ class Gpu:
             calls.append((fn, tuple(grid), tuple(block), ptrs, smem))
 
         def run():
+            for t in zeroed:
+                t.zero_()
             for fn, grid, block, ptrs, smem in calls:
                 fn(grid, block, ptrs, shared_mem=smem)
         return run
@@ -395,6 +444,7 @@ def main():
         try:
             src = render(fam, params)
             launches = parse_launches(src)
+            parse_scratch(src)
             rendered.append((i, src, launches, None))
         except Exception as e:  # a template or parameter mistake: reported in the table
             rendered.append((i, None, None, "render: %s" % e))
@@ -451,7 +501,7 @@ def main():
                 by_problem[name] = (tensors, ref, eager)
             tensors, ref, eager = by_problem[name]
             out = torch.full(ref.shape, float("nan"), dtype=torch.float32, device=gpu.dev)
-            run = gpu.launcher(cubin, launches, dict(tensors, out=out))
+            run = gpu.launcher(cubin, launches, dict(tensors, out=out), parse_scratch(src))
             run()
             torch.cuda.synchronize()
             e = gpu.scaled_error(out, ref)
@@ -506,7 +556,7 @@ def main():
 
 
 def flops(kind, s):
-    if kind == "gemm" or kind == "linear":
+    if kind in ("gemm", "gemm_uniform", "linear"):
         return 2.0 * s["m"] * s["n"] * s["k"]
     if kind == "bmm":
         return 2.0 * s["l"] * s["m"] * s["n"] * s["k"]

@@ -1,0 +1,380 @@
+// {{TITLE}}
+// Built-in idea {{IDEA}}: {{PARAMS}}
+// Problem {{PROBLEM}}: {{SUMMARY}}
+//
+// GEMM on Hopper's warpgroup tensor cores (wgmma), operands streamed by the copy engine.
+//   out[b] = epilogue(A[b] · B[b]),  A [{{M}} x {{K}}],  B [{{K}} x {{N}}] (stored [{{N}} x {{K}}] when
+//   transposed: {{TRANS_B}}),  batch {{BATCH}}.
+// Two launches:
+// 1. split_tiles re-lays both operands out as the tensor cores read them: K-major tiles of
+//    BM (or BN) rows x 32 floats, each 128-byte row swizzled (16-byte chunk j stored at j ^ (row % 8)),
+//    zero-padded to whole tiles, so the main kernel needs no bounds checks and each tile arrives
+//    with one bulk copy. With kSplit == 3 every value is stored twice, as a TF32 "big" part and the
+//    TF32 remainder, x = hi + lo with hi = rna(x), lo = rna(x - hi): about 22 bits of each operand.
+// 2. gemm_wgmma: one producer thread streams the tiles of each 32-deep K step into a
+//    {{STAGES}}-stage ring (cp.async.bulk, completion counted on an mbarrier per stage); {{WGS}}
+//    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 8-deep step
+//    lo·hi + hi·lo + hi·hi (kSplit 3, fp32-accurate) or hi·hi (kSplit 1, TF32).
+// Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
+// tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
+// added to an fp32 register sum with ordinary rounding.
+// @problem {{PROBLEM}}
+// @precision {{PRECISION}}
+// @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 32 uninitialized
+// @launch split_tiles grid(cdiv(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 4, 256)) block(256) args({{A}}, {{B}}, tiles)
+// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), 1, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, {{OUT}}{{EPILOGUE_ARGS}})
+
+// ---- problem sizes and tile shapes ----
+constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
+constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between batches (0: shared)
+constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
+constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
+constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared by every batch
+constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
+
+constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 rows each
+constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
+constexpr int kStages = {{STAGES}};
+constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
+constexpr int kGroupM = {{GROUP_M}};
+constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
+constexpr int kParts = kSplit == 3 ? 2 : 1;
+
+__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
+constexpr int kThreads = 128 * (kWGs + 1);
+
+// Tile images in scratch: A as [image][part][tileM][tileK][BM][32], then B as
+// [image][part][tileN][tileK][BN][32]. 64-bit offsets: the images pass 2^31 floats for large problems.
+constexpr long long kTileA = (long long)kBM * kBK, kTileB = (long long)kBN * kBK;
+constexpr long long kPartA = (long long)kTilesM * kTilesK * kTileA, kPartB = (long long)kTilesN * kTilesK * kTileB;
+constexpr long long kImageFloatsA = kImagesA * kParts * kPartA;
+constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM, kRowsB = (long long)kImagesB * kTilesN * kBN;
+
+// Shared memory per stage: the A parts, then the B parts. Every tile is a whole number of
+// 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary.
+constexpr int kStageBytesA = kParts * kBM * kBK * 4, kStageBytesB = kParts * kBN * kBK * 4;
+constexpr int kStageBytes = kStageBytesA + kStageBytesB;
+
+static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
+static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 columns");
+static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
+static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
+static_assert(kStages * kStageBytes + 2048 <= 232448, "the stage ring must fit in shared memory");
+
+// ---- 1. operands into tensor-core tiles ----
+
+__device__ __forceinline__ float to_tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+
+// One thread writes one 32-byte pair of chunks (8 consecutive k) of one tile row, in each part.
+// Swizzling keeps chunks 2c and 2c+1 of a row in the same aligned 32 bytes (slots 2c and 2c+1,
+// in either order), so the pair is written as whole 32-byte sectors.
+__device__ __forceinline__ void put_pair(float *tiles, long long partStride, long long tileBase, int row, int pair,
+                                         const float (&v)[8])
+{
+    float hi[8], lo[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        hi[i] = to_tf32(v[i]);
+        lo[i] = to_tf32(v[i] - hi[i]);
+    }
+    // Chunk 2p lands in slot (2p) ^ (row % 8) and chunk 2p+1 in the other slot of the same pair.
+    const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
+    float *dst = tiles + tileBase + (long long)row * kBK;
+    reinterpret_cast<float4 *>(dst)[first] = make_float4(hi[0], hi[1], hi[2], hi[3]);
+    reinterpret_cast<float4 *>(dst)[second] = make_float4(hi[4], hi[5], hi[6], hi[7]);
+    if constexpr (kParts == 2) {
+        dst += partStride;
+        reinterpret_cast<float4 *>(dst)[first] = make_float4(lo[0], lo[1], lo[2], lo[3]);
+        reinterpret_cast<float4 *>(dst)[second] = make_float4(lo[4], lo[5], lo[6], lo[7]);
+    }
+}
+
+// Rows of A (and of a transposed B) are K-contiguous: consecutive threads take consecutive
+// pairs of one row. Rows of a plain B are N-contiguous: consecutive threads take consecutive
+// rows (n) of one pair, so each of the eight reads is coalesced across the warp.
+extern "C" __global__ void __launch_bounds__(256)
+split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tiles)
+{
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    float v[8];
+    if (idx < kRowsA * kTilesK * 4) {
+        const int pair = idx % 4;
+        const int tk = (idx / 4) % kTilesK;
+        const long long rowAll = idx / (4 * kTilesK);
+        const int image = rowAll / (kTilesM * kBM);
+        const int rowInImage = rowAll % (kTilesM * kBM);
+        const int k0 = tk * kBK + pair * 8;
+        const float *src = A + image * kBatchStrideA + (long long)rowInImage * kK;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
+        const long long tile = ((long long)image * kParts * kTilesM + rowInImage / kBM) * kTilesK + tk;
+        put_pair(tiles, kPartA, tile * kTileA, rowInImage % kBM, pair, v);
+        return;
+    }
+    idx -= kRowsA * kTilesK * 4;
+    if (idx >= kRowsB * kTilesK * 4) return;
+    int image, rowInImage, tk, pair;
+    if constexpr (kTransB) {
+        pair = idx % 4;
+        tk = (idx / 4) % kTilesK;
+        const long long rowAll = idx / (4 * kTilesK);
+        image = rowAll / (kTilesN * kBN);
+        rowInImage = rowAll % (kTilesN * kBN);
+        const int k0 = tk * kBK + pair * 8;
+        const float *src = B + image * kBatchStrideB + (long long)rowInImage * kK;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
+    } else {
+        rowInImage = idx % (kTilesN * kBN);
+        const long long rest = idx / (kTilesN * kBN);
+        pair = rest % 4;
+        tk = (rest / 4) % kTilesK;
+        image = rest / (4 * kTilesK);
+        const int k0 = tk * kBK + pair * 8;
+        const float *src = B + image * kBatchStrideB + rowInImage;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * kN) : 0.0f;
+    }
+    const long long tile = ((long long)image * kParts * kTilesN + rowInImage / kBN) * kTilesK + tk;
+    put_pair(tiles + kImageFloatsA, kPartB, tile * kTileB, rowInImage % kBN, pair, v);
+}
+
+// ---- 2. the product ----
+
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    asm volatile("{\n.reg .pred done;\nwait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n}\n" ::"r"(smem_addr(bar)), "r"(parity) : "memory");
+}
+
+// A bulk copy of `bytes` contiguous bytes from global to shared memory, counted on `bar`.
+__device__ __forceinline__ void bulk_copy(void *dst, const float *src, unsigned bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+}
+
+// The descriptor of a K-major tile of 128-byte swizzled rows: rows 8 apart are 1024 bytes apart
+// (stride byte offset); the leading byte offset is unused with a 128-byte swizzle.
+__device__ __forceinline__ unsigned long long tile_desc(const void *tile)
+{
+    const unsigned long long addr = smem_addr(tile);
+    return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Pins the accumulators in place around asynchronous products, so the compiler neither copies
+// them nor touches them while a product is in flight.
+template <int kRegs>
+__device__ __forceinline__ void fence_operands(float (&d)[kRegs])
+{
+#pragma unroll
+    for (int i = 0; i < kRegs; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory"); }
+
+// d (64 x kN, fp32) = [d +] A (64 x 8) · B (8 x kN), both TF32 from shared memory.
+__device__ __forceinline__ void wgmma_tf32(float (&d)[kBN / 2], unsigned long long descA, unsigned long long descB, int scaleD)
+{
+    // One instruction per tile width: the accumulator list is part of the instruction.
+    constexpr int kN = kBN;
+    if constexpr (kN == 64)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+                     "}, %32, %33, p, 1, 1;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                     : "l"(descA), "l"(descB), "r"(scaleD));
+    else if constexpr (kN == 96)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k8.f32.tf32.tf32 {"
+                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+                     "}, %48, %49, p, 1, 1;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+                     : "l"(descA), "l"(descB), "r"(scaleD));
+    else if constexpr (kN == 128)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                     "}, %64, %65, p, 1, 1;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                     : "l"(descA), "l"(descB), "r"(scaleD));
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1)
+gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARAMS}})
+{
+    extern __shared__ unsigned char smemRaw[];
+    // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
+    unsigned char *ring = smemRaw + ((1024 - smem_addr(smemRaw) % 1024) % 1024);
+    unsigned long long *full = reinterpret_cast<unsigned long long *>(ring + kStages * kStageBytes);
+    unsigned long long *empty = full + kStages;
+
+    // Block -> output tile, kGroupM block-rows at a time so that they share B panels in L2.
+    const int tile = blockIdx.x;
+    const int group = tile / (kGroupM * kTilesN);
+    const int firstM = group * kGroupM;
+    const int groupRows = min(kTilesM - firstM, kGroupM);
+    const int tileM = firstM + (tile % (kGroupM * kTilesN)) % groupRows;
+    const int tileN = (tile % (kGroupM * kTilesN)) / groupRows;
+    const int batch = blockIdx.z;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], kWGs);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        // Producer: one thread keeps the ring full.
+        if (threadIdx.x != 0) return;
+        const float *tilesA = tiles + (long long)(kImagesA > 1 ? batch : 0) * kParts * kPartA +
+                              ((long long)tileM * kTilesK) * kTileA;
+        const float *tilesB = tiles + kImageFloatsA + (long long)(kImagesB > 1 ? batch : 0) * kParts * kPartB +
+                              ((long long)tileN * kTilesK) * kTileB;
+        for (int kt = 0; kt < kTilesK; ++kt) {
+            const int s = kt % kStages;
+            if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
+            mbar_expect_tx(&full[s], kStageBytes);
+            unsigned char *stage = ring + s * kStageBytes;
+#pragma unroll
+            for (int part = 0; part < kParts; ++part) {
+                bulk_copy(stage + part * kBM * kBK * 4, tilesA + part * kPartA + kt * kTileA, kBM * kBK * 4, &full[s]);
+                bulk_copy(stage + kStageBytesA + part * kBN * kBK * 4, tilesB + part * kPartB + kt * kTileB,
+                          kBN * kBK * 4, &full[s]);
+            }
+        }
+        return;
+    }
+
+    // Consumers: warpgroup c owns rows 64c .. 64c+63 of the block tile.
+    const int c = wg - 1;
+    float acc[kBN / 2], sum[kBN / 2];
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
+
+    // Waits for K step kt's tiles and issues its products (asynchronously); `fresh` starts a chunk.
+    const auto issue = [&](int kt, bool fresh) {
+        const int s = kt % kStages;
+        mbar_wait(&full[s], (kt / kStages) & 1);
+        const unsigned char *stage = ring + s * kStageBytes;
+        const unsigned long long aHi = tile_desc(stage + c * 64 * kBK * 4);
+        const unsigned long long bHi = tile_desc(stage + kStageBytesA);
+        const unsigned long long aLo = aHi + ((kBM * kBK * 4) >> 4); // the next part, same layout
+        const unsigned long long bLo = bHi + ((kBN * kBK * 4) >> 4);
+        fence_operands(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 8; ++kk) {
+            // 8 floats = 32 bytes further along the (swizzled) rows: +2 in the 16-byte address field.
+            const unsigned long long step = 2 * kk;
+            const int keep = !(fresh && kk == 0); // the chunk's first product overwrites the accumulator
+            if constexpr (kSplit == 3) {
+                // Small terms first, so they are not lost against the large running sum.
+                wgmma_tf32(acc, aLo + step, bHi + step, keep);
+                wgmma_tf32(acc, aHi + step, bLo + step, 1);
+                wgmma_tf32(acc, aHi + step, bHi + step, 1);
+            } else {
+                wgmma_tf32(acc, aHi + step, bHi + step, keep);
+            }
+        }
+        wgmma_commit();
+        fence_operands(acc);
+    };
+    const auto release = [&](int kt) {
+        if (threadIdx.x % 128 == 0) mbar_arrive(&empty[kt % kStages]);
+    };
+
+    // Every loop head sees the same number of product groups in flight (one in the inner loop,
+    // none in the outer), so the compiler needs no extra waits to track the accumulators.
+    for (int k0 = 0; k0 < kTilesK; k0 += kPromote) {
+        const int kEnd = min(k0 + kPromote, kTilesK);
+        issue(k0, true);
+        for (int kt = k0 + 1; kt < kEnd; ++kt) {
+            issue(kt, false);
+            wgmma_wait<1>(); // step kt-1 is done: its stage can be refilled
+            release(kt - 1);
+        }
+        wgmma_wait<0>();
+        release(kEnd - 1);
+        fence_operands(acc);
+#pragma unroll
+        for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
+    }
+
+    // Epilogue: a function of acc, row, col and batch. Register 4j + r of a thread sits at row
+    // 16 * warp + lane / 4 (+8 for r >= 2) and column 8j + 2 * (lane % 4) (+1 for odd r).
+    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+    C += batch * kBatchStrideC;
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = tileM * kBM + c * 64 + warp * 16 + lane / 4 + 8 * h;
+            const int col = tileN * kBN + 8 * j + 2 * (lane % 4);
+            if (row >= kM || col >= kN) continue;
+            float *dst = C + (long long)row * kN + col;
+            const float v0 = epilogue(sum[4 * j + 2 * h], row, col);
+            if (col + 1 >= kN) {
+                dst[0] = v0;
+            } else if constexpr (kN % 2 == 0 && kBatchStrideC % 2 == 0) {
+                const float v1 = epilogue(sum[4 * j + 2 * h + 1], row, col + 1);
+                *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1); // 8-byte aligned: col is even
+            } else {
+                dst[0] = v0;
+                dst[1] = epilogue(sum[4 * j + 2 * h + 1], row, col + 1);
+            }
+        }
+}
