@@ -150,6 +150,8 @@ def conv_params(b, c, h, w, oc, r, s, stride, pad, epilogue=None, pool=None):
         pk, ps = pool
         p.update(POOL_KH=pk, POOL_KW=pk, POOL_SH=ps, POOL_SW=ps, POOL_PAD_H=0, POOL_PAD_W=0,
                  POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1)
+    else:  # templates that can pool take a 0x0 window as "no pooling"
+        p.update(POOL_KH=0, POOL_KW=0, POOL_SH=1, POOL_SW=1, POOL_PAD_H=0, POOL_PAD_W=0, POOL_OUT_H=0, POOL_OUT_W=0)
     return p
 
 
@@ -205,6 +207,13 @@ POINTS = {
         ("128x96x32 w32x48 s3 b1", tiles_mma(128, 96, 32, 32, 48, 3, 1), False),
         ("64x96x32 w32x48 s4 b3", tiles_mma(64, 96, 32, 32, 48, 4, 3), False),
     ],
+    "conv_wgmma.cu": [
+        ("x3 128x96 s3 p16", tiles_wgmma(2, 96, 3, 16), True),
+        ("x3 64x96 s4 p16", tiles_wgmma(1, 96, 4, 16), True),
+        ("x3 64x96 s2 p16", tiles_wgmma(1, 96, 2, 16), False),
+        ("x3 128x96 s3 p4", tiles_wgmma(2, 96, 3, 4), False),
+        ("x1 128x96 s4 p16", tiles_wgmma(2, 96, 4, 16, split=1), True),
+    ],
     "conv_implicit_gemm_tf32.cu": [
         ("128x96x32 w32x48 s3 b2", tiles_mma(128, 96, 32, 32, 48, 3, 2), True),
         ("128x96x16 w32x48 s4 b2", tiles_mma(128, 96, 16, 32, 48, 4, 2), False),
@@ -217,7 +226,7 @@ POINTS = {
 }
 
 GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
-CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_implicit_gemm_tf32.cu"]
+CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_wgmma.cu", "conv_implicit_gemm_tf32.cu"]
 
 
 def problems():
@@ -228,7 +237,7 @@ def problems():
     out.append(("conv2d", "conv", seed_conv, conv_params(**seed_conv), CONV_FAMILIES, True))
     relu = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("conv2d_relu_maxpool", "conv_pool", dict(seed_conv, pool=(3, 2)),
-                conv_params(**seed_conv, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu"], True))
+                conv_params(**seed_conv, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu"], True))
     lin = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("linear_bias_relu", "linear", dict(m=8192, n=4096, k=2048),
                 gemm_params(8192, 4096, 2048, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
@@ -252,7 +261,7 @@ def problems():
                 conv_params(**{k: v for k, v in pointwise.items() if k != "bias"}, epilogue=NO_EPILOGUE),
                 CONV_FAMILIES, False))
     out.append(("check conv+pool small", "conv_pool", dict(small, pool=(3, 2)),
-                conv_params(**small, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu"], False))
+                conv_params(**small, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu"], False))
     return out
 
 

@@ -79,6 +79,7 @@ Params gemmParams(const Problem &p, const std::string &a, const std::string &b, 
              {"A_BATCH_STRIDE", num(batch > 1 ? m * k : 0)}, {"B_BATCH_STRIDE", num(batch > 1 ? k * n : 0)},
              {"C_BATCH_STRIDE", num(batch > 1 ? cs[cs.size() - 2] * cs.back() : 0)},
              {"TRANS_B", transB ? "true" : "false"}, {"A", a}, {"B", b}, {"OUT", "out"}, {"GROUP_M", "8"},
+             {"A_IMAGES", num(batch)}, {"B_IMAGES", num(batch)},
              {"EPILOGUE", epilogue}};
     r["EPILOGUE_ARGS"] = bias.empty() ? "" : ", " + bias;
     r["EPILOGUE_PARAMS"] = bias.empty() ? "" : ", const float *__restrict__ " + bias;
@@ -159,6 +160,13 @@ private slots:
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(16).arg(64).arg(32).arg(5).arg(1), "tf32x3");
         row("gemm_mma_tf32x3.cu", "linear_bias_relu", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32x3");
 
+        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma_tf32.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma_tf32.cu", "linear_bias_relu", wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")), "tf32");
+
         row("gemm_mma_tf32.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
         row("gemm_mma_tf32.cu", "matmul", mma.arg(256).arg(128).arg(32).arg(64).arg(64).arg(3).arg(1), "tf32");
         row("gemm_mma_tf32.cu", "bmm", mma.arg(64).arg(128).arg(32).arg(32).arg(64).arg(4).arg(2), "tf32");
@@ -237,8 +245,10 @@ private slots:
             QCOMPARE(r.spillLoads, 0);
             QCOMPARE(r.stackBytes, 0);
         }
-        QVERIFY2(out->ptx.find(precision == "fp32" ? "fma.rn.f32" : "mma.sync.aligned") != std::string::npos,
-                 "the PTX lacks the product instruction of its precision");
+        const bool product = precision == "fp32" ? out->ptx.find("fma.rn.f32") != std::string::npos
+                                                 : out->ptx.find("mma.sync.aligned") != std::string::npos ||
+                                                       out->ptx.find("wgmma.mma_async") != std::string::npos;
+        QVERIFY2(product, "the PTX lacks the product instruction of its precision");
         if (precision == "tf32x3") QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
     }
 
@@ -251,7 +261,8 @@ private slots:
             "GROUP_M", "EPILOGUE", "EPILOGUE_ARGS", "EPILOGUE_PARAMS", "BM", "BN", "BK", "WM", "WN", "TM", "TN",
             "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
-            "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION",
+            "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
+            "A_IMAGES", "B_IMAGES",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

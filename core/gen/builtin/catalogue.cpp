@@ -129,7 +129,7 @@ std::vector<Point> validPoints(const IdeaDef &def, const Target &t)
 
 Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point &p)
 {
-    auto text = loadTemplate(def.id);
+    auto text = loadTemplate(def.templateId());
     if (!text) return text.error();
     TemplateValues v = def.values ? def.values(t, p) : TemplateValues{};
     v["IDEA"] = def.id;
@@ -139,7 +139,7 @@ Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point 
     v["SUMMARY"] = t.pattern.summary();
     v["OUT"] = t.pattern.output;
     for (const auto &[k, val] : p) v[k] = std::to_string(val);
-    return renderTemplate(*text, v, "resources/templates/" + def.id + ".cu");
+    return renderTemplate(*text, v, "resources/templates/" + def.templateId() + ".cu");
 }
 
 } // namespace kf::builtin

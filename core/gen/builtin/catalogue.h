@@ -68,7 +68,10 @@ struct IdeaDef {
     // The template's placeholders beyond the common ones (IDEA, TITLE, PARAMS, PROBLEM, SUMMARY,
     // OUT and each parameter by name).
     std::function<TemplateValues(const Target &, const Point &)> values;
+    // The template file (resources/templates/NAME.cu) when ideas share one; empty: the id.
+    std::string templateName = {};
 
+    const std::string &templateId() const { return templateName.empty() ? id : templateName; }
     bool forKind(PatternKind) const;
     std::string whyNot(const Target &) const; // "" when it applies (kind, applies, a valid point)
 };

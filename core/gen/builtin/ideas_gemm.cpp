@@ -304,6 +304,52 @@ Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fracti
                            threads, perSm, how + " for the " + operandsText(t) + " product");
 }
 
+// The wgmma template: consumer warpgroups (64 rows each), tile columns, ring stages, K steps per
+// tensor-core accumulation chunk.
+TileShape wg(int wgs, int bn, int stages, int promote)
+{
+    return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PROMOTE", promote}, {"GROUP_M", 8}};
+}
+const std::vector<std::string> kWgmmaMeanings{"consumer warpgroups (64 rows each)", "block tile columns",
+                                              "bulk-copy ring stages", "K steps (32 deep) per tensor-core chunk",
+                                              "block-rows per L2 group"};
+// Shapes that compile without spills for both splits (ptxas, sm_90a).
+const std::vector<TileShape> kWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(1, 128, 4, 4), wg(2, 64, 4, 4),
+                                         wg(2, 96, 3, 4)};
+
+int wgmmaSmem(const Point &p, int split)
+{
+    return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
+}
+
+TemplateValues wgmmaValues(const Target &t, int split)
+{
+    const Gemm g = gemm(t);
+    TemplateValues v = gemmValues("gemm_wgmma_tf32", t);
+    v["A_IMAGES"] = std::to_string(g.strideA ? g.batch : 1);
+    v["B_IMAGES"] = std::to_string(g.strideB ? g.batch : 1);
+    v["SPLIT"] = std::to_string(split);
+    v["PRECISION"] = split == 3 ? "tf32x3" : "tf32";
+    return v;
+}
+
+std::string wgmmaApplies(const Target &t)
+{
+    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    return gemmApplies(t);
+}
+
+Estimate wgmmaEstimate(const Target &t, const Point &p, double peak, double fraction, const std::string &how)
+{
+    const Gemm g = gemm(t);
+    const int bm = 64 * p.at("WGS"), bn = p.at("BN");
+    const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
+    // The re-layout pass reads both operands once and writes them once per part.
+    Estimate e = computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
+                                 128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
+    return e;
+}
+
 } // namespace
 
 void addGemm(std::vector<IdeaDef> &out)
@@ -363,6 +409,54 @@ void addGemm(std::vector<IdeaDef> &out)
                                    "makes three TF32 tensor-core passes (3xTF32)");
             },
         .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_tf32x3", t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_tf32x3",
+        .title = "Hopper warpgroup tensor cores (wgmma) fed by bulk copies, 3xTF32",
+        .text = "Move the compensated 3xTF32 product to Hopper's asynchronous warpgroup MMA. A first pass "
+                "splits both operands into TF32 high and low parts and lays them out as the tensor cores read "
+                "them (K-major 128-byte rows, swizzled, zero-padded to whole tiles); the product kernel then has "
+                "one producer thread stream each tile with a single cp.async.bulk into a ring of shared-memory "
+                "stages, completion counted on mbarriers, while WGS consumer warpgroups each issue "
+                "wgmma.m64nBNk8 from shared memory: lo*hi + hi*lo + hi*hi. Because tensor-core accumulation "
+                "truncates, only PROMOTE K steps are accumulated there before each chunk is added to an fp32 "
+                "register sum.",
+        .patterns = kinds,
+        .needs = {"gemm_mma_tf32x3"},
+        .space = tileSpace(kWgmmaTiles, kWgmmaMeanings),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = wgmmaApplies,
+        .check = [](const Target &t, const Point &p) { return tileListed(kWgmmaTiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, kTf32Tflops / 3, 0.58, "makes three TF32 wgmma passes (3xTF32)");
+            },
+        .values = [](const Target &t, const Point &) { return wgmmaValues(t, 3); },
+        .templateName = "gemm_wgmma_tf32",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_tf32",
+        .title = "Hopper warpgroup tensor cores (wgmma), single-pass TF32",
+        .text = "The wgmma product with one TF32 pass: operands rounded to TF32 (to nearest) by the re-layout "
+                "pass, streamed by bulk copies, multiplied by wgmma.m64nBNk8 and promoted to an fp32 sum every "
+                "PROMOTE K steps. About 1e-3 relative error per product: loose tolerance only.",
+        .patterns = kinds,
+        .needs = {"gemm_mma_tf32"},
+        .space = tileSpace(kWgmmaTiles, kWgmmaMeanings),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            return wgmmaApplies(t);
+        },
+        .check = [](const Target &t, const Point &p) { return tileListed(kWgmmaTiles, p); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass");
+            },
+        .values = [](const Target &t, const Point &) { return wgmmaValues(t, 1); },
+        .templateName = "gemm_wgmma_tf32",
     });
 
     out.push_back(IdeaDef{
