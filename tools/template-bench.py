@@ -38,10 +38,27 @@ STRICT, LOOSE = 1e-4, 1e-2
 # ---------------------------------------------------------------------------------------------
 
 
+def truthy(v):
+    return str(v) not in ("", "0", "false")
+
+
+def sections(text, params):
+    """{{#NAME}}...{{/NAME}} kept when NAME is truthy, {{^NAME}}...{{/NAME}} when it is not, as the
+    generator's renderer does (a line holding only a tag leaves no blank line)."""
+    text = re.sub(r"^[ \t]*(\{\{[#^/][A-Z0-9_]+\}\})[ \t]*\n", r"\1", text, flags=re.M)
+    pattern = re.compile(r"\{\{([#^])([A-Z0-9_]+)\}\}(.*?)\{\{/\2\}\}", re.S)
+    while True:
+        m = pattern.search(text)
+        if not m:
+            return text
+        keep = truthy(params.get(m.group(2), "")) == (m.group(1) == "#")
+        text = text[:m.start()] + (m.group(3) if keep else "") + text[m.end():]
+
+
 def render(template, params):
-    """Plain {{NAME}} substitution; every placeholder must have a value and none may remain."""
+    """{{NAME}} substitution after sections; every placeholder must have a value and none may remain."""
     with open(os.path.join(TEMPLATES, template)) as f:
-        text = f.read()
+        text = sections(f.read(), params)
     missing = sorted(set(re.findall(r"\{\{([A-Z0-9_]+)\}\}", text)) - set(params))
     if missing:
         raise KeyError("%s: no value for %s" % (template, ", ".join(missing)))
@@ -149,9 +166,10 @@ def conv_params(b, c, h, w, oc, r, s, stride, pad, epilogue=None, pool=None):
     if pool:
         pk, ps = pool
         p.update(POOL_KH=pk, POOL_KW=pk, POOL_SH=ps, POOL_SW=ps, POOL_PAD_H=0, POOL_PAD_W=0,
-                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1)
+                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1, POOL=1, CONV_OUT="act")
     else:  # templates that can pool take a 0x0 window as "no pooling"
-        p.update(POOL_KH=0, POOL_KW=0, POOL_SH=1, POOL_SW=1, POOL_PAD_H=0, POOL_PAD_W=0, POOL_OUT_H=0, POOL_OUT_W=0)
+        p.update(POOL_KH=0, POOL_KW=0, POOL_SH=1, POOL_SW=1, POOL_PAD_H=0, POOL_PAD_W=0, POOL_OUT_H=0, POOL_OUT_W=0,
+                 POOL=0, CONV_OUT="out")
     return p
 
 

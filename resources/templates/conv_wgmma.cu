@@ -2,30 +2,38 @@
 // Built-in idea {{IDEA}}: {{PARAMS}}
 // Problem {{PROBLEM}}: {{SUMMARY}}
 //
-// Conv2D as an implicit GEMM on Hopper's warpgroup tensor cores (wgmma), with its epilogue and,
-// when the problem pools, max pooling fused.
+// Conv2D as an implicit GEMM on Hopper's warpgroup tensor cores (wgmma), with its epilogue fused
+// and, when the problem pools, a max-pooling pass after it.
 //   x [{{BATCH}}, {{IN_C}}, {{IN_H}}, {{IN_W}}] (*) weight [{{OUT_C}}, {{IN_C}}, {{KH}}, {{KW}}], stride {{STRIDE_H}}x{{STRIDE_W}},
 //   padding {{PAD_H}}x{{PAD_W}}, dilation {{DIL_H}}x{{DIL_W}} -> [{{BATCH}}, {{OUT_C}}, {{OUT_H}}, {{OUT_W}}], the epilogue (bias, ReLU, ...),
 //   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // 1. conv_prepare splits the weight (a [N][Kdim] matrix, already K-major) into TF32 high and low
-//    parts laid out as the tensor cores read them (128-byte swizzled rows, zero-padded tiles), and,
-//    when pooling, fills `out` with -inf for the atomic maxima below.
+//    parts laid out as the tensor cores read them (128-byte swizzled rows, zero-padded tiles).
 // 2. conv_wgmma: a producer warpgroup gathers the im2col tile of each 32-deep K step straight
-//    from x (one output pixel per thread, tap offsets from a shared table), splits every value into
-//    hi + lo as it stores it (swizzled), and one of its threads streams the matching weight tiles
-//    with bulk copies; {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma.m64n{{BN}}k8 from
-//    shared memory: lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32), {{STAGES}} stages
-//    in a ring guarded by mbarriers. Tensor-core accumulation truncates, so it runs {{PROMOTE}} K steps
-//    at a time before each chunk is added to an fp32 register sum.
-// Pooling: the block writes its conv tile to shared memory and pools every window that touches
-// it; a window split between blocks is combined with an atomic float max.
+//    from x (one output pixel per thread, tap offsets from a shared table; the next step's loads
+//    are in flight while this step is stored), splits every value into hi + lo as it stores it
+//    (swizzled), and one of its threads streams the matching weight tiles with bulk copies;
+//    {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma.m64n{{BN}}k8 from shared memory:
+//    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32), {{STAGES}} stages in a ring
+//    guarded by mbarriers. Tensor-core accumulation truncates, so it runs {{PROMOTE}} K steps at a
+//    time before each chunk is added to an fp32 register sum.
+// 3. With pooling, the conv result goes to scratch and max_pool reads each window from there:
+//    pooling inside the conv tile would split most windows between blocks (a tile is a run of
+//    pixels, not of whole rows) and combine them with global atomics, which cost more than one
+//    extra pass over the conv output.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
-// @launch conv_prepare grid(cdiv(max(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, {{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}} * min({{POOL_KH}}, 1)), 256)) block(256) args({{WEIGHT}}, wtiles, {{OUT}})
-// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{OUT}}{{EPILOGUE_ARGS}})
+{{#POOL}}
+// @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
+{{/POOL}}
+// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+{{#POOL}}
+// @launch max_pool grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
+{{/POOL}}
 
 // ---- problem sizes and tile shapes ----
 constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInH = {{IN_H}}, kInW = {{IN_W}};
@@ -54,7 +62,6 @@ __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kGemmK, kBK);
 constexpr int kKPadded = kTilesK * kBK;
 constexpr int kThreads = 128 * (kWGs + 1);
-constexpr int kConsumers = 128 * kWGs;
 
 // Weight tiles in scratch: [part][tileN][tileK][BN][32].
 constexpr long long kTileB = (long long)kBN * kBK;
@@ -64,8 +71,6 @@ constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 // 1024-byte swizzle atoms), then the tap table.
 constexpr int kStageBytesA = kParts * kBM * kBK * 4, kStageBytesB = kParts * kBN * kBK * 4;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
-// After the main loop the ring holds the conv tile for pooling, channel-major: [BN][BM+4].
-constexpr int kLdC = kBM + 4;
 
 // The producer warpgroup: 128 / BM threads per pixel, each gathering 32 * BM / 128 taps per step.
 constexpr int kThreadsPerRow = 128 / kBM;
@@ -79,7 +84,6 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= 232448, "the ring must fit in shared memory");
-static_assert(!kPool || kBN * kLdC * 4 <= kStages * kStageBytes, "the conv tile must fit where the ring was");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
 static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
               "sizes must fit the packed (r, s) shifts");
@@ -91,14 +95,11 @@ __device__ __forceinline__ float to_tf32(float x)
     return __uint_as_float(r);
 }
 
-// ---- 1. weight tiles (and the -inf fill of a pooled output) ----
+// ---- 1. weight tiles ----
 extern "C" __global__ void __launch_bounds__(256)
-conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles, float *__restrict__ out)
+conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
 {
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if constexpr (kPool) {
-        if (idx < (long long)kBatch * kOutC * kPoolOutH * kPoolOutW) out[idx] = -__int_as_float(0x7f800000);
-    }
     // One thread per 8 consecutive taps of one weight row: chunks 2c and 2c+1 share an aligned
     // 32-byte pair of slots under the swizzle.
     if (idx >= (long long)kTilesN * kBN * kTilesK * 4) return;
@@ -224,57 +225,6 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[kBN / 2], unsigned long lo
 }
 
 
-// Consumer warpgroups only (the producer may have left): named barrier 1.
-__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers) : "memory"); }
-
-// Float max through integer atomics: non-negative floats order as signed ints, negative ones
-// reversed as unsigned ints; -inf (the fill) is below everything.
-__device__ __forceinline__ void atomic_max_float(float *dst, float v)
-{
-    v += 0.0f; // -0 -> +0
-    if (v >= 0.0f) atomicMax(reinterpret_cast<int *>(dst), __float_as_int(v));
-    else atomicMin(reinterpret_cast<unsigned *>(dst), __float_as_uint(v));
-}
-
-// Pools every window that touches the conv tile held in sC ([BN][BM+4], pixels m0 .. m1-1).
-// `tid` counts the consumer threads.
-__device__ __forceinline__ void pool_tile(float *__restrict__ out, const float *sC, int m0, int n0, int tid)
-{
-    const int m1 = min(m0 + kBM, kGemmM);
-    for (int b = m0 / kPixels; b <= (m1 - 1) / kPixels; ++b) {
-        // Conv rows of image b in the tile, and the pooled rows whose windows reach them.
-        const int ohLo = max(m0 - b * kPixels, 0) / kOutW;
-        const int ohHi = (min(m1 - b * kPixels, kPixels) - 1) / kOutW;
-        const int firstReach = ohLo + kPoolPadH - kPoolKH + 1;
-        const int phLo = firstReach <= 0 ? 0 : (firstReach + kPoolSH - 1) / kPoolSH;
-        const int phHi = min(kPoolOutH - 1, (ohHi + kPoolPadH) / kPoolSH);
-        const int rowsPh = phHi - phLo + 1;
-        const int items = rowsPh * kPoolOutW * kBN;
-        for (int it = tid; it < items; it += kConsumers) {
-            const int pw = it % kPoolOutW, ph = phLo + (it / kPoolOutW) % rowsPh, n = it / (kPoolOutW * rowsPh);
-            if (n0 + n >= kGemmN) continue;
-            float v = -__int_as_float(0x7f800000);
-            int held = 0, valid = 0;
-#pragma unroll
-            for (int kh = 0; kh < kPoolKH; ++kh)
-#pragma unroll
-                for (int kw = 0; kw < kPoolKW; ++kw) {
-                    const int oh = ph * kPoolSH - kPoolPadH + kh, ow = pw * kPoolSW - kPoolPadW + kw;
-                    if (oh < 0 || oh >= kOutH || ow < 0 || ow >= kOutW) continue;
-                    ++valid;
-                    const int m = b * kPixels + oh * kOutW + ow;
-                    if (m < m0 || m >= m1) continue;
-                    ++held;
-                    v = fmaxf(v, sC[n * kLdC + (m - m0)]);
-                }
-            if (held == 0) continue;
-            float *dst = out + (((long long)b * kOutC + n0 + n) * kPoolOutH + ph) * kPoolOutW + pw;
-            if (held == valid) *dst = v;           // the whole window is in this block
-            else atomic_max_float(dst, v);         // shared with a neighbouring block
-        }
-    }
-}
-
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float *__restrict__ out{{EPILOGUE_PARAMS}})
 {
@@ -318,8 +268,25 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
             corner = b * kInC * kInH * kInW + ih0 * kInW + iw0;
         }
         const float *wBase = wtiles + (long long)tileN * kTilesK * kTileB;
+        // The taps of step kt for this thread; their loads are issued one step ahead.
+        const auto gather = [&](int kt, float (&v)[kTapsPerThread]) {
+            const int tap0 = kt * kBK + part * kTapsPerThread;
+#pragma unroll
+            for (int j = 0; j < kTapsPerThread; ++j) {
+                const int2 tap = taps[tap0 + j];
+                const bool inside = (unsigned)(ih0 + (tap.y >> 16)) < (unsigned)kInH &&
+                                    (unsigned)(iw0 + (tap.y & 0xffff)) < (unsigned)kInW;
+                v[j] = inside ? __ldg(x + corner + tap.x) : 0.0f;
+            }
+        };
+        float next[kTapsPerThread];
+        gather(0, next);
         for (int kt = 0; kt < kTilesK; ++kt) {
             const int s = kt % kStages;
+            float v[kTapsPerThread];
+#pragma unroll
+            for (int j = 0; j < kTapsPerThread; ++j) v[j] = next[j];
+            if (kt + 1 < kTilesK) gather(kt + 1, next);
             if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
             unsigned char *stage = ring + s * kStageBytes;
             if (threadIdx.x == 0) {
@@ -329,16 +296,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
                     bulk_copy(stage + kStageBytesA + q * kBN * kBK * 4, wBase + q * kPartB + kt * kTileB,
                               kBN * kBK * 4, &full[s]);
             }
-            // All loads first (they overlap), then split and store, 4 taps = one 16-byte chunk.
-            const int tap0 = kt * kBK + part * kTapsPerThread;
-            float v[kTapsPerThread];
-#pragma unroll
-            for (int j = 0; j < kTapsPerThread; ++j) {
-                const int2 tap = taps[tap0 + j];
-                const bool inside = (unsigned)(ih0 + (tap.y >> 16)) < (unsigned)kInH &&
-                                    (unsigned)(iw0 + (tap.y & 0xffff)) < (unsigned)kInW;
-                v[j] = inside ? __ldg(x + corner + tap.x) : 0.0f;
-            }
+            // Split and store, 4 taps = one 16-byte chunk.
             float4 *rowHi = reinterpret_cast<float4 *>(stage + row * kBK * 4);
 #pragma unroll
             for (int j = 0; j < kTapsPerThread; j += 4) {
@@ -420,31 +378,40 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     // channel 8j + 2 * (lane % 4) (+1 for odd r).
     const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-    if constexpr (kPool) {
-        float *sC = reinterpret_cast<float *>(ring);
-        consumers_sync(); // every product has read its stage: the ring is free
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int m = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
+        if (m >= kGemmM) continue;
+        float *dst = out + (long long)(m / kPixels) * kGemmN * kPixels + m % kPixels;
 #pragma unroll
         for (int j = 0; j < kBN / 8; ++j)
 #pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const int pix = c * 64 + warp * 16 + lane / 4 + 8 * (r / 2), ch = 8 * j + 2 * (lane % 4) + r % 2;
-                if (m0 + pix < kGemmM && n0 + ch < kGemmN) sC[ch * kLdC + pix] = epilogue(sum[4 * j + r], m0 + pix, n0 + ch);
+            for (int e = 0; e < 2; ++e) {
+                const int ch = n0 + 8 * j + 2 * (lane % 4) + e;
+                if (ch < kGemmN) dst[(long long)ch * kPixels] = epilogue(sum[4 * j + 2 * h + e], m, ch);
             }
-        consumers_sync();
-        pool_tile(out, sC, m0, n0, threadIdx.x - 128);
-    } else {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int m = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
-            if (m >= kGemmM) continue;
-            float *dst = out + (long long)(m / kPixels) * kGemmN * kPixels + m % kPixels;
-#pragma unroll
-            for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int ch = n0 + 8 * j + 2 * (lane % 4) + e;
-                    if (ch < kGemmN) dst[(long long)ch * kPixels] = epilogue(sum[4 * j + 2 * h + e], m, ch);
-                }
-        }
     }
+}
+
+// ---- 3. max pooling of the conv result (pooling problems only) ----
+// One thread per pooled output; consecutive threads take consecutive outputs of a row, so the
+// window reads of a warp cover a few contiguous stretches of the conv rows.
+extern "C" __global__ void __launch_bounds__(256)
+max_pool(const float *__restrict__ act, float *__restrict__ out)
+{
+    constexpr long long kCount = (long long)kBatch * kOutC * kPoolOutH * kPoolOutW;
+    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (!kPool || idx >= kCount) return;
+    const int pw = idx % kPoolOutW, ph = (idx / kPoolOutW) % kPoolOutH;
+    const long long plane = idx / ((long long)kPoolOutW * kPoolOutH); // b * OUT_C + channel
+    const float *src = act + plane * kPixels;
+    float v = -__int_as_float(0x7f800000); // -inf: padding never wins
+#pragma unroll
+    for (int kh = 0; kh < (kPool ? kPoolKH : 1); ++kh)
+#pragma unroll
+        for (int kw = 0; kw < (kPool ? kPoolKW : 1); ++kw) {
+            const int oh = ph * kPoolSH - kPoolPadH + kh, ow = pw * kPoolSW - kPoolPadW + kw;
+            if (oh >= 0 && oh < kOutH && ow >= 0 && ow < kOutW) v = fmaxf(v, __ldg(src + oh * kOutW + ow));
+        }
+    out[idx] = v;
 }
