@@ -115,7 +115,7 @@ private slots:
             QVERIFY(!d.patterns.empty());
             QVERIFY(d.estimate && d.values);
             for (const ParamDim &p : d.space) QVERIFY2(!p.values.empty() && !p.meaning.empty(), p.name.c_str());
-            QVERIFY2(loadTemplate(d.id).ok(), d.id.c_str());
+            QVERIFY2(loadTemplate(d.templateId()).ok(), d.id.c_str());
         }
         // What an idea needs is in the catalogue and shares one of its patterns.
         for (const IdeaDef &d : catalogue())

@@ -53,7 +53,9 @@ Precision precisionOf(const std::string &idea, const Point &p)
     if (idea == "gemm_tiled_fp32") return Precision::FP32;
     if (idea == "gemm_mma_fp16") return Precision::FP16;
     if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32") return Precision::TF32;
-    if (idea == "conv_implicit_gemm_pool" && p.at("SPLIT") == 1) return Precision::TF32;
+    if (idea == "gemm_wgmma_tf32") return Precision::TF32;
+    if ((idea == "conv_implicit_gemm_pool" || idea == "conv_wgmma" || idea == "conv_wgmma_pool") && p.at("SPLIT") == 1)
+        return Precision::TF32;
     return Precision::TF32x3;
 }
 
@@ -119,7 +121,8 @@ private slots:
     void ideasAreInTheCatalogue()
     {
         for (const char *id : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16",
-                               "conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool"}) {
+                               "conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool",
+                               "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "conv_wgmma", "conv_wgmma_pool"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
             QVERIFY(isCompute(*d));
@@ -261,6 +264,15 @@ private slots:
             for (const char *which : {"odd/bmm", "odd/addmm"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(idea, which))) << QString(idea) << QString(which)
                                                                               << QString() << true;
+        QTest::newRow("gemm_wgmma_tf32x3 seed") << "gemm_wgmma_tf32x3" << "seed/matmul" << QString() << true;
+        QTest::newRow("gemm_wgmma_tf32 seed") << "gemm_wgmma_tf32" << "seed/matmul" << QString() << false;
+        for (const char *which : {"odd/bmm", "odd/addmm"})
+            QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 %1").arg(which)))
+                << "gemm_wgmma_tf32x3" << QString(which) << QString() << false;
+        QTest::newRow("conv_wgmma seed") << "conv_wgmma" << "seed/conv2d" << QString() << true;
+        QTest::newRow("conv_wgmma 3x3") << "conv_wgmma" << "level1/conv2d_3x3" << QString() << false;
+        QTest::newRow("conv_wgmma_pool seed") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << QString() << false;
+        QTest::newRow("conv_wgmma_pool seed@small") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
         QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32" << "seed/matmul" << "small" << false;
         QTest::newRow("gemm_mma_tf32x3 linear@small") << "gemm_mma_tf32x3" << "level1/linear_bias_relu" << "small" << false;
         QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"
@@ -318,8 +330,10 @@ private slots:
                 QVERIFY2(r.registers > 0 && r.registers <= 255, where.c_str());
             }
             const Precision precision = precisionOf(def->id, point);
-            QVERIFY2(out->ptx.find(precision == Precision::FP32 ? "fma.rn.f32" : "mma.sync.aligned") != std::string::npos,
-                     where.c_str());
+            const bool product = precision == Precision::FP32 ? out->ptx.find("fma.rn.f32") != std::string::npos
+                                                              : out->ptx.find("mma.sync.aligned") != std::string::npos ||
+                                                                    out->ptx.find("wgmma.mma_async") != std::string::npos;
+            QVERIFY2(product, where.c_str());
             if (precision == Precision::TF32x3) QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
         }
     }
@@ -336,18 +350,24 @@ private slots:
         QCOMPARE((*ideas)[1].id, std::string("gemm_mma_tf32x3"));
         QVERIFY(QString::fromStdString((*ideas)[1].why).contains("gemm_tiled_fp32"));
 
-        // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts, alone.
+        // The wgmma product builds on the mma.sync one: not before it has been measured.
+        for (const Idea &i : *ideas) QVERIFY(i.id != "gemm_wgmma_tf32x3");
+
+        // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts, with the wgmma
+        // version that builds on it.
         ctx = contextOf("seed/conv2d", Policy::Strict);
         ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ideas->size(), std::size_t(1));
+        QCOMPARE(ideas->size(), std::size_t(2));
         QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_tf32x3"));
+        QCOMPARE((*ideas)[1].id, std::string("conv_wgmma"));
 
         ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Strict);
         ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ideas->size(), std::size_t(1));
+        QCOMPARE(ideas->size(), std::size_t(2));
         QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_pool"));
+        QCOMPARE((*ideas)[1].id, std::string("conv_wgmma_pool"));
         auto drafts = g->implement(ctx, (*ideas)[0], 10);
         QVERIFY2(drafts.ok(), errorOf(drafts).c_str());
         QCOMPARE(drafts->size(), std::size_t(3));

@@ -30,9 +30,17 @@ std::string readTemplate(const std::string &name)
     return ss.str();
 }
 
-// Plain substitution. Names without a value are returned in `missing`.
-std::string render(const std::string &text, const Params &params, std::set<std::string> &missing)
+// Sections ({{#NAME}} ... {{/NAME}}, {{^NAME}} ... {{/NAME}}) as the generator's renderer keeps or
+// drops them, then plain substitution. Names without a value are returned in `missing`.
+std::string render(const std::string &raw, const Params &params, std::set<std::string> &missing)
 {
+    static const std::regex section(R"(\{\{([#^])([A-Z0-9_]+)\}\}\n?([\s\S]*?)\{\{/\2\}\}\n?)");
+    std::string text = raw;
+    for (std::smatch m; std::regex_search(text, m, section);) {
+        const auto v = params.find(m[2].str());
+        const bool on = v != params.end() && !v->second.empty() && v->second != "0" && v->second != "false";
+        text = m.prefix().str() + (on == (m[1].str() == "#") ? m[3].str() : std::string()) + m.suffix().str();
+    }
     static const std::regex placeholder(R"(\{\{([A-Z0-9_]+)\}\})");
     std::string out;
     auto begin = std::sregex_iterator(text.begin(), text.end(), placeholder);
@@ -105,6 +113,13 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
         r["POOL_PAD_H"] = r["POOL_PAD_W"] = "0";
         r["POOL_OUT_H"] = num(o[2]);
         r["POOL_OUT_W"] = num(o[3]);
+        r["POOL"] = "1";
+        r["CONV_OUT"] = "act";
+    } else { // a 0x0 window: no pooling
+        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W"}) r[k] = "0";
+        r["POOL_SH"] = r["POOL_SW"] = "1";
+        r["POOL"] = "0";
+        r["CONV_OUT"] = "out";
     }
     return r;
 }
@@ -182,6 +197,11 @@ private slots:
         row("conv_implicit_gemm_tf32.cu", "conv2d", mma.arg(128).arg(96).arg(32).arg(32).arg(48).arg(3).arg(2), "tf32");
         row("conv_implicit_gemm_tf32.cu", "conv2d", mma.arg(64).arg(96).arg(32).arg(32).arg(48).arg(3).arg(1), "tf32");
         row("conv_implicit_gemm_tf32.cu", "conv2d_pointwise", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
+
+        row("conv_wgmma.cu", "conv2d", wg.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("conv_wgmma.cu", "conv2d_3x3", wg.arg(2).arg(128).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("conv_wgmma.cu", "conv2d_pointwise", wg.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")), "tf32");
+        row("conv_wgmma.cu", "conv2d_relu_maxpool", wg.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
 
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
@@ -262,7 +282,7 @@ private slots:
             "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
-            "A_IMAGES", "B_IMAGES",
+            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

@@ -4,6 +4,7 @@
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 
 namespace kf::builtin::ideas {
@@ -167,6 +168,87 @@ TemplateValues convValues(const std::string &id, const Target &t)
     return v;
 }
 
+// ---- the wgmma template (Hopper) ----
+TileShape wgTile(int wgs, int bn, int stages, int promote, int split)
+{
+    return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PROMOTE", promote}, {"SPLIT", split}};
+}
+const std::vector<std::string> kWgMeanings{"consumer warpgroups (64 pixels each)", "block tile of output channels",
+                                           "pipeline stages", "K steps (32 taps) per tensor-core chunk",
+                                           "TF32 passes per product (3: compensated split)"};
+const std::vector<TileShape> kWgTiles = [] {
+    std::vector<TileShape> v;
+    for (int split : {3, 1})
+        for (const auto &[wgs, bn, stages] : std::vector<std::array<int, 3>>{
+                 {1, 96, 2}, {2, 96, 3}, {1, 96, 4}, {1, 128, 2}, {2, 128, 3}, {1, 64, 3}})
+            v.push_back(wgTile(wgs, bn, stages, 16, split));
+    return v;
+}();
+
+int wgSmem(const Conv &c, const Point &p)
+{
+    return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * (64 * p.at("WGS") + p.at("BN")) * 128 +
+               cdiv(c.taps(), 32) * 32 * 8 + 2048);
+}
+
+std::string wgFits(const Target &t, const Point &p)
+{
+    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    if (auto why = tileListed(kWgTiles, p); !why.empty()) return why;
+    if (p.at("SPLIT") == 1)
+        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+    const int smem = wgSmem(conv(t), p);
+    if (smem > 232448) return std::to_string(smem) + " bytes of shared memory exceed the 227 KB of a block";
+    return {};
+}
+
+// `fraction`: of the rate at the precision, as the template reached it on the seed conv (H200).
+Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
+{
+    const Conv c = conv(t);
+    const int bm = 64 * p.at("WGS"), bn = p.at("BN");
+    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
+                        (double(bm) * bn);
+    const int perSm = std::max(1, std::min(2048 / (128 * (p.at("WGS") + 1)), 233472 / (wgSmem(c, p) + 1024)));
+    const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
+    return computeEstimate(t, c.flops(), peak, fraction * used * (perSm > 1 ? 1.0 : 0.85), tiles,
+                           128 * (p.at("WGS") + 1), perSm,
+                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
+                               " channels x " + std::to_string(c.taps()) + " taps");
+}
+
+TemplateValues poolValues(TemplateValues v, const Target &t)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    v["POOL_KH"] = std::to_string(s.kernel[0]);
+    v["POOL_KW"] = std::to_string(s.kernel[1]);
+    v["POOL_SH"] = std::to_string(s.stride[0]);
+    v["POOL_SW"] = std::to_string(s.stride[1]);
+    v["POOL_PAD_H"] = std::to_string(s.pad[0]);
+    v["POOL_PAD_W"] = std::to_string(s.pad[1]);
+    v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
+    v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
+    return v;
+}
+
+TemplateValues wgValues(const Target &t, const Point &p, bool pool)
+{
+    TemplateValues v = convValues("conv_wgmma", t);
+    if (pool) {
+        v = poolValues(std::move(v), t);
+        v["POOL"] = "1";
+        v["CONV_OUT"] = "act";
+    } else {
+        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W"}) v[k] = "0";
+        v["POOL_SH"] = v["POOL_SW"] = "1";
+        v["POOL"] = "0";
+        v["CONV_OUT"] = t.pattern.output;
+    }
+    v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
+    return v;
+}
+
 } // namespace
 
 void addConv(std::vector<IdeaDef> &out)
@@ -246,19 +328,60 @@ void addConv(std::vector<IdeaDef> &out)
             },
         .values =
             [](const Target &t, const Point &p) {
-                TemplateValues v = convValues("conv_implicit_gemm_pool", t);
-                const PoolSpec &s = *t.pattern.pool;
-                v["POOL_KH"] = std::to_string(s.kernel[0]);
-                v["POOL_KW"] = std::to_string(s.kernel[1]);
-                v["POOL_SH"] = std::to_string(s.stride[0]);
-                v["POOL_SW"] = std::to_string(s.stride[1]);
-                v["POOL_PAD_H"] = std::to_string(s.pad[0]);
-                v["POOL_PAD_W"] = std::to_string(s.pad[1]);
-                v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
-                v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
+                TemplateValues v = poolValues(convValues("conv_implicit_gemm_pool", t), t);
                 v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
                 return v;
             },
+    });
+
+    const std::string wgmma =
+        "Move the implicit GEMM to Hopper's asynchronous warpgroup MMA. A first pass splits the weight into TF32 "
+        "high and low parts laid out as the tensor cores read them (128-byte swizzled K-major rows). In the "
+        "convolution kernel a producer warpgroup gathers each 32-tap step of the im2col tile straight from the "
+        "input (one output pixel per thread, its loads one step ahead), splits each value into hi + lo as it "
+        "stores it swizzled, and streams the matching weight tiles with cp.async.bulk; WGS consumer warpgroups of "
+        "64 pixels issue wgmma.m64nBNk8 from shared memory, STAGES stages in a ring of mbarriers. SPLIT=3 makes "
+        "lo*hi + hi*lo + hi*hi (fp32-accurate), SPLIT=1 a single TF32 pass (loose policy only); tensor-core sums "
+        "are promoted to fp32 registers every PROMOTE steps because their accumulation truncates.";
+
+    out.push_back(IdeaDef{
+        .id = "conv_wgmma",
+        .title = "Implicit GEMM convolution on wgmma, im2col gathered by a producer warpgroup",
+        .text = wgmma + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
+        .patterns = kinds,
+        .needs = {"conv_implicit_gemm_tf32x3"},
+        .space = tileSpace(kWgTiles, kWgMeanings),
+        .repairOrder = {"STAGES", "WGS", "BN"},
+        .applies = plainConv,
+        .check = wgFits,
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return p.at("SPLIT") == 3 ? wgEstimate(t, p, 0.376, "makes three TF32 wgmma passes (3xTF32)")
+                                          : wgEstimate(t, p, 0.148, "makes one TF32 wgmma pass");
+            },
+        .values = [](const Target &t, const Point &p) { return wgValues(t, p, false); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_wgmma_pool",
+        .title = "wgmma convolution, then max pooling in a second pass",
+        .text = wgmma + " The bias and activation are applied to the sums and the activation map goes to scratch; "
+                        "a second kernel reads each pooling window from there. Pooling inside the convolution tile "
+                        "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
+                        "combining them with atomics costs more than one extra pass over the activation map.",
+        .patterns = kinds,
+        .needs = {"conv_implicit_gemm_pool"},
+        .space = tileSpace(kWgTiles, kWgMeanings),
+        .repairOrder = {"STAGES", "WGS", "BN"},
+        .applies = pooledConv,
+        .check = wgFits,
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return p.at("SPLIT") == 3 ? wgEstimate(t, p, 0.33, "makes three TF32 wgmma passes (3xTF32), then pools")
+                                          : wgEstimate(t, p, 0.127, "makes one TF32 wgmma pass, then pools");
+            },
+        .values = [](const Target &t, const Point &p) { return wgValues(t, p, true); },
+        .templateName = "conv_wgmma",
     });
 }
 
