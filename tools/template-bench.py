@@ -181,8 +181,9 @@ def tiles_fp16(bm, bn, bk, wm, wn, min_blocks=1):
     return dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, MIN_BLOCKS=min_blocks)
 
 
-def tiles_wgmma(wgs, bn, stages, promote, split=3):
-    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION="tf32x3" if split == 3 else "tf32")
+def tiles_wgmma(wgs, bn, stages, promote, split=3, producers=1):
+    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION="tf32x3" if split == 3 else "tf32",
+                PRODUCERS=producers)
 
 
 def tiles_simt(bm, bn, bk, tm, tn):
@@ -227,9 +228,10 @@ POINTS = {
     ],
     "conv_wgmma.cu": [
         ("x3 128x96 s3 p16", tiles_wgmma(2, 96, 3, 16), True),
-        ("x3 64x96 s4 p16", tiles_wgmma(1, 96, 4, 16), True),
-        ("x3 64x96 s2 p16", tiles_wgmma(1, 96, 2, 16), False),
-        ("x3 128x96 s3 p4", tiles_wgmma(2, 96, 3, 4), False),
+        ("x3 64x96 s2 p16", tiles_wgmma(1, 96, 2, 16), True),
+        ("x3 128x96 s3 p16 P2", tiles_wgmma(2, 96, 3, 16, producers=2), True),
+        ("x3 64x96 s2 p16 P2", tiles_wgmma(1, 96, 2, 16, producers=2), True),
+        ("x3 64x96 s3 p16 P2", tiles_wgmma(1, 96, 3, 16, producers=2), False),
         ("x1 128x96 s4 p16", tiles_wgmma(2, 96, 4, 16, split=1), True),
     ],
     "conv_implicit_gemm_tf32.cu": [

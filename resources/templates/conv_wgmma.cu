@@ -11,8 +11,8 @@
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // 1. conv_prepare splits the weight (a [N][Kdim] matrix, already K-major) into TF32 high and low
 //    parts laid out as the tensor cores read them (128-byte swizzled rows, zero-padded tiles).
-// 2. conv_wgmma: a producer warpgroup gathers the im2col tile of each 32-deep K step straight
-//    from x (one output pixel per thread, tap offsets from a shared table; the next step's loads
+// 2. conv_wgmma: {{PRODUCERS}} producer warpgroup(s) gather the im2col tile of each 32-deep K step straight
+//    from x ({{PRODUCERS}} warpgroup(s), one output pixel per thread or two, tap offsets from a shared table; the next step's loads
 //    are in flight while this step is stored), splits every value into hi + lo as it stores it
 //    (swizzled), and one of its threads streams the matching weight tiles with bulk copies;
 //    {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma.m64n{{BN}}k8 from shared memory:
@@ -30,7 +30,7 @@
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
 // @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch max_pool grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
@@ -61,7 +61,8 @@ constexpr int kParts = kSplit == 3 ? 2 : 1;
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kGemmK, kBK);
 constexpr int kKPadded = kTilesK * kBK;
-constexpr int kThreads = 128 * (kWGs + 1);
+constexpr int kProducers = {{PRODUCERS}};                 // gathering warpgroups
+constexpr int kThreads = 128 * (kWGs + kProducers);
 
 // Weight tiles in scratch: [part][tileN][tileK][BN][32].
 constexpr long long kTileB = (long long)kBN * kBK;
@@ -72,14 +73,21 @@ constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 constexpr int kStageBytesA = kParts * kBM * kBK * 4, kStageBytesB = kParts * kBN * kBK * 4;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
-// The producer warpgroup: 128 / BM threads per pixel, each gathering 32 * BM / 128 taps per step.
-constexpr int kThreadsPerRow = 128 / kBM;
+// The producer warpgroups: 128 * PRODUCERS / BM threads per pixel, each gathering a share of the
+// 32 taps of a step.
+constexpr int kThreadsPerRow = 128 * kProducers / kBM;
 constexpr int kTapsPerThread = kBK / kThreadsPerRow;
 
 // A tap past Kdim, or a pixel past M, gets a shift that fails the bounds check: it reads as 0.
 constexpr int kOutside = 0x4000;
 
+// Two blocks per SM where their shared memory fits: registers are then capped to allow it.
+constexpr int kSmemBytes = kStages * kStageBytes + kKPadded * 8 + 2048;
+constexpr int kMinBlocks = 2 * kSmemBytes <= 233472 - 2048 ? 2 : 1;
+
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
+static_assert(kProducers == 1 || kProducers == 2, "one or two producer warpgroups");
+static_assert(kThreadsPerRow >= 1 && kThreadsPerRow <= 8 && kTapsPerThread % 4 == 0, "whole 16-byte chunks per thread");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
@@ -225,7 +233,7 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[kBN / 2], unsigned long lo
 }
 
 
-extern "C" __global__ void __launch_bounds__(kThreads, 1)
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float *__restrict__ out{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
@@ -248,7 +256,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     }
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
-            mbar_init(&full[s], 128 + 1); // every gathering thread, plus the weight copies' expect_tx
+            mbar_init(&full[s], 128 * kProducers + 1); // every gathering thread, plus the weight copies' expect_tx
             mbar_init(&empty[s], kWGs);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -256,8 +264,8 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     __syncthreads();
 
     const int wg = threadIdx.x / 128;
-    if (wg == 0) {
-        // Producer warpgroup: thread i gathers pixel m0 + i % BM, taps part i / BM of each step.
+    if (wg < kProducers) {
+        // Producer warpgroups: thread i gathers pixel m0 + i % BM, taps part i / BM of each step.
         const int row = threadIdx.x % kBM, part = threadIdx.x / kBM;
         const int m = m0 + row;
         int corner = 0, ih0 = -2 * kOutside, iw0 = -2 * kOutside; // a pixel past M reads zeros
@@ -319,7 +327,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     }
 
     // Consumers: warpgroup c owns pixels 64c .. 64c+63 of the block tile.
-    const int c = wg - 1;
+    const int c = wg - kProducers;
     float acc[kBN / 2], sum[kBN / 2];
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
