@@ -81,9 +81,14 @@ constexpr int kTapsPerThread = kBK / kThreadsPerRow;
 // A tap past Kdim, or a pixel past M, gets a shift that fails the bounds check: it reads as 0.
 constexpr int kOutside = 0x4000;
 
-// Two blocks per SM where their shared memory fits: registers are then capped to allow it.
+// Two blocks per SM where their shared memory fits and each thread keeps at least 85 registers
+// (registers are capped to allow the second block): enough for 16 taps in flight and one
+// accumulator of up to 96 channels, not for 32 taps, 128 channels or a separate fp32 sum (a K
+// longer than one chunk).
 constexpr int kSmemBytes = kStages * kStageBytes + kKPadded * 8 + 2048;
-constexpr int kMinBlocks = 2 * kSmemBytes <= 233472 - 2048 ? 2 : 1;
+constexpr int kMinBlocks =
+    2 * kSmemBytes <= 233472 - 2048 && kThreads <= 384 && kTapsPerThread <= 16 && kBN <= 96 && kPromote >= kTilesK ? 2
+                                                                                                                : 1;
 
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
 static_assert(kProducers == 1 || kProducers == 2, "one or two producer warpgroups");

@@ -198,10 +198,12 @@ private slots:
         row("conv_implicit_gemm_tf32.cu", "conv2d", mma.arg(64).arg(96).arg(32).arg(32).arg(48).arg(3).arg(1), "tf32");
         row("conv_implicit_gemm_tf32.cu", "conv2d_pointwise", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
 
-        row("conv_wgmma.cu", "conv2d", wg.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("conv_wgmma.cu", "conv2d_3x3", wg.arg(2).arg(128).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("conv_wgmma.cu", "conv2d_pointwise", wg.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")), "tf32");
-        row("conv_wgmma.cu", "conv2d_relu_maxpool", wg.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        const QString cw = wg + QStringLiteral(" PRODUCERS=%7");
+        row("conv_wgmma.cu", "conv2d", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        row("conv_wgmma.cu", "conv2d", cw.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
+        row("conv_wgmma.cu", "conv2d_3x3", cw.arg(2).arg(128).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        row("conv_wgmma.cu", "conv2d_pointwise", cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
+        row("conv_wgmma.cu", "conv2d_relu_maxpool", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
 
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
@@ -282,7 +284,7 @@ private slots:
             "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
-            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT",
+            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

@@ -308,14 +308,20 @@ Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fracti
 // tensor-core accumulation chunk.
 TileShape wg(int wgs, int bn, int stages, int promote)
 {
-    return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PROMOTE", promote}, {"GROUP_M", 8}};
+    return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PROMOTE", promote}};
 }
 const std::vector<std::string> kWgmmaMeanings{"consumer warpgroups (64 rows each)", "block tile columns",
                                               "bulk-copy ring stages", "K steps (32 deep) per tensor-core chunk",
                                               "block-rows per L2 group"};
 // Shapes that compile without spills for both splits (ptxas, sm_90a).
-const std::vector<TileShape> kWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(1, 128, 4, 4), wg(2, 64, 4, 4),
-                                         wg(2, 96, 3, 4)};
+const std::vector<TileShape> kWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 128, 3, 2), wg(1, 128, 4, 4),
+                                         wg(2, 64, 4, 4), wg(2, 96, 3, 4), wg(2, 96, 3, 8), wg(1, 128, 4, 8)};
+std::vector<ParamDim> wgmmaSpace()
+{
+    std::vector<ParamDim> dims = tileSpace(kWgmmaTiles, kWgmmaMeanings);
+    dims.push_back({"GROUP_M", {8, 16, 4}, kWgmmaMeanings.back()});
+    return dims;
+}
 
 int wgmmaSmem(const Point &p, int split)
 {
@@ -424,7 +430,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 "register sum.",
         .patterns = kinds,
         .needs = {"gemm_mma_tf32x3"},
-        .space = tileSpace(kWgmmaTiles, kWgmmaMeanings),
+        .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
         .check = [](const Target &t, const Point &p) { return tileListed(kWgmmaTiles, p); },
@@ -444,7 +450,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 "PROMOTE K steps. About 1e-3 relative error per product: loose tolerance only.",
         .patterns = kinds,
         .needs = {"gemm_mma_tf32"},
-        .space = tileSpace(kWgmmaTiles, kWgmmaMeanings),
+        .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
