@@ -201,7 +201,7 @@ private slots:
         const QString cw = wg + QStringLiteral(" PRODUCERS=%7");
         row("conv_wgmma.cu", "conv2d", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
         row("conv_wgmma.cu", "conv2d", cw.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma.cu", "conv2d_3x3", cw.arg(2).arg(128).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        row("conv_wgmma.cu", "conv2d_3x3", cw.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
         row("conv_wgmma.cu", "conv2d_pointwise", cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
         row("conv_wgmma.cu", "conv2d_relu_maxpool", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
 

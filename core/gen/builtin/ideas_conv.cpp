@@ -214,10 +214,13 @@ std::string wgFits(const Target &t, const Point &p)
         // accumulator would cost the registers it needs.
         if (p.at("PROMOTE") != 16) return "a single TF32 pass gains nothing from short accumulation chunks";
     }
+    // A K longer than one chunk keeps a separate fp32 sum next to the accumulator.
+    const Conv c = conv(t);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
-    if (p.at("PROMOTE") < 16 && threads > 384)
-        return "a separate fp32 sum (PROMOTE < 16) leaves too few registers for " + std::to_string(threads) + " threads";
-    const int smem = wgSmem(conv(t), p);
+    if (cdiv(c.taps(), 32) > p.at("PROMOTE") && threads > 384)
+        return "a separate fp32 sum (more than PROMOTE K steps) leaves too few registers for " +
+               std::to_string(threads) + " threads";
+    const int smem = wgSmem(c, p);
     if (smem > 232448) return std::to_string(smem) + " bytes of shared memory exceed the 227 KB of a block";
     return {};
 }
