@@ -76,6 +76,9 @@ private slots:
     // Two workers on one GPU: verification in parallel, timing one at a time, every verdict right.
     void poolOfTwo()
     {
+        // The per-problem workers of kernels() keep their inputs and PyTorch's cached blocks
+        // (tens of GB at the seed sizes): an 80 GB card needs them gone before two more start.
+        m_workers.clear();
         PoolConfig c;
         c.worker = test::workerConfig();
         c.workersPerGpu = 2;
