@@ -33,6 +33,8 @@ std::string toString(StopReason r)
     case StopReason::Cancelled: return "cancelled";
     case StopReason::NoMoreIdeas: return "no more ideas";
     case StopReason::Error: return "error";
+    case StopReason::TokenBudget: return "token budget";
+    case StopReason::CostBudget: return "cost budget";
     }
     return "unknown";
 }

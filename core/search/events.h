@@ -14,8 +14,9 @@
 
 namespace kf {
 
-enum class StopReason { Rounds, TimeBudget, Cancelled, NoMoreIdeas, Error };
-std::string toString(StopReason); // "rounds", "time budget", "cancelled", "no more ideas", "error"
+enum class StopReason { Rounds, TimeBudget, Cancelled, NoMoreIdeas, Error, TokenBudget, CostBudget };
+// "rounds", "time budget", "cancelled", "no more ideas", "error", "token budget", "cost budget"
+std::string toString(StopReason);
 
 struct SearchStarted {
     std::string problem, gpu, generator;
