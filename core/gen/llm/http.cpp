@@ -31,10 +31,12 @@ void initCurl()
 
 bool retryableStatus(int status) { return status == 429 || status == 408 || (status >= 500 && status <= 599); }
 
+// A time-out is not retried: a server that did not answer within the time-out (minutes, for a
+// model) will most likely not answer the same request the next time either, and each retry would
+// cost the whole time-out again.
 bool retryableTransport(int code)
 {
     switch (code) {
-    case CURLE_OPERATION_TIMEDOUT:
     case CURLE_GOT_NOTHING:
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:

@@ -1,7 +1,7 @@
 #pragma once
 // HTTP for the LLM generators: several requests at once over one libcurl multi handle, driven on
-// the calling thread, with time-outs, retries with backoff on 429, 5xx, time-outs and dropped
-// connections (honouring Retry-After), and a cancel flag that aborts transfers in flight.
+// the calling thread, with time-outs, retries with backoff on 429, 5xx and dropped connections
+// (honouring Retry-After), and a cancel flag that aborts transfers in flight.
 #include <atomic>
 #include <functional>
 #include <string>
@@ -19,7 +19,7 @@ struct HttpRequest {
 struct HttpOptions {
     double timeoutSeconds = 600;        // one attempt, from connect to the last byte
     double connectTimeoutSeconds = 10;
-    int retries = 3;                    // further attempts after a retryable failure
+    int retries = 3;                    // further attempts after a 408, 429, 5xx or dropped connection
     double backoffSeconds = 2;          // the first wait; doubled at each retry
     double maxWaitSeconds = 120;        // the longest single wait, Retry-After included
     int concurrency = 4;                // transfers at once
