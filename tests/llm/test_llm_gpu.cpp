@@ -9,6 +9,7 @@
 using namespace kf;
 using namespace kf::test;
 using llm::Protocol;
+Q_DECLARE_METATYPE(kf::llm::Protocol)
 
 class TestLlmGpu : public QObject {
     Q_OBJECT
