@@ -491,6 +491,22 @@ private slots:
         QVERIFY(ideas.find("Warp per row") != std::string::npos);
         QVERIFY(ideas.find("identifier \"x\" is undefined") != std::string::npos);
         QVERIFY(llm::gpuFacts(c.ctx).find("No GPU") != std::string::npos);
+
+        // The shipped templates fill without a missing placeholder, before any request is made.
+        auto g = llmGenerator(Protocol::OpenAI, "http://127.0.0.1:" + std::to_string(closedPort()));
+        QVERIFY(g);
+        Status ok = g->supports(c.ctx);
+        QVERIFY2(ok, ok ? "" : qPrintable(q(ok.error().text())));
+        QTemporaryDir dir;
+        QFile broken(dir.filePath("ideas.md"));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("Propose {{COUNT}} ideas for {{PROBLEMS}}.\n");
+        broken.close();
+        auto edited = llmGenerator(Protocol::OpenAI, "http://127.0.0.1:1", {{"prompts", dir.path().toStdString()}});
+        Status refused = edited->supports(c.ctx);
+        QVERIFY(!refused);
+        QVERIFY2(q(refused.error().text()).contains("ideas.md: the placeholder {{PROBLEMS}} has no value"),
+                 qPrintable(q(refused.error().text())));
     }
 
     void answerParsing()

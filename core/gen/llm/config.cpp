@@ -32,17 +32,16 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
     c.protocol = protocol;
     c.baseUrl = protocol == Protocol::Anthropic ? "https://api.anthropic.com" : "https://api.openai.com/v1";
     c.keyEnv = protocol == Protocol::Anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-    if (j.is_null())
-        return c;
-    if (!j.is_object())
+    if (!j.is_null() && !j.is_object())
         return makeError("settings", "generator settings must be a JSON object");
     static const std::set<std::string> known = {
         "base_url", "model", "temperature", "max_tokens", "reasoning_effort", "thinking_budget", "key_env",
         "api_key", "anthropic_version", "prices", "prompts", "timeout_s", "connect_timeout_s", "retries",
         "backoff_s", "max_wait_s", "concurrency"};
-    for (const auto &[k, v] : j.items())
-        if (!known.count(k))
-            return bad(k, "is not known");
+    if (j.is_object())
+        for (const auto &[k, v] : j.items())
+            if (!known.count(k))
+                return bad(k, "is not known");
     auto str = [&](const char *k, std::string &out) -> Status {
         if (auto it = j.find(k); it != j.end() && !it->is_null()) {
             if (!it->is_string())

@@ -63,11 +63,23 @@ Status LlmGenerator::supports(const GenContext &ctx) const
         return makeError("generator", "no API key for " + host + ": set " + m_config.keyEnv +
                                           " (or name another variable with key_env)");
     // A language model can attempt any op; what can fail early is a missing or broken template.
-    PromptValues v = common(ctx);
-    v["COUNT"] = "1";
-    if (auto p = prompt("ideas", v); !p)
+    if (auto p = prompt("ideas", ideaValues(ctx, 1)); !p)
         return p.error();
     return Ok{};
+}
+
+PromptValues LlmGenerator::ideaValues(const GenContext &ctx, int count) const
+{
+    PromptValues v = common(ctx);
+    v["COUNT"] = std::to_string(count);
+    v["BEST"] = kernelList(ctx, ctx.topK, kMaxKernelChars);
+    std::vector<KernelRecord> others; // bank kernels not already shown among the best
+    for (const auto &k : ctx.bank)
+        if (std::none_of(ctx.topK.begin(), ctx.topK.end(), [&](const KernelRecord &t) { return t.node == k.node; }))
+            others.push_back(k);
+    v["BANK"] = others.empty() ? std::string("None besides the kernels above.\n") : kernelList(ctx, others, kMaxKernelChars);
+    v["TRIED"] = triedIdeas(ctx);
+    return v;
 }
 
 PromptValues LlmGenerator::common(const GenContext &ctx) const
@@ -145,16 +157,7 @@ std::vector<std::string> LlmGenerator::ask(const GenContext &ctx, const std::vec
 
 Result<std::vector<Idea>> LlmGenerator::proposeIdeas(const GenContext &ctx, int count, Usage *usage)
 {
-    PromptValues v = common(ctx);
-    v["COUNT"] = std::to_string(count);
-    v["BEST"] = kernelList(ctx, ctx.topK, kMaxKernelChars);
-    std::vector<KernelRecord> others; // bank kernels not already shown among the best
-    for (const auto &k : ctx.bank)
-        if (std::none_of(ctx.topK.begin(), ctx.topK.end(), [&](const KernelRecord &t) { return t.node == k.node; }))
-            others.push_back(k);
-    v["BANK"] = others.empty() ? std::string("None besides the kernels above.\n") : kernelList(ctx, others, kMaxKernelChars);
-    v["TRIED"] = triedIdeas(ctx);
-    auto p = prompt("ideas", v);
+    auto p = prompt("ideas", ideaValues(ctx, count));
     if (!p)
         return p.error();
 

@@ -55,6 +55,7 @@ private:
                                  std::vector<std::int64_t> *exchangeIds = nullptr) const;
     Result<Prompt> prompt(const std::string &name, const PromptValues &values) const;
     PromptValues common(const GenContext &) const;
+    PromptValues ideaValues(const GenContext &, int count) const;
     std::vector<KernelRecord> parentsOf(const GenContext &, const Idea &) const;
 
     LlmConfig m_config;
