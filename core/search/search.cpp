@@ -391,7 +391,8 @@ std::int64_t Search::recordExchange(const Exchange &e, int round)
         store(id.error());
         return 0;
     }
-    if (!e.error.empty()) {
+    // A request cut off by a stop is kept, but the stop itself is what the log reports.
+    if (!e.error.empty() && e.error != "cancelled") {
         const std::string line = e.purpose + " request failed: " + e.error;
         (void)m_store.appendLog(e.node > 0 ? std::optional<std::int64_t>(e.node) : std::nullopt, line);
         emit(SearchMessage{(e.node > 0 ? "#" + std::to_string(e.node) + " " : std::string()) + line});

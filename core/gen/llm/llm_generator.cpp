@@ -138,11 +138,10 @@ std::vector<std::string> LlmGenerator::ask(const GenContext &ctx, const std::vec
             e.usage.cost = m_prices.cost(m_config.model, reply->usage);
             if (usage)
                 *usage += e.usage;
-            // The check needs the exchange id to link drafts to it, and the exchange must say
-            // whether it was used: record after the check, then hand the id back.
+            // The stored exchange says whether its answer was used, so it is recorded after the check.
             Reply scrubbed = *reply;
             scrubbed.text = e.answer;
-            error = check(i, scrubbed, 0);
+            error = check(i, scrubbed);
         }
         e.error = error;
         errors[i] = r.cancelled ? std::string("cancelled") : error;
@@ -172,7 +171,7 @@ Result<std::vector<Idea>> LlmGenerator::proposeIdeas(const GenContext &ctx, int 
     std::vector<std::int64_t> ids;
     auto errors = ask(
         ctx, {Job{"ideas", 0, *p}},
-        [&](std::size_t, const Reply &reply, std::int64_t) -> std::string {
+        [&](std::size_t, const Reply &reply) -> std::string {
             auto ideas = parseIdeas(reply.text, reply.truncated);
             if (!ideas)
                 return ideas.error().message;
@@ -252,7 +251,7 @@ std::vector<Result<std::vector<Draft>>> LlmGenerator::implementAll(const GenCont
     std::vector<std::string> sources(jobs.size());
     auto errors = ask(
         ctx, jobs,
-        [&](std::size_t j, const Reply &reply, std::int64_t) -> std::string {
+        [&](std::size_t j, const Reply &reply) -> std::string {
             auto code = extractCandidate(reply.text, reply.truncated);
             if (!code)
                 return code.error().message;
@@ -322,7 +321,7 @@ std::vector<Result<std::optional<Draft>>> LlmGenerator::repairAll(const GenConte
     std::vector<std::int64_t> ids;
     auto errors = ask(
         ctx, jobs,
-        [&](std::size_t j, const Reply &reply, std::int64_t) -> std::string {
+        [&](std::size_t j, const Reply &reply) -> std::string {
             auto code = extractCandidate(reply.text, reply.truncated);
             if (!code)
                 return code.error().message;

@@ -46,7 +46,7 @@ private:
         Prompt prompt;
     };
     // Reads one usable answer; returns "" or why the answer cannot be used.
-    using Check = std::function<std::string(std::size_t job, const Reply &, std::int64_t exchange)>;
+    using Check = std::function<std::string(std::size_t job, const Reply &)>;
     // Asks every job (concurrently, within the concurrency limit), records each exchange through
     // the context's sink as it ends, and calls `check` on each usable answer before it is recorded,
     // so the stored exchange says whether its answer was used. Returns each job's error ("" when
