@@ -95,7 +95,7 @@ int cmdModels(const Args &a)
     auto models = (*g)->listModels();
     if (!models) {
         std::fprintf(stderr, "kernelforge-cli: %s\n", models.error().text().c_str());
-        return BadInput;
+        return GeneratorFailed;
     }
     for (const auto &m : *models)
         std::printf("%s\n", m.c_str());

@@ -301,6 +301,23 @@ int cmdSearch(const Args &a)
     }
     if (auto t = readTrajectory(*store))
         std::printf("\n%s", trajectoryTable(*t).c_str());
+    if (auto exchanges = store->allExchanges(); exchanges && !exchanges->empty()) {
+        std::int64_t prompt = 0, completion = 0, reasoning = 0;
+        double cost = 0;
+        int failed = 0;
+        for (const ExchangeRecord &e : *exchanges) {
+            prompt += e.promptTokens;
+            completion += e.completionTokens;
+            reasoning += e.reasoningTokens;
+            cost += e.cost;
+            failed += !e.error.empty();
+        }
+        auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get());
+        std::printf("language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
+                    "cost %.4f %s\n",
+                    exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
+                    llm ? llm->prices().currency.c_str() : "");
+    }
     std::printf("session: %s\n", sessionPath->c_str());
     return search->stopReason() == StopReason::Cancelled ? Interrupted : Success;
 }

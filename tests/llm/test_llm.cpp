@@ -260,6 +260,7 @@ private slots:
                                                << "closed the connection before the answer" << 3;
         QTest::addRow("openai no server") << Protocol::OpenAI << "refused" << "no server at http://127.0.0.1:" << 1;
         QTest::addRow("anthropic not json") << Protocol::Anthropic << "garbage" << "is not a message" << 1;
+        QTest::addRow("openai 501") << Protocol::OpenAI << "501" << "failed (HTTP 501" << 1;
     }
 
     void serverFailures()
@@ -273,7 +274,7 @@ private slots:
             if (scenario == "401") {
                 r.status = 401;
                 r.body = dataFile(protocol == Protocol::OpenAI ? "openai_401.json" : "anthropic_401.json");
-            } else if (scenario == "500" || scenario == "529") {
+            } else if (scenario == "500" || scenario == "529" || scenario == "501") {
                 r.status = scenario.toInt();
                 r.body = dataFile("server_error_500.json");
             } else if (scenario == "hang") {
@@ -446,13 +447,20 @@ private slots:
     void hostedApisNeedAKey()
     {
         qunsetenv("KF_TEST_NO_SUCH_KEY");
-        auto g = llm::LlmGenerator::make(Protocol::OpenAI, {{"model", "gpt-4.1"}, {"key_env", "KF_TEST_NO_SUCH_KEY"}});
-        QVERIFY(g);
+        for (const char *url : {"https://api.openai.com/v1", "https://api.anthropic.com"}) {
+            const Protocol p = QByteArray(url).contains("anthropic") ? Protocol::Anthropic : Protocol::OpenAI;
+            auto g = llm::LlmGenerator::make(p, {{"model", "m"}, {"base_url", url}, {"key_env", "KF_TEST_NO_SUCH_KEY"}});
+            QVERIFY(!g);
+            QVERIFY2(q(g.error().message).contains("KF_TEST_NO_SUCH_KEY"), qPrintable(q(g.error().message)));
+            QVERIFY(q(g.error().message).contains("no API key for api."));
+        }
+        // A local server needs none, and none is sent.
+        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        auto local = llmGenerator(Protocol::OpenAI, server.url(), {{"key_env", "KF_TEST_NO_SUCH_KEY"}});
+        QVERIFY(local);
         Context c;
-        Status s = (*g)->supports(c.ctx);
-        QVERIFY(!s);
-        QVERIFY2(q(s.error().message).contains("KF_TEST_NO_SUCH_KEY"), qPrintable(q(s.error().message)));
-        QVERIFY(q(s.error().message).contains("api.openai.com"));
+        QVERIFY(local->proposeIdeas(c.ctx, 2));
+        QVERIFY(!server.requests().front().headers.count("authorization"));
     }
 
     void pricesByLongestPrefix()

@@ -269,6 +269,8 @@ private slots:
         QVERIFY2(out.contains("needs gpu"), qPrintable(out));
         QVERIFY2(out.contains("implement request failed: the answer has no ```cuda code block"), qPrintable(out));
         QVERIFY(!(out + err).contains("0123456789abcdef"));
+        QVERIFY2(out.contains("language model: 6 requests (1 unusable), 6000 prompt + 3000 completion tokens"),
+                 qPrintable(out));
         const auto requests = replay.server().requests();
         QVERIFY(!requests.empty());
         auto body = nlohmann::json::parse(requests.front().body);

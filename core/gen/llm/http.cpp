@@ -29,7 +29,11 @@ void initCurl()
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-bool retryableStatus(int status) { return status == 429 || status == 408 || (status >= 500 && status <= 599); }
+// 501 (not implemented) and 505 (version not supported) will not change on a retry.
+bool retryableStatus(int status)
+{
+    return status == 429 || status == 408 || (status >= 500 && status <= 599 && status != 501 && status != 505);
+}
 
 // A time-out is not retried: a server that did not answer within the time-out (minutes, for a
 // model) will most likely not answer the same request the next time either, and each retry would

@@ -49,6 +49,12 @@ Result<std::shared_ptr<LlmGenerator>> LlmGenerator::make(Protocol protocol, cons
     auto config = configFromJson(protocol, settings);
     if (!config)
         return config.error();
+    // Hosted APIs always want a key: say so now, before a search starts its workers and measures
+    // a baseline, rather than after the first request.
+    const std::string host = hostOf(config->baseUrl);
+    if (hosted(host) && config->key().empty())
+        return makeError("settings", "no API key for " + host + ": set " + config->keyEnv +
+                                         ", or name the variable that holds it (setting key_env)");
     auto prices = loadPriceTable(config->prices);
     if (!prices)
         return prices.error();
@@ -57,11 +63,6 @@ Result<std::shared_ptr<LlmGenerator>> LlmGenerator::make(Protocol protocol, cons
 
 Status LlmGenerator::supports(const GenContext &ctx) const
 {
-    // Hosted APIs always want a key; say so before the first request instead of after it.
-    const std::string host = hostOf(m_config.baseUrl);
-    if (hosted(host) && m_config.key().empty())
-        return makeError("generator", "no API key for " + host + ": set " + m_config.keyEnv +
-                                          " (or name another variable with key_env)");
     // A language model can attempt any op; what can fail early is a missing or broken template.
     if (auto p = prompt("ideas", ideaValues(ctx, 1)); !p)
         return p.error();
