@@ -296,6 +296,8 @@ int cmdSearch(const Args &a)
     std::signal(SIGTERM, SIG_DFL);
     if (!ran) {
         printError(ran.error());
+        if (ran.error().code == "no-gpu")
+            std::fprintf(stderr, "kernelforge-cli: add --compile-only to compile candidates without evaluating them\n");
         std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
         return exitFor(ran.error());
     }

@@ -55,7 +55,7 @@ struct Usage {                   // what one call cost (LLM generators; zero for
 // One request to a language model and its answer, as the session keeps it so that a person can
 // read the exact prompt and answer behind an idea or a candidate. Never holds an API key.
 struct Exchange {
-    std::string purpose;         // "ideas", "implement", "repair", "models"
+    std::string purpose;         // "ideas", "implement", "repair"
     std::int64_t node = 0;       // the node it was made for: the idea (implement), the failed candidate (repair); 0: none yet
     std::string model;
     std::string endpoint;        // the URL posted to

@@ -495,6 +495,8 @@ private slots:
         const std::string facts = llm::problemFacts(c.ctx);
         QVERIFY(facts.find("torch.softmax") != std::string::npos);
         QVERIFY(facts.find("input `x`: float32 [8, 256]") != std::string::npos);
+        // The small variant's bytes, not the 2.15 GB the file declares for the full size.
+        QVERIFY2(facts.find("16.4 KB moved") != std::string::npos, facts.c_str());
         const std::string ideas = llm::triedIdeas(c.ctx);
         QVERIFY(ideas.find("Warp per row") != std::string::npos);
         QVERIFY(ideas.find("identifier \"x\" is undefined") != std::string::npos);

@@ -45,11 +45,30 @@ std::string clip(const std::string &s, std::size_t limit)
            s.substr(s.size() - half);
 }
 
+struct Work {
+    double flops = 0, bytes = 0;
+};
+
+// FLOPs and bytes as the worker reported them. A size variant keeps the counts its problem file
+// declares for the full size, so for a variant they come from the op graph and the tensors.
+Work workOf(const GenContext &c)
+{
+    Work w{c.loaded.flops > 0 ? c.loaded.flops : c.problem.flops.value_or(0),
+           c.loaded.bytes > 0 ? c.loaded.bytes : c.problem.bytes()};
+    if (!c.problem.variant.empty()) {
+        double graph = 0;
+        for (const auto &n : c.loaded.graph)
+            graph += n.flops;
+        w.flops = graph;
+        w.bytes = c.problem.derivedBytes();
+    }
+    return w;
+}
+
 double floorFor(const GenContext &c, Precision p)
 {
-    const double flops = c.loaded.flops > 0 ? c.loaded.flops : c.problem.flops.value_or(0);
-    const double bytes = c.loaded.bytes > 0 ? c.loaded.bytes : c.problem.bytes();
-    return floorMs(flops, bytes, p, c.ceilings);
+    const Work w = workOf(c);
+    return floorMs(w.flops, w.bytes, p, c.ceilings);
 }
 
 } // namespace
@@ -107,9 +126,8 @@ std::string problemFacts(const GenContext &c)
             o << " `" << k << "` = " << v;
         o << "\n";
     }
-    const double flops = c.loaded.flops > 0 ? c.loaded.flops : p.flops.value_or(0);
-    const double bytes = c.loaded.bytes > 0 ? c.loaded.bytes : p.bytes();
-    o << "\nWork: " << num("%.3g", flops) << " FLOPs, " << bytesText(bytes)
+    const Work w = workOf(c);
+    o << "\nWork: " << num("%.3g", w.flops) << " FLOPs, " << bytesText(w.bytes)
       << " moved at least (each input and parameter read once, each output written once).\n";
     if (!c.ceilings.tflops.empty() || c.ceilings.bandwidthGBs > 0)
         o << "Roofline floor on this GPU: " << num("%.4f ms", floorFor(c, Precision::FP32)) << " in fp32, "
