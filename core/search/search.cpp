@@ -542,7 +542,8 @@ void Search::runRound(int round)
     summary["node"] = *roundNode;
     if (!m_store.readOnly())
         (void)m_store.appendEvent("round-finished", summary);
-    emit(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct});
+    emit(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
+                       usage.tokens(), usage.cost});
 }
 
 std::int64_t Search::addCandidate(Pending &p, std::int64_t parent)

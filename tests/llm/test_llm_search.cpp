@@ -151,6 +151,12 @@ private slots:
         QCOMPARE(summary->usage.completionTokens, std::int64_t(3000));
         QCOMPARE(summary->usage.reasoningTokens, std::int64_t(600));
         QVERIFY(qAbs(summary->usage.cost - 0.012) < 1e-9);
+        bool reported = false;
+        for (const auto &e : f.events)
+            if (auto *r = std::get_if<RoundFinished>(&e); r && r->round == 1)
+                reported = r->tokens == 9000 && qAbs(r->cost - 0.012) < 1e-9 &&
+                           q(describe(e)).contains("9000 tokens, cost 0.0120");
+        QVERIFY(reported);
 
         // The generator's settings are kept for a resume, never its key.
         auto gs = f.store->metaJson(session_meta::GeneratorSettings);
