@@ -306,6 +306,43 @@ private slots:
         QVERIFY(shown.contains("Block per row"));
     }
 
+    void cliSettingsErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no model") << QStringList{"--generator", "openai", "--base-url", "http://127.0.0.1:1/v1"}
+                                  << "generator setting model is needed";
+        QTest::newRow("temperature") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
+                                                    "http://127.0.0.1:1/v1", "--temperature", "hot"}
+                                     << "--temperature needs a number";
+        QTest::newRow("base url") << QStringList{"--generator", "anthropic", "--model", "m", "--base-url",
+                                                 "localhost:8000"}
+                                  << "base_url must start with http:// or https://";
+        QTest::newRow("thinking") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
+                                                 "--thinking-budget", "500"}
+                                  << "at least 1024 tokens";
+        QTest::newRow("token budget") << QStringList{"--token-budget", "lots"} << "--token-budget needs a number";
+    }
+
+    // Bad generator settings are refused before a session file is made.
+    void cliSettingsErrors()
+    {
+        if (qEnvironmentVariableIsEmpty("KERNELFORGE_CLI"))
+            QSKIP("KERNELFORGE_CLI is not set (run through ctest)");
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString session = dir.filePath("bad.kfsession");
+        QProcess p;
+        p.start(qEnvironmentVariable("KERNELFORGE_CLI"),
+                QStringList{"search", "softmax", "--variant", "small", "--session", session} + args);
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QVERIFY(!QFile::exists(session));
+    }
+
     // Sessions written before exchanges existed (format 1: the examples shipped in resources/)
     // read as they are, with no exchanges, and become format 2 on a writable open.
     void formatOneSessionsStayReadable()
