@@ -4,8 +4,8 @@
 namespace kf::cli {
 
 // Exit codes (README): 0 success, 1 judged and not correct, 2 bad usage or input,
-// 3 no usable GPU, 4 the worker failed.
-enum Exit { Success = 0, NotCorrect = 1, BadInput = 2, NoGpu = 3, WorkerFailed = 4 };
+// 3 no usable GPU, 4 the worker failed, 5 the language model's server failed.
+enum Exit { Success = 0, NotCorrect = 1, BadInput = 2, NoGpu = 3, WorkerFailed = 4, GeneratorFailed = 5 };
 
 int cmdProblems(const Args &);
 int cmdShow(const Args &);

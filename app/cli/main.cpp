@@ -1,6 +1,7 @@
 // kernelforge-cli: the headless front end (see README "Using kernelforge-cli").
 #include "args.h"
 #include "commands.h"
+#include "generator_options.h"
 #include "search_commands.h"
 
 #include <cstdio>
@@ -20,13 +21,20 @@ const char *kUsage =
     "                                             write a standalone .cu with a host launcher\n"
     "  search PROBLEM --session FILE [--resume] [--rounds N] [--ideas N] [--impls N] [--top-k N]\n"
     "       [--bank N] [--policy strict|loose] [--trials N] [--timing-trials N] [--budget SECONDS]\n"
-    "       [--repairs N] [--generator builtin] [--variant V] [--gpus 0,1] [--workers-per-gpu N]\n"
-    "       [--compiler \"COMMAND\"] [--compilers N]\n"
+    "       [--repairs N] [--generator builtin|openai|anthropic] [--variant V] [--gpus 0,1] [--workers-per-gpu N]\n"
+    "       [--compiler \"COMMAND\"] [--compilers N] [--compile-only] [--token-budget N] [--cost-budget X]\n"
+    "       LLM generators (--generator openai|anthropic): --base-url URL --model NAME [--temperature T]\n"
+    "       [--max-tokens N] [--reasoning-effort low|medium|high] [--thinking-budget N] [--key-env VAR]\n"
+    "       [--concurrency N] [--timeout SECONDS] [--retries N] [--prices FILE] [--prompts DIR]\n"
     "                                             search for fast kernels, one line per event;\n"
     "                                             Ctrl-C stops and keeps the session; --resume continues it\n"
     "  report FILE [--csv] [-o FILE]              a session's trajectory: round, best ms, % of reference, idea\n"
+    "  exchanges FILE [NODE]                      the prompts and answers of a session's LLM requests\n"
+    "  models --generator openai|anthropic --base-url URL [--key-env VAR]\n"
+    "                                             the models a server offers\n"
     "common: --worker \"COMMAND\" runs the worker through another command (ssh host kernelforge-worker)\n"
     "exit codes: 0 ok, 1 candidate not correct, 2 bad usage or input, 3 no usable GPU, 4 worker failed,\n"
+    "            5 the language model's server failed,\n"
     "            130 search interrupted (the session keeps every finished result)\n";
 
 } // namespace
@@ -38,6 +46,7 @@ int main(int argc, char **argv)
     std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
                                  "--worker", "--arch", "--speedup", "--max-error"};
     valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
+    valued.insert(generatorValuedOptions().begin(), generatorValuedOptions().end());
     const std::string err = parseArgs(argc, argv, valued, args);
     if (!err.empty()) {
         std::fprintf(stderr, "kernelforge-cli: %s\n%s", err.c_str(), kUsage);
@@ -54,6 +63,8 @@ int main(int argc, char **argv)
     if (args.command == "export") return cmdExport(args);
     if (args.command == "search") return cmdSearch(args);
     if (args.command == "report") return cmdReport(args);
+    if (args.command == "exchanges") return cmdExchanges(args);
+    if (args.command == "models") return cmdModels(args);
     std::fprintf(stderr, "kernelforge-cli: unknown command '%s'\n%s", args.command.c_str(), kUsage);
     return BadInput;
 }

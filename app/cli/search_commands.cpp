@@ -4,6 +4,8 @@
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
 #include "gen/factory.h"
+#include "gen/llm/llm_generator.h"
+#include "generator_options.h"
 #include "search/search.h"
 #include "search/trajectory.h"
 
@@ -69,6 +71,31 @@ bool applyOptions(const Args &a, SearchSettings &s)
         }
         s.policy = *p;
     }
+    if (auto v = a.option("--token-budget")) {
+        try {
+            std::size_t used = 0;
+            s.tokenBudget = std::stoll(*v, &used);
+            if (used != v->size())
+                throw std::invalid_argument("tokens");
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "kernelforge-cli: --token-budget needs a number of tokens (0: none), not '%s'\n",
+                         v->c_str());
+            return false;
+        }
+    }
+    if (auto v = a.option("--cost-budget")) {
+        try {
+            std::size_t used = 0;
+            s.costBudget = std::stod(*v, &used);
+            if (used != v->size())
+                throw std::invalid_argument("cost");
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "kernelforge-cli: --cost-budget needs an amount (0: none), not '%s'\n", v->c_str());
+            return false;
+        }
+    }
+    if (a.flag("--compile-only"))
+        s.compileOnly = true;
     if (auto v = a.option("--budget")) {
         try {
             std::size_t used = 0;
@@ -133,6 +160,8 @@ int exitFor(const Error &e)
     if (e.code == "worker" || e.code == "worker-start" || e.code == "crashed" || e.code == "timeout" ||
         e.code == "protocol")
         return WorkerFailed;
+    if (e.code == "llm" || e.code == "llm-answer")
+        return GeneratorFailed;
     return BadInput;
 }
 
@@ -142,7 +171,8 @@ const std::set<std::string> &searchValuedOptions()
 {
     static const std::set<std::string> names{"--rounds", "--ideas",   "--impls",   "--top-k",           "--bank",
                                              "--budget", "--repairs", "--generator", "--compiler",      "--gpus",
-                                             "--workers-per-gpu", "--compilers"};
+                                             "--workers-per-gpu", "--compilers", "--token-budget",
+                                             "--cost-budget"};
     return names;
 }
 
@@ -163,6 +193,7 @@ int cmdSearch(const Args &a)
     std::optional<SessionStore> store;
     SearchSettings settings;
     std::string generatorName = a.option("--generator").value_or("");
+    nlohmann::json storedGenerator; // a resumed session's generator settings
     if (resume) {
         auto opened = SessionStore::open(*sessionPath);
         if (!opened) {
@@ -184,18 +215,29 @@ int cmdSearch(const Args &a)
             settings = *stored;
         if (generatorName.empty() && meta->generator != "manual")
             generatorName = meta->generator;
+        if (generatorName == meta->generator)
+            if (auto gs = store->metaJson(session_meta::GeneratorSettings))
+                storedGenerator = *gs;
     }
     if (!applyOptions(a, settings))
         return BadInput;
     if (generatorName.empty())
         generatorName = "builtin";
 
+    nlohmann::json generatorOptions;
+    if (!generatorSettings(a, storedGenerator, generatorOptions))
+        return BadInput;
     std::string why;
-    auto generator = makeGenerator(generatorName, &why);
+    auto generator = makeGenerator(generatorName, generatorOptions, &why);
     if (!generator) {
         std::fprintf(stderr, "kernelforge-cli: %s\n", why.c_str());
         return BadInput;
     }
+    // A cost budget counts nothing for a model the price table does not know: say so up front.
+    if (auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get()); llm && settings.costBudget > 0 &&
+                                                                        !llm->prices().find(llm->config().model))
+        std::fprintf(stderr, "kernelforge-cli: %s has no price for %s, so its cost counts as 0 against --cost-budget\n",
+                     llm->prices().source.c_str(), llm->config().model.c_str());
 
     PoolConfig poolConfig;
     if (auto w = a.option("--worker"))
@@ -231,7 +273,7 @@ int cmdSearch(const Args &a)
         meta.problemText = problem->text;
         meta.problemVariant = problem->variant;
         meta.generator = generator->name();
-        meta.settings = settings;
+        meta.settings = settings; // generator settings follow in meta generator_settings, without keys
         meta.writer = "kernelforge-cli";
         auto created = SessionStore::create(*sessionPath, meta);
         if (!created) {
@@ -254,11 +296,30 @@ int cmdSearch(const Args &a)
     std::signal(SIGTERM, SIG_DFL);
     if (!ran) {
         printError(ran.error());
+        if (ran.error().code == "no-gpu")
+            std::fprintf(stderr, "kernelforge-cli: add --compile-only to compile candidates without evaluating them\n");
         std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
         return exitFor(ran.error());
     }
     if (auto t = readTrajectory(*store))
         std::printf("\n%s", trajectoryTable(*t).c_str());
+    if (auto exchanges = store->allExchanges(); exchanges && !exchanges->empty()) {
+        std::int64_t prompt = 0, completion = 0, reasoning = 0;
+        double cost = 0;
+        int failed = 0;
+        for (const ExchangeRecord &e : *exchanges) {
+            prompt += e.promptTokens;
+            completion += e.completionTokens;
+            reasoning += e.reasoningTokens;
+            cost += e.cost;
+            failed += !e.error.empty();
+        }
+        auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get());
+        std::printf("language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
+                    "cost %.4f %s\n",
+                    exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
+                    llm ? llm->prices().currency.c_str() : "");
+    }
     std::printf("session: %s\n", sessionPath->c_str());
     return search->stopReason() == StopReason::Cancelled ? Interrupted : Success;
 }
@@ -289,6 +350,47 @@ int cmdReport(const Args &a)
         return Success;
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
+    return Success;
+}
+
+int cmdExchanges(const Args &a)
+{
+    if (a.positional.empty()) {
+        std::fprintf(stderr, "kernelforge-cli: exchanges needs a session FILE (and optionally a node id)\n");
+        return BadInput;
+    }
+    auto store = SessionStore::open(a.positional[0], true);
+    if (!store) {
+        printError(store.error());
+        return BadInput;
+    }
+    std::optional<std::int64_t> node;
+    if (a.positional.size() > 1) {
+        try {
+            node = std::stoll(a.positional[1]);
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "kernelforge-cli: a node is a number, not '%s'\n", a.positional[1].c_str());
+            return BadInput;
+        }
+    }
+    auto list = node ? store->exchanges(*node) : store->allExchanges();
+    if (!list) {
+        printError(list.error());
+        return BadInput;
+    }
+    for (const ExchangeRecord &e : *list) {
+        std::string nodes;
+        for (auto n : e.nodes)
+            nodes += (nodes.empty() ? "#" : ", #") + std::to_string(n);
+        std::printf("exchange %lld, round %d, %s, %s at %s: HTTP %d, %d attempt(s), %.0f ms, %lld + %lld tokens, cost "
+                    "%.4f; nodes %s%s%s\n",
+                    (long long)e.id, e.round, e.purpose.c_str(), e.model.c_str(), e.endpoint.c_str(), e.httpStatus,
+                    e.attempts, e.latencyMs, (long long)e.promptTokens, (long long)e.completionTokens, e.cost,
+                    nodes.empty() ? "none" : nodes.c_str(), e.error.empty() ? "" : "; failed: ", e.error.c_str());
+        if (node)
+            std::printf("\n--- prompt ---\n%s\n--- answer ---\n%s\n\n", e.prompt.c_str(),
+                        e.answer.empty() ? e.response.c_str() : e.answer.c_str());
+    }
     return Success;
 }
 

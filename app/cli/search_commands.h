@@ -16,5 +16,7 @@ const std::set<std::string> &searchValuedOptions();
 
 int cmdSearch(const Args &);
 int cmdReport(const Args &);
+// The LLM exchanges of a session: one line each, or the full prompt and answer of those behind a node.
+int cmdExchanges(const Args &);
 
 } // namespace kf::cli

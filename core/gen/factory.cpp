@@ -7,14 +7,21 @@
 #define KF_HAVE_BUILTIN_GENERATOR 1
 #endif
 
+#include "gen/llm/llm_generator.h"
+
 namespace kf {
 
 std::vector<std::string> generatorNames()
 {
-    return {"builtin"};
+    return {"builtin", "openai", "anthropic"};
 }
 
 std::shared_ptr<Generator> makeGenerator(const std::string &name, std::string *error)
+{
+    return makeGenerator(name, nullptr, error);
+}
+
+std::shared_ptr<Generator> makeGenerator(const std::string &name, const nlohmann::json &settings, std::string *error)
 {
     auto fail = [&](std::string why) -> std::shared_ptr<Generator> {
         if (error)
@@ -27,6 +34,12 @@ std::shared_ptr<Generator> makeGenerator(const std::string &name, std::string *e
             return g;
 #endif
         return fail("the built-in generator is not available in this build");
+    }
+    if (name == "openai" || name == "anthropic") {
+        auto g = llm::LlmGenerator::make(name == "openai" ? llm::Protocol::OpenAI : llm::Protocol::Anthropic, settings);
+        if (!g)
+            return fail(g.error().text());
+        return *g;
     }
     std::string known;
     for (const auto &n : generatorNames())

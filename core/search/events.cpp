@@ -33,6 +33,8 @@ std::string toString(StopReason r)
     case StopReason::Cancelled: return "cancelled";
     case StopReason::NoMoreIdeas: return "no more ideas";
     case StopReason::Error: return "error";
+    case StopReason::TokenBudget: return "token budget";
+    case StopReason::CostBudget: return "cost budget";
     }
     return "unknown";
 }
@@ -94,7 +96,11 @@ std::string describe(const SearchEvent &event)
                 s += e.bestMs > 0 ? "best " + ms(e.bestMs) + " (" + node(e.bestNode) + ", " + e.bestIdea + ")"
                                   : "no correct kernel yet";
                 s += "; this round " + std::to_string(e.correct) + " of " + std::to_string(e.candidates) + " correct";
-                return e.roundBestMs > 0 ? s + ", fastest " + ms(e.roundBestMs) : s;
+                if (e.roundBestMs > 0)
+                    s += ", fastest " + ms(e.roundBestMs);
+                if (e.tokens > 0)
+                    s += "; " + std::to_string(e.tokens) + " tokens" + (e.cost > 0 ? ", cost " + fmt("%.4f", e.cost) : "");
+                return s;
             },
             [](const SearchFinished &e) {
                 std::string s = "stopped (" + toString(e.reason) + (e.detail.empty() ? "" : ": " + e.detail) + ")";

@@ -14,8 +14,9 @@
 
 namespace kf {
 
-enum class StopReason { Rounds, TimeBudget, Cancelled, NoMoreIdeas, Error };
-std::string toString(StopReason); // "rounds", "time budget", "cancelled", "no more ideas", "error"
+enum class StopReason { Rounds, TimeBudget, Cancelled, NoMoreIdeas, Error, TokenBudget, CostBudget };
+// "rounds", "time budget", "cancelled", "no more ideas", "error", "token budget", "cost budget"
+std::string toString(StopReason);
 
 struct SearchStarted {
     std::string problem, gpu, generator;
@@ -77,6 +78,8 @@ struct RoundFinished {
     std::string bestIdea;        // title of the idea that produced it
     double roundBestMs = 0;      // best correct time among this round's candidates, 0 when none
     int candidates = 0, correct = 0;
+    std::int64_t tokens = 0;     // prompt + completion tokens the generator used this round
+    double cost = 0;             // and what they cost (LLM generators)
 };
 
 struct SearchFinished {

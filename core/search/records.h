@@ -24,6 +24,7 @@ inline constexpr std::string_view Stopped = "stopped";         // round cut shor
 inline constexpr std::string_view Interrupted = "interrupted"; // the process died; found at resume
 inline constexpr std::string_view Queued = "queued";           // idea or candidate not done yet
 inline constexpr std::string_view Failed = "failed";           // idea without a correct candidate
+inline constexpr std::string_view NeedsGpu = "needs gpu";      // idea whose candidates compiled, not evaluated
 } // namespace node_status
 
 struct IdeaInfo {

@@ -28,12 +28,13 @@ std::string msText(double ms)
     return b;
 }
 
-void add(Usage &total, const Usage &u)
+void add(Usage &total, const Usage &u) { total += u; }
+
+std::string costText(double cost)
 {
-    total.promptTokens += u.promptTokens;
-    total.completionTokens += u.completionTokens;
-    total.reasoningTokens += u.reasoningTokens;
-    total.cost += u.cost;
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f", cost);
+    return b;
 }
 
 } // namespace
@@ -142,12 +143,13 @@ Status Search::run(const std::atomic<bool> &cancel)
     if (prepared) {
         if (m_settings.timeBudgetSeconds > 0)
             m_deadlineNs = nowNs() + std::int64_t(m_settings.timeBudgetSeconds * 1e9);
-        emit(SearchStarted{m_problem.name, m_gpu.name, m_generator->name(), m_state.lastRound + 1,
-                           m_eager ? m_eager->medianMs : 0});
+        emit(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
+                           m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0});
         store(m_store.appendEvent("search-started", {{"first_round", m_state.lastRound + 1},
                                                      {"settings", m_settings},
                                                      {"generator", m_generator->name()}}));
         int round = m_state.lastRound + 1;
+        checkUsageBudget(); // a resumed session may have spent its budget already
         while (!stopping()) {
             if (round > m_settings.rounds) {
                 requestStop(StopReason::Rounds, m_roundsRun == 0 ? "the session already has " +
@@ -204,6 +206,8 @@ Status Search::prepare()
     }
     if (Status s = m_store.setMetaJson(session_meta::Settings, m_settings); !s)
         return s;
+    if (nlohmann::json gs = m_generator->settings(); !gs.is_null())
+        if (Status s = m_store.setMetaJson(session_meta::GeneratorSettings, gs); !s) return s;
     if (meta->generator.empty()) {
         if (Status s = m_store.setMeta(session_meta::Generator, m_generator->name()); !s) return s;
     } else if (meta->generator != m_generator->name()) {
@@ -237,6 +241,12 @@ Status Search::restore()
         if (!n) return n.error();
         if (Status s = m_store.updateNode(id, node_status::Interrupted, n->reason, n->resultJson); !s) return s;
     }
+    m_sessionUsage = {};
+    auto exchanges = m_store.allExchanges();
+    if (!exchanges)
+        return exchanges.error();
+    for (const ExchangeRecord &e : *exchanges)
+        m_sessionUsage += Usage{e.promptTokens, e.completionTokens, e.reasoningTokens, e.cost};
     if (r.root) {
         m_root = *r.root;
     } else {
@@ -275,10 +285,16 @@ Status Search::startWorkers()
             why = info->gpu.reason;
         }
     }
-    if (!present)
-        return makeError("no-gpu", "the search needs an NVIDIA GPU: " + why);
-    if (auto meta = m_store.meta(session_meta::Gpu); !meta || meta->empty())
+    if (!present && !m_settings.compileOnly)
+        return makeError("no-gpu", "the search needs an NVIDIA GPU: " + why +
+                                       " (a compile-only search runs the rounds up to compilation without one)");
+    if (!present) {
+        m_gpu = GpuInfo{};
+        m_gpu.reason = why;
+        emit(SearchMessage{"no GPU (" + why + "): candidates are compiled, then recorded as needing a GPU"});
+    } else if (auto meta = m_store.meta(session_meta::Gpu); !meta || meta->empty()) {
         if (Status s = m_store.setMeta(session_meta::Gpu, m_gpu.name); !s) return s;
+    }
 
     if (Status s = m_pool.load(m_problem); !s)
         return s;
@@ -287,6 +303,11 @@ Status Search::startWorkers()
             m_loaded = *l;
             break;
         }
+
+    // Nothing is timed in a compile-only search, so neither the baseline nor the ceilings are
+    // worth the minutes they take (and without a GPU they cannot be measured).
+    if (m_settings.compileOnly)
+        return Ok{};
 
     // A resumed session keeps its baseline, so every round of it is measured against one time.
     std::optional<nlohmann::json> stored;
@@ -321,7 +342,7 @@ Status Search::startWorkers()
     return Ok{};
 }
 
-GenContext Search::context(int round) const
+GenContext Search::context(int round)
 {
     GenContext c;
     c.problem = m_problem;
@@ -335,7 +356,61 @@ GenContext Search::context(int round) const
     c.bank = m_state.bank();
     c.tried = m_state.ideas();
     c.cancel = &m_stop;
+    c.record = [this, round](const Exchange &e) { return recordExchange(e, round); };
     return c;
+}
+
+// Generators call this on the search's thread as each exchange ends, so it is stored even when
+// the search stops before the call returns, and a budget can stop requests still in flight.
+std::int64_t Search::recordExchange(const Exchange &e, int round)
+{
+    ExchangeRecord r;
+    r.round = round;
+    r.purpose = e.purpose;
+    r.generator = m_generator->name();
+    r.model = e.model;
+    r.endpoint = e.endpoint;
+    r.request = e.request;
+    r.prompt = e.prompt;
+    r.response = e.response;
+    r.answer = e.answer;
+    r.reasoning = e.reasoning;
+    r.error = e.error;
+    r.httpStatus = e.httpStatus;
+    r.attempts = e.attempts;
+    r.promptTokens = e.usage.promptTokens;
+    r.completionTokens = e.usage.completionTokens;
+    r.reasoningTokens = e.usage.reasoningTokens;
+    r.cost = e.usage.cost;
+    r.latencyMs = e.latencyMs;
+    std::vector<std::int64_t> nodes;
+    if (e.node > 0)
+        nodes.push_back(e.node);
+    auto id = m_store.addExchange(r, nodes);
+    if (!id) {
+        store(id.error());
+        return 0;
+    }
+    // A request cut off by a stop is kept, but the stop itself is what the log reports.
+    if (!e.error.empty() && e.error != "cancelled") {
+        const std::string line = e.purpose + " request failed: " + e.error;
+        (void)m_store.appendLog(e.node > 0 ? std::optional<std::int64_t>(e.node) : std::nullopt, line);
+        emit(SearchMessage{(e.node > 0 ? "#" + std::to_string(e.node) + " " : std::string()) + line});
+    }
+    m_sessionUsage += e.usage;
+    checkUsageBudget();
+    return *id;
+}
+
+void Search::checkUsageBudget()
+{
+    const std::int64_t tokens = m_sessionUsage.tokens();
+    if (m_settings.tokenBudget > 0 && tokens >= m_settings.tokenBudget)
+        requestStop(StopReason::TokenBudget, std::to_string(tokens) + " tokens used, budget " +
+                                                 std::to_string(m_settings.tokenBudget));
+    else if (m_settings.costBudget > 0 && m_sessionUsage.cost >= m_settings.costBudget)
+        requestStop(StopReason::CostBudget,
+                    "cost " + costText(m_sessionUsage.cost) + ", budget " + costText(m_settings.costBudget));
 }
 
 std::string Search::ideaTitleOf(std::int64_t candidateNode) const
@@ -408,6 +483,11 @@ void Search::runRound(int round)
         store(roundNode.error());
         return;
     }
+    // The answer that proposed the ideas belongs to the round as well as to each idea.
+    std::set<std::int64_t> proposals;
+    for (const Idea &idea : ideas)
+        if (idea.exchange > 0 && proposals.insert(idea.exchange).second)
+            store(m_store.linkExchange(idea.exchange, *roundNode));
     ++m_roundsRun;
     const double bestBefore = m_state.bestMs();
     store(m_store.appendEvent("round-started", {{"round", round}, {"node", *roundNode}, {"best_ms", bestBefore}}));
@@ -430,7 +510,10 @@ void Search::runRound(int round)
             store(id.error());
             break;
         }
-        m_state.addIdea(IdeaRecord{*id, round, idea.id, in.title, idea.text, idea.parentNode, 0, 0, 0, {}});
+        idea.node = *id;
+        if (idea.exchange > 0)
+            store(m_store.linkExchange(idea.exchange, *id));
+        m_state.addIdea(IdeaRecord{*id, round, idea.id, in.title, idea.text, idea.parentNode, 0, 0, 0, 0, {}, {}});
         m_roundIdeas[*id] = idea;
         emit(IdeaProposed{round, *id, idea.id, in.title, idea.text, idea.why, idea.parentNode});
         placed.emplace_back(std::move(idea), *id);
@@ -459,7 +542,8 @@ void Search::runRound(int round)
     summary["node"] = *roundNode;
     if (!m_store.readOnly())
         (void)m_store.appendEvent("round-finished", summary);
-    emit(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct});
+    emit(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
+                       usage.tokens(), usage.cost});
 }
 
 std::int64_t Search::addCandidate(Pending &p, std::int64_t parent)
@@ -486,21 +570,32 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
                                                      Usage &usage)
 {
     std::vector<Pending> out;
+    if (ideas.empty() || stopping())
+        return out;
     const GenContext ctx = context(round);
+    std::vector<Idea> asked;
     for (const auto &[idea, ideaNode] : ideas) {
-        if (stopping())
-            break;
-        Usage used;
-        auto drafts = m_generator->implement(ctx, idea, m_settings.implsPerIdea, &used);
-        add(usage, used);
+        asked.push_back(idea);
+        asked.back().node = ideaNode;
+    }
+    Usage used;
+    auto results = m_generator->implementAll(ctx, asked, m_settings.implsPerIdea, &used);
+    add(usage, used);
+    for (std::size_t i = 0; i < ideas.size() && i < results.size(); ++i) {
+        const auto &[idea, ideaNode] = ideas[i];
+        const auto &drafts = results[i];
         if (!drafts) {
+            if (drafts.error().code == "cancelled")
+                continue;
             (void)m_store.appendLog(ideaNode, "the generator could not implement this idea: " + drafts.error().text());
             emit(SearchMessage{"idea #" + std::to_string(ideaNode) + " has no implementation: " + drafts.error().text()});
             continue;
         }
         int k = 0;
+        // Drafts that arrived are written even when the search is stopping (they stay queued with
+        // the stop as their reason): their answers were paid for and are linked to them.
         for (const Draft &d : *drafts) {
-            if (k++ >= m_settings.implsPerIdea || stopping())
+            if (k++ >= m_settings.implsPerIdea)
                 break;
             Pending p;
             p.ideaNode = ideaNode;
@@ -510,6 +605,8 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
             p.draft.params = d.params;
             if (!addCandidate(p, ideaNode))
                 break;
+            if (d.exchange > 0)
+                store(m_store.linkExchange(d.exchange, p.node));
             emit(CandidateQueued{round, p.node, ideaNode, 0, p.title});
             out.push_back(std::move(p));
         }
@@ -524,14 +621,16 @@ void Search::finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas
         const IdeaRecord *r = m_state.idea(node);
         if (!r)
             continue;
-        std::string_view status = r->correct > 0 ? std::string_view("correct")
-                                  : r->failed > 0 ? node_status::Failed
+        std::string_view status = r->correct > 0  ? std::string_view("correct")
+                                  : r->unjudged > 0 ? node_status::NeedsGpu
+                                  : r->failed > 0   ? node_status::Failed
                                   : stopping()    ? node_status::Stopped
                                                   : node_status::Failed; // no implementation at all
         nlohmann::json info = ideaInfoJson(idea, generator);
         info["best_ms"] = r->bestMs;
         info["correct"] = r->correct;
         info["failed"] = r->failed;
+        info["unjudged"] = r->unjudged;
         info["failure"] = r->failure;
         store(m_store.updateNode(node, status, idea.why, info.dump()));
     }

@@ -93,7 +93,9 @@ private:
     EvalResult failure(const Pending &, Verdict, std::string reason) const;
     void leaveQueued(std::vector<Pending> &batch);
     void finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas);
-    GenContext context(int round) const;
+    GenContext context(int round);
+    std::int64_t recordExchange(const Exchange &, int round);
+    void checkUsageBudget();
     std::string ideaTitleOf(std::int64_t candidateNode) const;
 
     void emit(const SearchEvent &);
@@ -127,6 +129,7 @@ private:
     int m_roundsRun = 0;
     Tally m_tally;
     std::map<std::int64_t, Idea> m_roundIdeas; // idea node -> the generator's idea, for repairs
+    Usage m_sessionUsage;   // every exchange of the session, earlier runs included (the budgets count it)
 
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_watching{false};

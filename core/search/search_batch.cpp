@@ -149,6 +149,28 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
 {
     if (stopping())
         return;
+    if (m_settings.compileOnly) {
+        // What a compile-only search can say about a candidate that compiled: its compile log and
+        // resources, and that nothing judged it yet.
+        const std::string why = m_gpu.present ? "a compile-only search" : "no GPU: " + m_gpu.reason;
+        for (Pending &p : batch) {
+            if (p.result)
+                continue;
+            EvalResult r = failure(p, Verdict::NeedsGpu, "");
+            if (p.compiled) {
+                r.reason = "compiled for " + p.compiled->arch + "; not evaluated (" + why + ")";
+                r.compileLog = p.compiled->log;
+                r.compileSeconds = p.compiled->seconds;
+                r.resources = p.compiled->resources;
+            } else {
+                r.reason = "neither compiled (no compiler process ran) nor evaluated (" + why + ")";
+            }
+            const std::int64_t node = p.node;
+            finish(p, r);
+            emit(CandidateVerified{node, r.verdict, r.reason, 0});
+        }
+        return;
+    }
     std::vector<EvalRequest> requests;
     std::vector<std::size_t> index;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -207,29 +229,36 @@ std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &bat
     std::vector<Pending> out;
     if (m_settings.repairs <= 0 || batch.empty())
         return out;
-    const GenContext ctx = context(batch.front().round);
+    std::vector<RepairJob> jobs;
+    std::vector<const Pending *> of;
     for (const Pending &p : batch) {
-        if (stopping())
-            break;
         if (!p.result || !repairable(p.result->verdict) || p.draft.repairDepth >= m_settings.repairs)
             continue;
         auto idea = m_roundIdeas.find(p.ideaNode);
         if (idea == m_roundIdeas.end())
             continue;
-        KernelRecord failed;
-        failed.node = p.node;
-        failed.ideaId = idea->second.id;
-        failed.source = p.source;
-        failed.result = *p.result;
-        failed.params = p.draft.params;
-        Usage used;
-        auto repaired = m_generator->repair(ctx, idea->second, failed, &used);
-        usage.promptTokens += used.promptTokens;
-        usage.completionTokens += used.completionTokens;
-        usage.reasoningTokens += used.reasoningTokens;
-        usage.cost += used.cost;
+        RepairJob job;
+        job.idea = idea->second;
+        job.failed.node = p.node;
+        job.failed.ideaId = idea->second.id;
+        job.failed.source = p.source;
+        job.failed.result = *p.result;
+        job.failed.params = p.draft.params;
+        jobs.push_back(std::move(job));
+        of.push_back(&p);
+    }
+    if (jobs.empty() || stopping())
+        return out;
+    const GenContext ctx = context(batch.front().round);
+    Usage used;
+    auto results = m_generator->repairAll(ctx, jobs, &used);
+    usage += used;
+    for (std::size_t i = 0; i < jobs.size() && i < results.size(); ++i) {
+        const Pending &p = *of[i];
+        const auto &repaired = results[i];
         if (!repaired) {
-            (void)m_store.appendLog(p.node, "the generator could not repair it: " + repaired.error().text());
+            if (repaired.error().code != "cancelled")
+                (void)m_store.appendLog(p.node, "the generator could not repair it: " + repaired.error().text());
             continue;
         }
         if (!*repaired)
@@ -246,6 +275,8 @@ std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &bat
         // The repair hangs under the candidate it repairs, so the tree shows what was fixed.
         if (!addCandidate(q, p.node))
             break;
+        if (d.exchange > 0)
+            store(m_store.linkExchange(d.exchange, q.node));
         emit(CandidateQueued{q.round, q.node, q.ideaNode, p.node, q.title});
         out.push_back(std::move(q));
     }

@@ -35,6 +35,10 @@ Status SearchSettings::validate() const
     }
     if (!(timeBudgetSeconds >= 0))
         return makeError("settings", "time_budget_s must be 0 (none) or a positive number of seconds");
+    if (tokenBudget < 0)
+        return makeError("settings", "token_budget must be 0 (none) or a positive number of tokens");
+    if (!(costBudget >= 0))
+        return makeError("settings", "cost_budget must be 0 (none) or a positive amount");
     return Ok{};
 }
 
@@ -45,6 +49,9 @@ void to_json(nlohmann::json &j, const SearchSettings &s)
         j[r.key] = s.*r.field;
     j["policy"] = s.policy ? nlohmann::json(toString(*s.policy)) : nlohmann::json(nullptr);
     j["time_budget_s"] = s.timeBudgetSeconds;
+    j["token_budget"] = s.tokenBudget;
+    j["cost_budget"] = s.costBudget;
+    j["compile_only"] = s.compileOnly;
 }
 
 Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
@@ -70,6 +77,21 @@ Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
         if (!it->is_number())
             return makeError("settings", "time_budget_s must be a number of seconds");
         s.timeBudgetSeconds = it->get<double>();
+    }
+    if (auto it = j.find("token_budget"); it != j.end() && !it->is_null()) {
+        if (!it->is_number_integer())
+            return makeError("settings", "token_budget must be a whole number of tokens");
+        s.tokenBudget = it->get<std::int64_t>();
+    }
+    if (auto it = j.find("cost_budget"); it != j.end() && !it->is_null()) {
+        if (!it->is_number())
+            return makeError("settings", "cost_budget must be a number");
+        s.costBudget = it->get<double>();
+    }
+    if (auto it = j.find("compile_only"); it != j.end() && !it->is_null()) {
+        if (!it->is_boolean())
+            return makeError("settings", "compile_only must be true or false");
+        s.compileOnly = it->get<bool>();
     }
     if (Status v = s.validate(); !v)
         return v.error();

@@ -21,6 +21,11 @@ struct SearchSettings {
     int timingTrials = 100;     // timed runs per correct candidate (and for the eager baseline)
     double timeBudgetSeconds = 0; // wall-clock limit of one run() from its first round; 0: none
     int repairs = 1;            // repair attempts per failed candidate (0: never ask)
+    std::int64_t tokenBudget = 0; // prompt + completion tokens of the whole session; 0: none
+    double costBudget = 0;      // cost of the whole session in the price table's currency; 0: none
+    // Runs the rounds up to compilation and records compiled candidates as needing a GPU: a search
+    // on a machine without one (an LLM's output checked by NVRTC, CI).
+    bool compileOnly = false;
 
     Status validate() const;    // every count in range; the error names the field
 };

@@ -83,6 +83,10 @@ void SearchState::recordOutcome(std::int64_t ideaNode, const EvalResult &r)
     if (it == m_ideas.end())
         return;
     IdeaRecord &idea = *it;
+    if (r.verdict == Verdict::NeedsGpu) { // not an outcome of the idea: nothing judged it
+        ++idea.unjudged;
+        return;
+    }
     if (r.verdict == Verdict::Correct) {
         ++idea.correct;
         if (r.timing && r.timing->medianMs > 0 && (idea.bestMs == 0 || r.timing->medianMs < idea.bestMs))

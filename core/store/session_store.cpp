@@ -55,6 +55,43 @@ CREATE TABLE events (
 );
 )sql";
 
+// Added by format 2: every request to a language model, its answer and what it cost. Kept apart
+// from kSchema because migrating a format 1 file runs this alone.
+const char *kExchangeSchema = R"sql(
+CREATE TABLE exchanges (
+    id                INTEGER PRIMARY KEY,
+    round             INTEGER NOT NULL DEFAULT 0,
+    purpose           TEXT NOT NULL DEFAULT '',
+    generator         TEXT NOT NULL DEFAULT '',
+    model             TEXT NOT NULL DEFAULT '',
+    endpoint          TEXT NOT NULL DEFAULT '',
+    request           TEXT NOT NULL DEFAULT '',
+    prompt            TEXT NOT NULL DEFAULT '',
+    response          TEXT NOT NULL DEFAULT '',
+    answer            TEXT NOT NULL DEFAULT '',
+    reasoning         TEXT NOT NULL DEFAULT '',
+    error             TEXT NOT NULL DEFAULT '',
+    http_status       INTEGER NOT NULL DEFAULT 0,
+    attempts          INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens  INTEGER NOT NULL DEFAULT 0,
+    cost              REAL NOT NULL DEFAULT 0,
+    latency_ms        REAL NOT NULL DEFAULT 0,
+    time              TEXT NOT NULL
+);
+CREATE TABLE exchange_nodes (
+    exchange INTEGER NOT NULL REFERENCES exchanges(id),
+    node     INTEGER NOT NULL REFERENCES nodes(id),
+    PRIMARY KEY (exchange, node)
+);
+CREATE INDEX exchange_nodes_node ON exchange_nodes(node);
+)sql";
+
+constexpr const char *kExchangeColumns =
+    "id, round, purpose, generator, model, endpoint, request, prompt, response, answer, reasoning, error, "
+    "http_status, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cost, latency_ms, time";
+
 constexpr const char *kNodeColumns =
     "id, parent, kind, round, title, text, status, reason, result_json, edited, created, updated";
 
@@ -112,6 +149,11 @@ public:
         if (m_s) sqlite3_bind_int64(m_s, i, v);
         return *this;
     }
+    Stmt &bind(int i, double v)
+    {
+        if (m_s) sqlite3_bind_double(m_s, i, v);
+        return *this;
+    }
     Stmt &bindNull(int i)
     {
         if (m_s) sqlite3_bind_null(m_s, i);
@@ -133,6 +175,7 @@ public:
 
     bool isNull(int c) const { return sqlite3_column_type(m_s, c) == SQLITE_NULL; }
     std::int64_t int64(int c) const { return sqlite3_column_int64(m_s, c); }
+    double real(int c) const { return sqlite3_column_double(m_s, c); }
     std::string text(int c) const
     {
         const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_s, c));
@@ -371,10 +414,15 @@ Checked checkSession(sqlite3 *db, const std::string &path)
     if (rc != SQLITE_ROW) return fail(rc, sqlError(db, rc, path, "cannot read"));
     if (check.text(0) != "ok") return fail(SQLITE_CORRUPT, makeError("damaged", "damaged: " + check.text(0), path));
 
-    // The columns this build reads must all be there.
-    for (const std::string &sql : {std::string("SELECT ") + kNodeColumns + " FROM nodes",
-                                  std::string("SELECT id, node, time, text FROM logs"),
-                                  std::string("SELECT id, time, kind, json FROM events")}) {
+    // The columns this build reads must all be there (format 1 files have no exchanges yet).
+    std::vector<std::string> reads = {std::string("SELECT ") + kNodeColumns + " FROM nodes",
+                                      std::string("SELECT id, node, time, text FROM logs"),
+                                      std::string("SELECT id, time, kind, json FROM events")};
+    if (c.version >= 2) {
+        reads.push_back(std::string("SELECT ") + kExchangeColumns + " FROM exchanges");
+        reads.push_back("SELECT exchange, node FROM exchange_nodes");
+    }
+    for (const std::string &sql : reads) {
         Stmt s(db, sql);
         if (!s.prepared())
             return fail(SQLITE_CORRUPT, makeError("damaged", "damaged: " + std::string(sqlite3_errmsg(db)), path));
@@ -444,6 +492,7 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
     rc = exec(db, "BEGIN IMMEDIATE");
     if (rc != SQLITE_OK) return failed(rc, "cannot create");
     rc = exec(db, kSchema);
+    if (rc == SQLITE_OK) rc = exec(db, kExchangeSchema);
     if (rc == SQLITE_OK) {
         const std::string pragmas = "PRAGMA user_version = " + std::to_string(kSessionFormatVersion) +
                                     "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
@@ -534,6 +583,20 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
         int rc = exec(db, "PRAGMA synchronous = FULL");
         if (rc == SQLITE_OK) rc = exec(db, "PRAGMA foreign_keys = ON");
         if (rc != SQLITE_OK) return impl->error(rc, "cannot open for writing");
+        // Older formats are brought up to this one before anything else is written, in one
+        // transaction: a file is either still format 1 or wholly format 2.
+        if (impl->version < 2) {
+            rc = exec(db, "BEGIN IMMEDIATE");
+            if (rc == SQLITE_OK) rc = exec(db, kExchangeSchema);
+            if (rc == SQLITE_OK) rc = exec(db, "PRAGMA user_version = 2");
+            if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
+            if (rc != SQLITE_OK) {
+                const Error e = impl->error(rc, "cannot migrate the session from format 1");
+                exec(db, "ROLLBACK");
+                return e;
+            }
+            impl->version = kSessionFormatVersion;
+        }
     }
     return SessionStore(std::move(impl));
 }
@@ -846,6 +909,126 @@ Result<std::vector<EventRecord>> SessionStore::events(std::int64_t afterId) cons
     }
     if (rc != SQLITE_DONE) return d->error(rc, "cannot read events");
     return out;
+}
+
+Result<std::int64_t> SessionStore::addExchange(const ExchangeRecord &r, const std::vector<std::int64_t> &nodes)
+{
+    if (auto e = unusable(true)) return *e;
+    std::int64_t id = 0;
+    Status done = transaction([&]() -> Status {
+        Stmt s(d->db.get(), "INSERT INTO exchanges(round, purpose, generator, model, endpoint, request, prompt, "
+                            "response, answer, reasoning, error, http_status, attempts, prompt_tokens, "
+                            "completion_tokens, reasoning_tokens, cost, latency_ms, time) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        s.bind(1, std::int64_t(r.round))
+            .bind(2, r.purpose)
+            .bind(3, r.generator)
+            .bind(4, r.model)
+            .bind(5, r.endpoint)
+            .bind(6, r.request)
+            .bind(7, r.prompt)
+            .bind(8, r.response)
+            .bind(9, r.answer)
+            .bind(10, r.reasoning)
+            .bind(11, r.error)
+            .bind(12, std::int64_t(r.httpStatus))
+            .bind(13, std::int64_t(r.attempts))
+            .bind(14, r.promptTokens)
+            .bind(15, r.completionTokens)
+            .bind(16, r.reasoningTokens)
+            .bind(17, r.cost)
+            .bind(18, r.latencyMs)
+            .bind(19, r.time.empty() ? isoTimeNow() : r.time);
+        const int rc = s.step();
+        if (rc != SQLITE_DONE) return d->error(rc, "cannot store an exchange");
+        id = std::int64_t(sqlite3_last_insert_rowid(d->db.get()));
+        for (std::int64_t node : nodes)
+            if (Status l = linkExchange(id, node); !l) return l;
+        return Ok{};
+    });
+    if (!done) return done.error();
+    return id;
+}
+
+Status SessionStore::linkExchange(std::int64_t exchange, std::int64_t node)
+{
+    if (auto e = unusable(true)) return *e;
+    Stmt s(d->db.get(), "INSERT OR IGNORE INTO exchange_nodes(exchange, node) VALUES (?, ?)");
+    s.bind(1, exchange).bind(2, node);
+    const int rc = s.step();
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return d->err("not-found", "no exchange " + std::to_string(exchange) + " or node " + std::to_string(node));
+    if (rc != SQLITE_DONE) return d->error(rc, "cannot link an exchange");
+    return Ok{};
+}
+
+namespace {
+
+// Runs an exchange SELECT (kExchangeColumns, at most one int parameter) and fills in the links.
+Result<std::vector<ExchangeRecord>> selectExchanges(sqlite3 *db, const std::string &path, int version,
+                                                   const std::string &where, std::optional<std::int64_t> param)
+{
+    std::vector<ExchangeRecord> out;
+    if (version < 2) return out; // a format 1 file read as it is: no model was ever asked
+    Stmt s(db, std::string("SELECT ") + kExchangeColumns + " FROM exchanges " + where + " ORDER BY id");
+    if (param) s.bind(1, *param);
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        ExchangeRecord e;
+        e.id = s.int64(0);
+        e.round = int(s.int64(1));
+        e.purpose = s.text(2);
+        e.generator = s.text(3);
+        e.model = s.text(4);
+        e.endpoint = s.text(5);
+        e.request = s.text(6);
+        e.prompt = s.text(7);
+        e.response = s.text(8);
+        e.answer = s.text(9);
+        e.reasoning = s.text(10);
+        e.error = s.text(11);
+        e.httpStatus = int(s.int64(12));
+        e.attempts = int(s.int64(13));
+        e.promptTokens = s.int64(14);
+        e.completionTokens = s.int64(15);
+        e.reasoningTokens = s.int64(16);
+        e.cost = s.real(17);
+        e.latencyMs = s.real(18);
+        e.time = s.text(19);
+        out.push_back(std::move(e));
+    }
+    if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read exchanges");
+    for (auto &e : out) {
+        Stmt l(db, "SELECT node FROM exchange_nodes WHERE exchange = ? ORDER BY node");
+        l.bind(1, e.id);
+        while ((rc = l.step()) == SQLITE_ROW) e.nodes.push_back(l.int64(0));
+        if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read exchanges");
+    }
+    return out;
+}
+
+} // namespace
+
+Result<ExchangeRecord> SessionStore::exchange(std::int64_t id) const
+{
+    if (auto e = unusable(false)) return *e;
+    auto found = selectExchanges(d->db.get(), d->path, d->version, "WHERE id = ?", id);
+    if (!found) return found.error();
+    if (found->empty()) return d->err("not-found", "no exchange " + std::to_string(id));
+    return std::move(found->front());
+}
+
+Result<std::vector<ExchangeRecord>> SessionStore::exchanges(std::int64_t node) const
+{
+    if (auto e = unusable(false)) return *e;
+    return selectExchanges(d->db.get(), d->path, d->version,
+                           "WHERE id IN (SELECT exchange FROM exchange_nodes WHERE node = ?)", node);
+}
+
+Result<std::vector<ExchangeRecord>> SessionStore::allExchanges() const
+{
+    if (auto e = unusable(false)) return *e;
+    return selectExchanges(d->db.get(), d->path, d->version, "", std::nullopt);
 }
 
 Status SessionStore::transaction(const std::function<Status()> &body)

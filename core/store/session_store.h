@@ -24,7 +24,9 @@
 namespace kf {
 
 // Written to PRAGMA user_version. Bump it when the schema changes; open() refuses newer files.
-inline constexpr int kSessionFormatVersion = 1;
+// Version 2 added the exchanges of LLM generators; version 1 files are migrated on a writable
+// open and read as they are when opened read-only.
+inline constexpr int kSessionFormatVersion = 2;
 // The value of meta "format": what tells a session apart from any other SQLite file.
 inline constexpr std::string_view kSessionFormatName = "kernelforge-session";
 inline constexpr std::string_view kSessionExtension = ".kfsession";
@@ -41,6 +43,7 @@ inline constexpr std::string_view Generator = "generator";
 inline constexpr std::string_view Settings = "settings"; // JSON object
 inline constexpr std::string_view Gpu = "gpu";
 inline constexpr std::string_view Baseline = "baseline"; // JSON, absent until measured
+inline constexpr std::string_view GeneratorSettings = "generator_settings"; // JSON: the generator's own (no keys)
 } // namespace session_meta
 
 enum class NodeKind { Root, Round, Idea, Candidate };
@@ -82,6 +85,31 @@ struct EventRecord {
     nlohmann::json data;
 
     bool operator==(const EventRecord &) const = default;
+};
+
+// One request to a language model and its answer (table `exchanges`), linked to the nodes it
+// produced or was made for (table `exchange_nodes`): the ideas an answer proposed, the candidate
+// a draft became, the idea whose implementation failed.
+struct ExchangeRecord {
+    std::int64_t id = 0;                 // assigned by addExchange()
+    int round = 0;
+    std::string purpose;                 // "ideas", "implement", "repair"
+    std::string generator, model, endpoint;
+    std::string request;                 // the request body as sent
+    std::string prompt;                  // the user message
+    std::string response;                // the raw response body
+    std::string answer;                  // the answer's text
+    std::string reasoning;               // the model's visible thinking, if any
+    std::string error;                   // empty: the answer was usable
+    int httpStatus = 0;
+    int attempts = 0;
+    std::int64_t promptTokens = 0, completionTokens = 0, reasoningTokens = 0;
+    double cost = 0;
+    double latencyMs = 0;
+    std::string time;                    // ISO 8601 UTC; set by the store when empty
+    std::vector<std::int64_t> nodes;     // linked nodes, ascending (filled when read)
+
+    bool operator==(const ExchangeRecord &) const = default;
 };
 
 // What a session is about; written once by create(). Settings must not hold API keys.
@@ -148,6 +176,15 @@ public:
     // Events: what happened, in order ("round started", "stopped: budget"), as JSON.
     Result<std::int64_t> appendEvent(std::string_view kind, const nlohmann::json &data);
     Result<std::vector<EventRecord>> events(std::int64_t afterId = 0) const;
+
+    // Exchanges with language models. addExchange ignores record.id and record.nodes and links
+    // the new row to `nodes`; linkExchange adds one more link (linking twice is harmless). The
+    // reads return nothing, not an error, for a version 1 file opened read-only (it has no table).
+    Result<std::int64_t> addExchange(const ExchangeRecord &record, const std::vector<std::int64_t> &nodes = {});
+    Status linkExchange(std::int64_t exchange, std::int64_t node);
+    Result<ExchangeRecord> exchange(std::int64_t id) const;             // "not-found" when absent
+    Result<std::vector<ExchangeRecord>> exchanges(std::int64_t node) const; // those linked to a node, by id
+    Result<std::vector<ExchangeRecord>> allExchanges() const;           // ordered by id
 
     // Runs `body` as one transaction: all of its writes land, or none do (say, a candidate node
     // together with its logs). It commits when body returns ok and rolls back otherwise.

@@ -1,0 +1,105 @@
+#include "generator_options.h"
+
+#include "commands.h"
+#include "gen/llm/llm_generator.h"
+
+#include <cstdio>
+
+namespace kf::cli {
+
+namespace {
+
+enum class Kind { Text, Integer, Number };
+
+struct Option {
+    const char *flag, *key;
+    Kind kind;
+};
+
+// One line per setting of core/gen/llm/config.h.
+constexpr Option kOptions[] = {
+    {"--base-url", "base_url", Kind::Text},        {"--model", "model", Kind::Text},
+    {"--temperature", "temperature", Kind::Number}, {"--max-tokens", "max_tokens", Kind::Integer},
+    {"--reasoning-effort", "reasoning_effort", Kind::Text}, {"--thinking-budget", "thinking_budget", Kind::Integer},
+    {"--key-env", "key_env", Kind::Text},          {"--concurrency", "concurrency", Kind::Integer},
+    {"--timeout", "timeout_s", Kind::Number},      {"--retries", "retries", Kind::Integer},
+    {"--prices", "prices", Kind::Text},            {"--prompts", "prompts", Kind::Text},
+};
+
+} // namespace
+
+const std::set<std::string> &generatorValuedOptions()
+{
+    static const std::set<std::string> names = [] {
+        std::set<std::string> s;
+        for (const Option &o : kOptions)
+            s.insert(o.flag);
+        return s;
+    }();
+    return names;
+}
+
+bool generatorSettings(const Args &a, const nlohmann::json &stored, nlohmann::json &out)
+{
+    out = stored.is_object() ? stored : nlohmann::json::object();
+    for (const Option &o : kOptions) {
+        auto v = a.option(o.flag);
+        if (!v)
+            continue;
+        if (o.kind == Kind::Text) {
+            out[o.key] = *v;
+            continue;
+        }
+        try {
+            std::size_t used = 0;
+            if (o.kind == Kind::Integer) {
+                const long long n = std::stoll(*v, &used);
+                if (used == v->size()) {
+                    out[o.key] = n;
+                    continue;
+                }
+            } else {
+                const double d = std::stod(*v, &used);
+                if (used == v->size()) {
+                    out[o.key] = d;
+                    continue;
+                }
+            }
+        } catch (const std::exception &) {
+        }
+        std::fprintf(stderr, "kernelforge-cli: %s needs a number, not '%s'\n", o.flag, v->c_str());
+        return false;
+    }
+    return true;
+}
+
+int cmdModels(const Args &a)
+{
+    const std::string name = a.option("--generator").value_or("openai");
+    if (name != "openai" && name != "anthropic") {
+        std::fprintf(stderr, "kernelforge-cli: models lists the models of an openai or anthropic server, not of %s\n",
+                     name.c_str());
+        return BadInput;
+    }
+    nlohmann::json settings;
+    if (!generatorSettings(a, nullptr, settings))
+        return BadInput;
+    // Listing needs no model; the settings check wants one, so a placeholder stands in.
+    if (!settings.contains("model"))
+        settings["model"] = "-";
+    auto g = llm::LlmGenerator::make(name == "openai" ? llm::Protocol::OpenAI : llm::Protocol::Anthropic, settings);
+    if (!g) {
+        std::fprintf(stderr, "kernelforge-cli: %s\n", g.error().text().c_str());
+        return BadInput;
+    }
+    auto models = (*g)->listModels();
+    if (!models) {
+        std::fprintf(stderr, "kernelforge-cli: %s\n", models.error().text().c_str());
+        return GeneratorFailed;
+    }
+    for (const auto &m : *models)
+        std::printf("%s\n", m.c_str());
+    return Success;
+}
+
+} // namespace kf::cli

@@ -1,0 +1,22 @@
+#pragma once
+// The LLM generators' command-line options (--base-url, --model, ...) as generator settings JSON
+// (core/gen/llm/config.h), merged over a resumed session's stored settings; and the `models`
+// command, which lists what a server offers.
+#include "args.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
+namespace kf::cli {
+
+const std::set<std::string> &generatorValuedOptions();
+
+// `stored` (a resumed session's settings, or null) with the options given now on top. Returns
+// false after printing an error for a malformed number.
+bool generatorSettings(const Args &, const nlohmann::json &stored, nlohmann::json &out);
+
+int cmdModels(const Args &);
+
+} // namespace kf::cli
