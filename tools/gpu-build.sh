@@ -15,11 +15,16 @@ export LD_LIBRARY_PATH="$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu:${LD
 export QT_PLUGIN_PATH="$R/usr/lib/x86_64-linux-gnu/qt6/plugins" QT_QPA_PLATFORM=offscreen
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
+# libcurl's headers from the unpacked packages when the host has none.
+curl_args=()
+if [ -f "$R/usr/include/x86_64-linux-gnu/curl/curl.h" ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ]; then
+  curl_args=(-DCURL_INCLUDE_DIR="$R/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$R/usr/lib/x86_64-linux-gnu/libcurl.so")
+fi
 build=${KF_BUILD_DIR:-$here/build-gpu}
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI=OFF \
   -DCUDAToolkit_ROOT=/usr/local/cuda \
   -DCMAKE_PREFIX_PATH="$R/usr/lib/x86_64-linux-gnu/cmake;$torch_prefix;$R/usr" -DQT_HOST_PATH="$R/usr" \
-  -DSQLite3_INCLUDE_DIR="$R/usr/include" -DSQLite3_LIBRARY="$sqlite_lib" >"$out/configure.log" 2>&1 \
+  -DSQLite3_INCLUDE_DIR="$R/usr/include" -DSQLite3_LIBRARY="$sqlite_lib" "${curl_args[@]}" >"$out/configure.log" 2>&1 \
   || { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" ${KF_BUILD_TARGETS:+--target $KF_BUILD_TARGETS} >"$out/build.log" 2>&1 \
   || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
