@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a Debian 12 machine: downloads into .debs/ the packages that tools/gpu-check.sh unpacks on a
-# GPU host that has PyTorch but neither Qt nor toml++ nor the SQLite and libcurl headers.
+# GPU host that has PyTorch but neither Qt nor toml++ nor the SQLite and libcurl headers (the host's
+# own libcurl.so.4 is linked: Debian's would bring its LDAP and TLS libraries along).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$here/.debs" && cd "$here/.debs"
@@ -13,5 +14,4 @@ apt-get download qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin libqt6core6 l
   x11proto-dev libxcb1-dev libxau-dev libxdmcp-dev libxcb-xkb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
   libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xinput0 libxcb-util1 \
   fonts-dejavu-core fontconfig-config libfontconfig1 libfreetype6 libharfbuzz0b libpng16-16 libgraphite2-3 \
-  libbrotli1 libtomlplusplus-dev libtomlplusplus3 libsqlite3-dev libcurl4-openssl-dev libcurl4 libnghttp2-14 librtmp1 \
-  libssh2-1 libpsl5
+  libbrotli1 libtomlplusplus-dev libtomlplusplus3 libsqlite3-dev libcurl4-openssl-dev

@@ -15,10 +15,12 @@ export LD_LIBRARY_PATH="$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu:${LD
 export QT_PLUGIN_PATH="$R/usr/lib/x86_64-linux-gnu/qt6/plugins" QT_QPA_PLATFORM=offscreen
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
-# libcurl's headers from the unpacked packages when the host has none.
+# libcurl: the unpacked headers and the host's own libcurl.so.4 when the host has no headers.
 curl_args=()
-if [ -f "$R/usr/include/x86_64-linux-gnu/curl/curl.h" ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ]; then
-  curl_args=(-DCURL_INCLUDE_DIR="$R/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$R/usr/lib/x86_64-linux-gnu/libcurl.so")
+host_curl=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 /usr/lib64/libcurl.so.4 2>/dev/null | head -1)
+if [ -f "$R/usr/include/x86_64-linux-gnu/curl/curl.h" ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] &&
+   [ -n "$host_curl" ]; then
+  curl_args=(-DCURL_INCLUDE_DIR="$R/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$host_curl")
 fi
 build=${KF_BUILD_DIR:-$here/build-gpu}
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI=OFF \
