@@ -17,7 +17,8 @@ torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
 # libcurl: the unpacked headers and the host's own libcurl.so.4 when the host has no headers.
 curl_args=()
-host_curl=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 /usr/lib64/libcurl.so.4 2>/dev/null | head -1)
+host_curl=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 /usr/lib/x86_64-linux-gnu/libcurl-gnutls.so.4 /usr/lib64/libcurl.so.4 \
+  2>/dev/null | head -1)
 if [ -f "$R/usr/include/x86_64-linux-gnu/curl/curl.h" ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] &&
    [ -n "$host_curl" ]; then
   curl_args=(-DCURL_INCLUDE_DIR="$R/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$host_curl")
