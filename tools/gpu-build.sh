@@ -15,14 +15,16 @@ export LD_LIBRARY_PATH="$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu:${LD
 export QT_PLUGIN_PATH="$R/usr/lib/x86_64-linux-gnu/qt6/plugins" QT_QPA_PLATFORM=offscreen
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
-# libcurl: the unpacked headers and the host's own libcurl.so.4 when the host has no headers.
+# libcurl: always the host's own library (Debian's would bring its LDAP and TLS libraries along),
+# with the host's headers, or the unpacked ones when the host has none.
 curl_args=()
 host_curl=$(ls /usr/lib/x86_64-linux-gnu/libcurl.so.4 /usr/lib/x86_64-linux-gnu/libcurl-gnutls.so.4 /usr/lib64/libcurl.so.4 \
   2>/dev/null | head -1)
-if [ -f "$R/usr/include/x86_64-linux-gnu/curl/curl.h" ] && [ ! -f /usr/include/x86_64-linux-gnu/curl/curl.h ] &&
-   [ -n "$host_curl" ]; then
-  curl_args=(-DCURL_INCLUDE_DIR="$R/usr/include/x86_64-linux-gnu" -DCURL_LIBRARY="$host_curl")
-fi
+curl_inc=
+for d in /usr/include/x86_64-linux-gnu /usr/include "$R/usr/include/x86_64-linux-gnu"; do
+  [ -f "$d/curl/curl.h" ] && { curl_inc=$d; break; }
+done
+[ -n "$host_curl" ] && [ -n "$curl_inc" ] && curl_args=(-DCURL_INCLUDE_DIR="$curl_inc" -DCURL_LIBRARY="$host_curl")
 build=${KF_BUILD_DIR:-$here/build-gpu}
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI=OFF \
   -DCUDAToolkit_ROOT=/usr/local/cuda \
