@@ -235,18 +235,16 @@ private slots:
         QVERIFY(!makeBuiltinGenerator()->proposeIdeas(ctx, 3).ok());
     }
 
-    // Nothing measured: the simplest correct idea first, then what builds on it.
+    // Nothing measured: the simplest correct idea alone; what builds on it waits for its time.
     void firstRoundStartsSimple()
     {
         GenContext ctx = shippedContext("seed/softmax");
         auto ideas = makeBuiltinGenerator()->proposeIdeas(ctx, 4);
         QVERIFY(ideas.ok());
-        QVERIFY(ideas->size() >= 2);
+        QCOMPARE(ideas->size(), std::size_t(1));
         QCOMPARE((*ideas)[0].id, std::string("softmax_three_pass"));
         QCOMPARE((*ideas)[0].parentNode, std::int64_t(0));
         QVERIFY(QString::fromStdString((*ideas)[0].why).contains("memory floor"));
-        QCOMPARE((*ideas)[1].id, std::string("softmax_online"));
-        QVERIFY(QString::fromStdString((*ideas)[1].why).contains("softmax_three_pass"));
         checkBatch(ctx, *ideas);
         QVERIFY(makeBuiltinGenerator()->proposeIdeas(ctx, 1)->size() == 1);
     }
@@ -419,7 +417,7 @@ private slots:
         const Target t = targetOf(ctx);
         auto g = makeBuiltinGenerator();
         int checked = 0;
-        for (const ScriptedRound &r : scriptedRounds(ctx, *g, 20, false)) {
+        for (const ScriptedRound &r : scriptedRounds(ctx, *g, 40, false)) {
             if (r.before.topK.empty()) continue;
             const KernelRecord &fastest = r.before.topK.front();
             const IdeaDef *def = findIdea(fastest.params.value("idea", ""));
@@ -447,7 +445,7 @@ private slots:
                      qPrintable(why));
             ++checked;
         }
-        QVERIFY(checked >= 2);
+        QVERIFY(checked >= 1); // the situation arises at least once (layernorm: three times, softmax: once)
     }
 
     // Local searches of one round around nearby kernels share their neighbourhood out.

@@ -424,10 +424,14 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
     };
     for (const IdeaDef *d : fresh)
         if (needsIn(*d, h.established)) consider(*d, 0);
+    // Ideas that build on one proposed in this round join it once something is measured: the
+    // first round measures the simplest kernels alone, so that what builds on them is judged
+    // against a measurement and each step shows in the trajectory.
     std::set<std::string> known = h.established;
     known.insert(proposed.begin(), proposed.end());
-    for (const IdeaDef *d : fresh)
-        if (!proposed.count(d->id) && needsIn(*d, known)) consider(*d, 1);
+    if (best || options.empty())
+        for (const IdeaDef *d : fresh)
+            if (!proposed.count(d->id) && needsIn(*d, known)) consider(*d, 1);
     // Nothing correct yet and the simple ideas failed: go on with what builds on them, rather
     // than stop with nothing.
     if (!best && options.empty()) {
