@@ -66,9 +66,9 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_rebench->setObjectName(QStringLiteral("rebenchmark"));
 
     auto *bar = new QHBoxLayout;
-    bar->addWidget(m_header, 1);
     for (QToolButton *b : {m_check, m_rebench, m_revert, m_pin, m_export, m_profile})
         bar->addWidget(b);
+    bar->addStretch();
 
     m_editor = static_cast<CudaEditor *>(makeEditor(EditorKind::Cuda, this));
     m_editor->setObjectName(QStringLiteral("cudaEditor"));
@@ -80,6 +80,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_metrics = new MetricsModel(this);
     m_metricsView = table(m_metrics, this);
     m_metricsView->setObjectName(QStringLiteral("metricsView"));
+    m_metricsView->setWordWrap(false);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::NameColumn, QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::ResizeToContents);
+    m_metricsView->verticalHeader()->setDefaultSectionSize(22);
     m_profileModel = new QStandardItemModel(0, 2, this);
     m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
     m_profileView = table(m_profileModel, this);
@@ -98,6 +102,7 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
 
     auto *l = new QVBoxLayout(this);
     l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(m_header);
     l->addLayout(bar);
     l->addWidget(m_tabs, 1);
 
@@ -151,7 +156,6 @@ void CandidatePane::setPinned(std::int64_t node)
 {
     m_pinned = node;
     m_metrics->setNodes(m_snapshot, m_node, m_pinned);
-    m_metricsView->resizeColumnToContents(0);
     updateButtons();
 }
 
@@ -217,7 +221,6 @@ void CandidatePane::showStored()
         ideaHtml += tr("<p><b>Verdict:</b> %1: %2</p>").arg(status, qs(n->record.reason).toHtmlEscaped());
     m_idea->setHtml(ideaHtml);
     m_metrics->setNodes(m_snapshot, m_node, m_pinned);
-    m_metricsView->resizeColumnToContents(0);
     m_loading = false;
     updateDiff();
     updateButtons();

@@ -58,6 +58,7 @@ MainWindow::MainWindow(Settings *settings, Engine *engine, QWidget *parent)
     m_gpuBanner->showMessage(MessageBar::Kind::Info, tr("Looking for an NVIDIA GPU through kernelforge-worker…"));
     m_engine->probeGpu();
     m_engine->listProblems(m_settings->problemFolders());
+    m_candidate->hide();
     updateActions();
     updateTitle();
 }
@@ -77,10 +78,13 @@ void MainWindow::buildViews()
     m_outline->sortByColumn(OutlineModel::NameColumn, Qt::AscendingOrder);
     m_outline->setUniformRowHeights(true);
     m_outline->setAlternatingRowColors(true);
-    m_outline->header()->setSectionResizeMode(OutlineModel::NameColumn, QHeaderView::Stretch);
+    // Names are long ("Row split across a thread-block cluster ..."): the name column takes what
+    // the numbers leave, and the tooltip and the candidate pane show the rest.
     m_outline->header()->setStretchLastSection(false);
+    m_outline->header()->setSectionResizeMode(OutlineModel::NameColumn, QHeaderView::Stretch);
     for (int c = OutlineModel::StatusColumn; c < OutlineModel::ColumnCount; ++c)
         m_outline->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_outline->setColumnHidden(OutlineModel::StatusColumn, true); // the icon and the tooltip say it
     m_show = new QComboBox(this);
     m_show->setObjectName(QStringLiteral("statusFilter"));
     m_show->addItem(tr("All"), int(OutlineFilter::Show::All));
@@ -92,6 +96,7 @@ void MainWindow::buildViews()
     m_find->setPlaceholderText(tr("Find in names"));
     m_find->setClearButtonEnabled(true);
     auto *outlinePane = new QWidget(this);
+    outlinePane->setMinimumWidth(420);
     auto *ol = new QVBoxLayout(outlinePane);
     ol->setContentsMargins(2, 2, 2, 2);
     auto *filterRow = new QHBoxLayout;
@@ -159,7 +164,7 @@ void MainWindow::buildViews()
     m_console->setMaximumBlockCount(5000);
     m_console->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     dock(tr("Log"), QStringLiteral("logDock"), m_console, Qt::BottomDockWidgetArea);
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock"))}, {430}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock"))}, {500}, Qt::Horizontal);
     resizeDocks({findChild<QDockWidget *>(QStringLiteral("logDock"))}, {110}, Qt::Vertical);
 
     // The shared selection.
@@ -283,6 +288,7 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         if (!s->problemError.empty())
             showError(tr("The session's problem"), qs(s->problemError));
     }
+    m_candidate->setVisible(bool(s)); // nothing to show before a session is open
     m_selecting = true;
     m_outlineModel->setSnapshot(s);
     m_trajectoryModel->setSnapshot(s);

@@ -32,7 +32,11 @@ ProblemPage::ProblemPage(QWidget *parent) : QWidget(parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(ProblemModel::NameColumn, Qt::AscendingOrder);
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setSectionResizeMode(ProblemModel::InputsColumn, QHeaderView::Stretch);
+    // The inputs are in the details beside the list; the list stays narrow enough to read names.
+    m_view->setColumnHidden(ProblemModel::InputsColumn, true);
+    m_view->horizontalHeader()->setSectionResizeMode(ProblemModel::NameColumn, QHeaderView::Stretch);
+    m_view->horizontalHeader()->setSectionResizeMode(ProblemModel::FlopsColumn, QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setSectionResizeMode(ProblemModel::BytesColumn, QHeaderView::ResizeToContents);
     m_view->setAlternatingRowColors(true);
 
     auto *add = new QPushButton(tr("Add folder…"), this);

@@ -89,6 +89,7 @@ SearchPanel::SearchPanel(QWidget *parent) : QWidget(parent)
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
+    m_progress->hide(); // until a search runs
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     auto *buttons = new QHBoxLayout;
@@ -173,6 +174,7 @@ void SearchPanel::setRunning(bool running)
 
 void SearchPanel::showProgress(const SearchProgress &p)
 {
+    m_progress->show();
     m_progress->setValue(int(p.fraction * 1000));
     m_status->setText(tr("%1 of about %2 candidates judged · %3").arg(p.done).arg(p.total).arg(eta(p.etaSeconds)));
 }

@@ -35,10 +35,10 @@ std::vector<Op> lcsOps(const QStringList &a, const QStringList &b)
         while (i < n || j < m) {
             if (i < n && j < m && a[pre + i] == b[pre + j]) {
                 ops.push_back({' ', pre + i++, pre + j++});
-            } else if (j < m && (i == n || l[i][j + 1] >= l[i + 1][j])) {
-                ops.push_back({'+', -1, pre + j++});
+            } else if (i < n && (j == m || l[i + 1][j] >= l[i][j + 1])) {
+                ops.push_back({'-', pre + i++, -1}); // removals first, as diff(1) prints them
             } else {
-                ops.push_back({'-', pre + i++, -1});
+                ops.push_back({'+', -1, pre + j++});
             }
         }
     } else {
