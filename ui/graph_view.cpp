@@ -53,7 +53,10 @@ public:
             pen = QPen(QColor(0x1e, 0x40, 0xaf), 3);
         }
         p->setPen(pen);
-        p->setBrush(m_candidate ? c.lighter(m_isBest ? 110 : 165) : QColor(0xee, 0xf1, 0xf6));
+        // A tint of the status colour, so that the text stays readable; the best kernel is darker.
+        const double t = m_isBest ? 0.55 : 0.28;
+        const QColor fill = QColor::fromRgbF(1 - t + t * c.redF(), 1 - t + t * c.greenF(), 1 - t + t * c.blueF());
+        p->setBrush(m_candidate ? fill : QColor(0xee, 0xf1, 0xf6));
         p->drawRoundedRect(QRectF(0, 0, kWidth, kHeight), 6, 6);
         p->setPen(QColor(0x20, 0x20, 0x20));
         QFont f = p->font();
@@ -95,7 +98,7 @@ void GraphView::setSnapshot(const SnapshotPtr &s)
     const bool same = m_snapshot && s && m_snapshot->path == s->path;
     m_snapshot = s;
     if (!same)
-        m_fitted = false;
+        m_autoFit = true;
     rebuild();
 }
 
@@ -153,10 +156,8 @@ void GraphView::rebuild()
     scene()->setSceneRect(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20));
     if (selected)
         selectNode(selected);
-    if (!m_fitted && isVisible()) {
+    if (m_autoFit)
         fit();
-        m_fitted = true;
-    }
 }
 
 void GraphView::selectNode(std::int64_t node)
@@ -188,11 +189,28 @@ bool GraphView::isOnBestPath(std::int64_t node) const
     return i && i->onBest();
 }
 
-void GraphView::zoomIn() { scale(1.25, 1.25); }
-void GraphView::zoomOut() { scale(0.8, 0.8); }
+void GraphView::zoomIn()
+{
+    m_autoFit = false;
+    scale(1.25, 1.25);
+}
+
+void GraphView::zoomOut()
+{
+    m_autoFit = false;
+    scale(0.8, 0.8);
+}
+
+void GraphView::resizeEvent(QResizeEvent *e)
+{
+    QGraphicsView::resizeEvent(e);
+    if (m_autoFit)
+        fit();
+}
 
 void GraphView::fit()
 {
+    m_autoFit = true;
     fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
     // Never blow a small tree up past its natural size.
     if (transform().m11() > 1.0)
@@ -201,6 +219,7 @@ void GraphView::fit()
 
 void GraphView::wheelEvent(QWheelEvent *e)
 {
+    m_autoFit = false;
     const double factor = std::pow(1.0015, e->angleDelta().y());
     scale(factor, factor);
     e->accept();

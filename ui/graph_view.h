@@ -32,6 +32,7 @@ signals:
 
 protected:
     void wheelEvent(QWheelEvent *) override;
+    void resizeEvent(QResizeEvent *) override;
 
 private:
     void rebuild();
@@ -39,7 +40,7 @@ private:
     SnapshotPtr m_snapshot;
     QHash<qint64, QGraphicsItem *> m_items;
     bool m_selecting = false;
-    bool m_fitted = false;
+    bool m_autoFit = true; // fit on resize and new sessions until the user zooms
 };
 
 } // namespace kf::ui

@@ -37,7 +37,7 @@ MainWindow::MainWindow(Settings *settings, Engine *engine, QWidget *parent)
     : QMainWindow(parent), m_settings(settings), m_engine(engine)
 {
     setWindowTitle(tr("KernelForge"));
-    setWindowIcon(QIcon(QStringLiteral(":/kernelforge/kernelforge.svg")));
+    setWindowIcon(QIcon(QStringLiteral(":/kernelforge/kernelforge.png")));
     setObjectName(QStringLiteral("mainWindow"));
     buildViews();
     buildActions();

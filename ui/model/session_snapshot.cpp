@@ -119,6 +119,26 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
         s->index[r.id] = s->nodes.size();
         s->nodes.push_back(std::move(v));
     }
+    // Rounds and ideas show the best time found below them (through repairs and hand edits too).
+    for (std::size_t i = 0; i < s->nodes.size(); ++i) {
+        if (!s->nodes[i].isCandidate() || s->nodes[i].medianMs <= 0)
+            continue;
+        const double ms = s->nodes[i].medianMs;
+        std::optional<std::int64_t> up = s->nodes[i].record.parent;
+        for (std::size_t hops = 0; up && hops <= s->nodes.size(); ++hops) {
+            auto it = s->index.find(*up);
+            if (it == s->index.end())
+                break;
+            NodeView &p = s->nodes[it->second];
+            if (p.record.kind == NodeKind::Root)
+                break;
+            if (!p.isCandidate() && (p.medianMs == 0 || ms < p.medianMs)) {
+                p.medianMs = ms;
+                p.speedup = s->eagerMs > 0 ? s->eagerMs / ms : 0;
+            }
+            up = p.record.parent;
+        }
+    }
     // The best path: the best kernel and its ancestors, bounded in case a damaged file holds a cycle.
     std::int64_t id = s->bestNode;
     for (std::size_t hops = 0; id && hops <= s->nodes.size(); ++hops) {

@@ -25,7 +25,7 @@ struct NodeView {
     NodeRecord record;
     std::optional<EvalResult> result; // candidates that were evaluated
     DraftInfo draft;
-    double medianMs = 0;              // correct candidates with a timing, else 0
+    double medianMs = 0;              // correct candidates with a timing; rounds and ideas: the best below
     double speedup = 0;               // eager / median, 0 when either is unknown
     double percentOfFloor = 0;        // floor / median × 100, 0 when unknown
     std::int64_t ideaNode = 0;        // the idea above a candidate (through repairs and edits)
