@@ -4,6 +4,7 @@
 #include "model/format.h"
 #include "search/search.h"
 
+#include <QFileInfo>
 #include <QThread>
 
 #include <type_traits>
@@ -62,6 +63,19 @@ Engine::Engine(QObject *parent) : QObject(parent), m_io(std::make_shared<IoState
     m_refreshTimer.setSingleShot(true);
     m_refreshTimer.setInterval(250);
     connect(&m_refreshTimer, &QTimer::timeout, this, &Engine::refresh);
+    connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &Engine::scheduleRefresh);
+}
+
+void Engine::watch()
+{
+    if (!m_watcher.files().isEmpty())
+        m_watcher.removePaths(m_watcher.files());
+    if (!m_session)
+        return;
+    // The -wal file comes and goes with writers; it is looked for again at every reading.
+    for (const QString &f : {qs(m_session->path), qs(m_session->path) + QStringLiteral("-wal")})
+        if (QFileInfo::exists(f))
+            m_watcher.addPath(f);
 }
 
 Engine::~Engine()
@@ -154,6 +168,7 @@ void Engine::openSession(const QString &path, bool writable)
                 return;
             }
             m_session = o.snapshot;
+            watch();
             emit sessionOpened(m_session);
         });
 }
@@ -181,12 +196,15 @@ void Engine::refresh()
         [this, id](const Opened &o) {
             if (!isLatest(SessionTag, id) || !m_session || qs(m_session->path) != o.path)
                 return;
+            if (o.snapshot && o.snapshot->version == m_session->version)
+                return; // nothing new: the views keep what they show
             if (!o.snapshot) {
                 // The file stays as it was; the views keep the last good reading.
                 emit failed(tr("Reading %1").arg(o.path), o.error);
                 return;
             }
             m_session = o.snapshot;
+            watch();
             emit sessionUpdated(m_session);
         });
 }
@@ -195,6 +213,7 @@ void Engine::closeSession()
 {
     nextId(SessionTag); // whatever reading is in flight is stale now
     m_session.reset();
+    watch();
     emit sessionClosed();
 }
 
@@ -234,6 +253,7 @@ void Engine::createSession(const QString &path, const Problem &problem, const Se
                 return;
             }
             m_session = o.snapshot;
+            watch();
             emit sessionOpened(m_session);
         });
 }

@@ -14,6 +14,7 @@
 #include "search/events.h"
 
 #include <QElapsedTimer>
+#include <QFileSystemWatcher>
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
@@ -63,7 +64,9 @@ public:
     void createSession(const QString &path, const Problem &problem, const SearchSettings &, const QString &generator);
     void saveSessionAs(const QString &path);
     void closeSession();
-    void refresh(); // reads the current session again (a search or another process writes it)
+    // Reads the current session again. Called as a search reports results, and when the file
+    // changes on disk (kernelforge-cli search writing it, say).
+    void refresh();
 
     void compileCheck(const std::string &source, std::int64_t node);
     void startSearch(const SearchSettings &, const QString &generator);
@@ -103,6 +106,7 @@ private:
     void gpuJob(bool started);
     void onSearchEvent(const SearchEvent &);
     void scheduleRefresh();
+    void watch(); // follows the current session's file and its -wal, which other processes may write
 
     QThread *m_gpuThread = nullptr, *m_ioThread = nullptr;
     QObject *m_gpuContext = nullptr, *m_ioContext = nullptr;
@@ -123,6 +127,7 @@ private:
     SearchProgress m_progress;
     double m_budget = 0;
     QTimer m_refreshTimer;
+    QFileSystemWatcher m_watcher;
 };
 
 } // namespace kf::ui

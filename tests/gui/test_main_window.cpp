@@ -12,6 +12,7 @@
 #include "model/points_model.h"
 #include "model/roles.h"
 #include "round_chart.h"
+#include "search/hand_edit.h"
 #include "search_panel.h"
 #include "trajectory_view.h"
 
@@ -48,6 +49,7 @@ private slots:
     void exportBuildsWithNvcc();
     void exportBankAndTrajectory();
     void saveAsMakesAWritableCopy();
+    void followsAnotherWriter();
     void withoutGpu();
     void shortcutsAndFilter();
     void windowStateIsRestored();
@@ -263,6 +265,29 @@ void TestMainWindow::saveAsMakesAWritableCopy()
     QVERIFY(!s->readOnly);
     QCOMPARE(s->nodes.size(), std::size_t(20)); // as in the example
     QVERIFY(wb.settings->recentFiles().contains(copy));
+}
+
+void TestMainWindow::followsAnotherWriter()
+{
+    // A session that another process writes (kernelforge-cli search, say) shows what it adds.
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    w.show();
+    const QString file = wb.dir.filePath(QStringLiteral("live.kfsession"));
+    QVERIFY(SessionStore::exportReadOnlyCopy(examplePath(QStringLiteral("relu")).toStdString(), file.toStdString()));
+    auto writer = SessionStore::open(file.toStdString()); // WAL from here on, as a writer leaves it
+    QVERIFY(writer);
+    QVERIFY(wb.open(file));
+    const std::size_t before = wb.engine->session()->nodes.size();
+    const std::int64_t best = wb.engine->session()->bestNode;
+    EvalResult r;
+    r.verdict = Verdict::CompileError;
+    r.reason = "candidate.cu(3): error: expected a ';'";
+    QVERIFY(recordHandEdited(*writer, *wb.engine->session()->problem, best, "written elsewhere", "// x", r));
+    QTRY_COMPARE_WITH_TIMEOUT(wb.engine->session()->nodes.size(), before + 1, 10000);
+    const QModelIndex added = w.outlineModel()->indexOf(std::int64_t(wb.engine->session()->nodes.back().id()));
+    QVERIFY(added.isValid());
+    QVERIFY(added.data().toString().contains(QStringLiteral("written elsewhere")));
 }
 
 void TestMainWindow::withoutGpu()

@@ -2,6 +2,9 @@
 
 #include "search/state.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace kf::ui {
 
 const NodeView *SessionSnapshot::node(std::int64_t id) const
@@ -149,6 +152,12 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
         n.onBestPath = true;
         id = n.record.parent.value_or(0);
     }
+    std::string newest;
+    for (const NodeRecord &r : *nodes)
+        newest = std::max(newest, r.updated);
+    s->version = std::to_string(nodes->size()) + "/" + newest + "/" + std::to_string(s->lastEvent) + "/" +
+                 std::to_string(std::hash<std::string>{}(nlohmann::json(s->meta.settings).dump() +
+                                                         s->meta.baseline.value_or(nullptr).dump()));
     s->trajectory = trajectoryFromNodes(*nodes, s->eagerMs);
     s->trajectory.problem = s->meta.problemName;
     s->trajectory.gpu = s->meta.gpuName;

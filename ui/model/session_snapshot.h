@@ -50,6 +50,7 @@ struct SessionSnapshot {
     Trajectory trajectory;
     std::int64_t bestNode = 0;        // fastest correct candidate, 0 when none
     std::int64_t lastEvent = 0;       // id of the newest event when it was read
+    std::string version;              // changes whenever a node, an event or the meta changes
 
     const NodeView *node(std::int64_t id) const;
     const std::vector<std::int64_t> &children(std::int64_t id) const; // ordered by id
