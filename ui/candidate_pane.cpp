@@ -140,6 +140,7 @@ void CandidatePane::setSnapshot(const SnapshotPtr &s)
         m_pinned = 0;
         m_node = 0;
         m_ptxFor = -1;
+        m_shownNode = 0;
     }
     showStored();
 }
@@ -188,6 +189,7 @@ void CandidatePane::showStored()
     const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
     m_loading = true;
     if (!n || !n->isCandidate()) {
+        m_shownNode = 0;
         m_header->setText(n ? QStringLiteral("<b>%1</b>").arg(qs(n->record.title).toHtmlEscaped())
                             : tr("Select a candidate in the search tree"));
         setText(m_editor, {});
@@ -205,12 +207,19 @@ void CandidatePane::showStored()
                           .arg(statusColor(status).name(), QString::number(n->id()),
                                qs(n->record.title).toHtmlEscaped(), status, formatMs(n->medianMs),
                                n->speedup > 0 ? QStringLiteral("· %1").arg(formatSpeedup(n->speedup)) : QString()));
-    const QString text = m_drafts.value(n->id(), qs(n->record.text));
-    if (m_editor->text() != text)
-        setText(m_editor, text);
-    const std::string log = n->result ? n->result->compileLog : std::string();
-    m_editor->setDiagnostics(edited() ? std::vector<Diagnostic>{} : diagnosticsFromLog(log));
-    setText(m_log, log.empty() ? tr("(no compile log stored for this candidate)") : qs(log));
+    // A newer reading of the same, unchanged node leaves the editor, its markers and the log as
+    // they are: they may hold the user's edits and the result of a compile check.
+    const bool unchanged = m_shownNode == n->id() && m_shownUpdated == n->record.updated;
+    m_shownNode = n->id();
+    m_shownUpdated = n->record.updated;
+    if (!unchanged) {
+        const QString text = m_drafts.value(n->id(), qs(n->record.text));
+        if (m_editor->text() != text)
+            setText(m_editor, text);
+        const std::string log = n->result ? n->result->compileLog : std::string();
+        m_editor->setDiagnostics(edited() ? std::vector<Diagnostic>{} : diagnosticsFromLog(log));
+        setText(m_log, log.empty() ? tr("(no compile log stored for this candidate)") : qs(log));
+    }
     QString idea = qs(m_snapshot->ideaTitle(n->id()));
     QString ideaHtml = idea.isEmpty() ? tr("<p><i>Written by hand; no idea above it.</i></p>")
                                       : QStringLiteral("<h3>%1</h3><p>%2</p>")
@@ -321,6 +330,7 @@ void CandidatePane::rebenchmark()
 void CandidatePane::revert()
 {
     m_drafts.remove(m_node);
+    m_shownNode = 0; // show the stored source, markers and log again
     const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
     if (n)
         setText(m_editor, qs(n->record.text));

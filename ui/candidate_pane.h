@@ -70,6 +70,8 @@ private:
 
     SnapshotPtr m_snapshot;
     std::int64_t m_node = 0, m_pinned = 0;
+    std::int64_t m_shownNode = 0;    // the node the editor was last loaded from
+    std::string m_shownUpdated;      // and its update time then
     QHash<qint64, QString> m_drafts; // unsaved edits by node
     bool m_loading = false;
     bool m_rebenchAfterCompile = false;

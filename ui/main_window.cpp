@@ -104,6 +104,13 @@ void MainWindow::buildViews()
     filterRow->addWidget(m_find, 1);
     ol->addLayout(filterRow);
     ol->addWidget(m_outline, 1);
+    // Rounds that appear while a search runs open by themselves; what the user expanded or
+    // collapsed stays so (expandToDepth would reset it).
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent, int first, int last) {
+        if (!parent.isValid())
+            for (int r = first; r <= last; ++r)
+                m_outline->expand(m_filter->index(r, 0));
+    });
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] {
         m_filter->setShow(OutlineFilter::Show(m_show->currentData().toInt()));
         m_outline->expandAll();
@@ -304,7 +311,6 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         m_graph->fit();
         selectNode(s && s->bestNode ? s->bestNode : 0);
     } else {
-        m_outline->expandToDepth(0);
         const std::int64_t next = m_selectAfterRefresh && s->node(m_selectAfterRefresh) ? m_selectAfterRefresh : m_selected;
         if (next == m_selectAfterRefresh)
             m_selectAfterRefresh = 0;
