@@ -239,6 +239,8 @@ void MainWindow::connectEngine()
     connect(m_engine, &Engine::sessionFailed, this, [this](const QString &path, const QString &message) {
         showError(tr("Cannot open %1").arg(path), message);
         log(tr("Cannot open %1: %2").arg(path, message));
+        if (!QFileInfo::exists(path))
+            m_settings->removeRecentFile(path); // a recent file that was moved or deleted
     });
     connect(m_engine, &Engine::compileChecked, m_candidate, &CandidatePane::showCompileReport);
     connect(m_engine, &Engine::profiled, m_candidate, &CandidatePane::showProfile);

@@ -43,6 +43,7 @@ class TestMainWindow : public QObject {
 private slots:
     void initTestCase();
     void selectionFollowsEverywhere();
+    void newerRequestSupersedes();
     void badFiles_data();
     void badFiles();
     void compileErrorIsMarked();
@@ -120,6 +121,30 @@ void TestMainWindow::selectionFollowsEverywhere()
     w.selectNode(other);
     QCOMPARE(w.candidate()->metrics()->pinned(), node);
     QVERIFY(!w.candidate()->metrics()->valueOf(QStringLiteral("Time (median)"), MetricsModel::PinnedColumn).isEmpty());
+}
+
+void TestMainWindow::newerRequestSupersedes()
+{
+    // Two opens in a row: the first is stale before it runs, and only the second arrives.
+    Workbench wb;
+    wb.window->show();
+    QSignalSpy opened(wb.engine.get(), &Engine::sessionOpened);
+    wb.engine->openSession(examplePath(QStringLiteral("relu")), false);
+    wb.engine->openSession(examplePath(QStringLiteral("sum_dim")), false);
+    QVERIFY(opened.wait(10000));
+    QTest::qWait(300);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(qs(wb.engine->session()->meta.problemName), QStringLiteral("sum_dim"));
+    QCOMPARE(qs(wb.window->outlineModel()->snapshot()->meta.problemName), QStringLiteral("sum_dim"));
+
+    // A recent file that is gone is dropped from the list when it fails to open.
+    const QString gone = wb.dir.filePath(QStringLiteral("gone.kfsession"));
+    wb.settings->addRecentFile(gone);
+    QSignalSpy failed(wb.engine.get(), &Engine::sessionFailed);
+    wb.window->openSession(gone);
+    QVERIFY(failed.wait(10000));
+    QVERIFY(wb.window->messageBar()->text().contains(QStringLiteral("no such file")));
+    QVERIFY(!wb.settings->recentFiles().contains(gone));
 }
 
 void TestMainWindow::badFiles_data()
