@@ -4,6 +4,7 @@
 #include "model/format.h"
 #include "search/search.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QThread>
 
@@ -444,6 +445,49 @@ void Engine::rebenchmark(std::int64_t parent, const std::string &source, const Q
                 emit failed(tr("Re-benchmark"), r.error);
             if (r.node)
                 emit rebenchmarked(r.node, r.verdict);
+            refresh();
+        });
+}
+
+void Engine::importCompileTime(const QString &jsonFile)
+{
+    if (!m_session || m_session->readOnly) {
+        emit failed(tr("Import torch.compile time"),
+                    tr("this session is read-only; use Save As to continue it in a file of your own"));
+        return;
+    }
+    const std::string path = m_session->path;
+    post<Outcome>(
+        m_ioContext,
+        [path, jsonFile] {
+            QFile f(jsonFile);
+            if (!f.open(QIODevice::ReadOnly))
+                return Outcome{tr("cannot read %1").arg(jsonFile), true};
+            nlohmann::json j;
+            try {
+                j = nlohmann::json::parse(f.readAll().toStdString());
+            } catch (const std::exception &) {
+                return Outcome{tr("%1 is not JSON (expected the output of tools/compile-baseline.py --json)").arg(jsonFile), true};
+            }
+            const double ms = j.is_object() ? j.value("compile_ms", 0.0) : 0.0;
+            if (!(ms > 0))
+                return Outcome{tr("%1 holds no \"compile_ms\" time").arg(jsonFile), true};
+            auto store = SessionStore::open(path);
+            if (!store)
+                return Outcome{qs(store.error().text()), true};
+            nlohmann::json value{{"median_ms", ms}, {"source", QFileInfo(jsonFile).fileName().toStdString()}};
+            if (j.contains("eager_ms"))
+                value["eager_ms"] = j["eager_ms"];
+            if (Status s = store->setMetaJson(kTorchCompileMeta, value); !s)
+                return Outcome{qs(s.error().text()), true};
+            return Outcome{tr("torch.compile time %1 recorded in the session").arg(formatMs(ms)), false};
+        },
+        [this](const Outcome &o) {
+            if (o.failed) {
+                emit failed(tr("Import torch.compile time"), o.message);
+                return;
+            }
+            emit finished(o.message);
             refresh();
         });
 }

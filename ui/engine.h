@@ -72,6 +72,9 @@ public:
     void startSearch(const SearchSettings &, const QString &generator);
     void cancel();
     void rebenchmark(std::int64_t parent, const std::string &source, const QString &title);
+    // Records a torch.compile time measured elsewhere (the JSON of tools/compile-baseline.py
+    // --json) in the session's meta "torch_compile", for the chart's line.
+    void importCompileTime(const QString &jsonFile);
     void exportCandidate(std::int64_t node, const QString &file);
     void exportBank(const QString &folder);
     void profile(std::int64_t node);

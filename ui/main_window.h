@@ -102,6 +102,7 @@ private:
     void onExportBank();
     void onSaveChart();
     void onAddProblemFolder();
+    void onImportCompileTime();
     void onStart();
 
     Settings *m_settings;

@@ -90,6 +90,7 @@ void MainWindow::buildActions()
     make(QStringLiteral("actionSaveChart"), tr("Save &chart as PNG…"), QKeySequence(), [this] { onSaveChart(); });
     make(QStringLiteral("actionCopyTrajectory"), tr("Copy &trajectory"), QKeySequence(), [this] { m_trajectoryView->copy(); });
     make(QStringLiteral("actionExportCsv"), tr("Export trajectory &CSV…"), QKeySequence(), [this] { m_trajectoryView->exportCsv(); });
+    make(QStringLiteral("actionImportCompile"), tr("Import &torch.compile time…"), QKeySequence(), [this] { onImportCompileTime(); });
     make(QStringLiteral("actionAddFolder"), tr("Add problem &folder…"), QKeySequence(), [this] { onAddProblemFolder(); });
     make(QStringLiteral("actionFocusOutline"), tr("Search &tree"), QKeySequence(Qt::CTRL | Qt::Key_1), [this] { m_outline->setFocus(); });
     make(QStringLiteral("actionShowGraph"), tr("&Graph"), QKeySequence(Qt::CTRL | Qt::Key_2), [this] { showView(GraphTab); });
@@ -120,6 +121,7 @@ void MainWindow::buildMenus()
     file->addAction(action(QStringLiteral("actionExportBank")));
     file->addAction(action(QStringLiteral("actionSaveChart")));
     file->addAction(action(QStringLiteral("actionExportCsv")));
+    file->addAction(action(QStringLiteral("actionImportCompile")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("actionAddFolder")));
     file->addSeparator();
@@ -196,6 +198,7 @@ void MainWindow::updateActions()
         action(QLatin1String(a))->setEnabled(session && m_session->bestNode != 0);
     for (const char *a : {"actionSaveChart", "actionExportCsv", "actionCopyTrajectory"})
         action(QLatin1String(a))->setEnabled(session);
+    action(QStringLiteral("actionImportCompile"))->setEnabled(session && !m_session->readOnly);
     if (g.checked)
         m_candidate->setGpuUnavailable(g.present ? QString() : tr("it needs an NVIDIA GPU (%1)").arg(g.reason));
 }
@@ -334,6 +337,14 @@ void MainWindow::onAddProblemFolder()
         folders << folder;
     m_settings->setProblemFolders(folders);
     m_engine->listProblems(folders);
+}
+
+void MainWindow::onImportCompileTime()
+{
+    const QString file = QFileDialog::getOpenFileName(this, tr("torch.compile time (tools/compile-baseline.py --json)"),
+                                                      m_settings->lastFolder(), tr("JSON files (*.json);;All files (*)"));
+    if (!file.isEmpty())
+        m_engine->importCompileTime(file);
 }
 
 void MainWindow::onStart()

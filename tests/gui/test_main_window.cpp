@@ -33,6 +33,7 @@
 #include <QTreeView>
 
 #include <QChartView>
+#include <QLineSeries>
 
 using namespace kf;
 using namespace kf::ui;
@@ -290,6 +291,20 @@ void TestMainWindow::saveAsMakesAWritableCopy()
     QVERIFY(!s->readOnly);
     QCOMPARE(s->nodes.size(), std::size_t(20)); // as in the example
     QVERIFY(wb.settings->recentFiles().contains(copy));
+
+    // A torch.compile time from tools/compile-baseline.py --json: the chart draws its line.
+    QVERIFY(!w.chart()->compileSeries()->isVisible() || w.chart()->compileSeries()->count() == 0);
+    const QString json = wb.dir.filePath(QStringLiteral("compile.json"));
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::WriteOnly));
+    j.write(QByteArray("{\"problem\": \"rmsnorm\", \"eager_ms\": 1.2, \"compile_ms\": 0.8}"));
+    j.close();
+    QSignalSpy updated(wb.engine.get(), &Engine::sessionUpdated);
+    wb.engine->importCompileTime(json);
+    QVERIFY(updated.wait(10000));
+    QCOMPARE(wb.engine->session()->compiledMs, 0.8);
+    QCOMPARE(w.chart()->compileSeries()->count(), 2);
+    QCOMPARE(w.chart()->compileSeries()->at(0).y(), wb.engine->session()->eagerMs / 0.8);
 }
 
 void TestMainWindow::followsAnotherWriter()

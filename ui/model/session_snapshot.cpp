@@ -155,9 +155,12 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
     std::string newest;
     for (const NodeRecord &r : *nodes)
         newest = std::max(newest, r.updated);
+    std::string metaText;
+    if (auto all = store.allMeta())
+        for (const auto &[k, v] : *all)
+            metaText += k + '=' + v + '\n';
     s->version = std::to_string(nodes->size()) + "/" + newest + "/" + std::to_string(s->lastEvent) + "/" +
-                 std::to_string(std::hash<std::string>{}(nlohmann::json(s->meta.settings).dump() +
-                                                         s->meta.baseline.value_or(nullptr).dump()));
+                 std::to_string(std::hash<std::string>{}(metaText));
     s->trajectory = trajectoryFromNodes(*nodes, s->eagerMs);
     s->trajectory.problem = s->meta.problemName;
     s->trajectory.gpu = s->meta.gpuName;
