@@ -21,19 +21,15 @@ constexpr double kColumn = 190, kRow = 34, kWidth = 160, kHeight = 26;
 // One node: a rounded box in its status colour with its name and, for timed candidates, speedup.
 class NodeItem : public QGraphicsItem {
 public:
-    NodeItem(const NodeView &n, bool best, const SessionSnapshot &s) : m_id(n.id()), m_best(n.onBestPath), m_isBest(best)
+    NodeItem(const NodeView &n, bool best) : m_id(n.id()), m_best(n.onBestPath), m_isBest(best)
     {
         m_status = qs(n.record.status);
-        switch (n.record.kind) {
-        case NodeKind::Root: m_text = qs(n.record.title); break;
-        case NodeKind::Round: m_text = qs(n.record.title); break;
-        case NodeKind::Idea: m_text = qs(n.record.title); break;
-        case NodeKind::Candidate:
+        m_text = qs(n.record.title);
+        if (n.isCandidate()) {
             m_text = n.speedup > 0 ? QStringLiteral("#%1  %2").arg(n.id()).arg(formatSpeedup(n.speedup))
                                    : QStringLiteral("#%1  %2").arg(n.id()).arg(m_status);
             if (n.record.edited)
                 m_text += QStringLiteral("  ✎");
-            break;
         }
         m_candidate = n.isCandidate();
         setFlag(ItemIsSelectable);
@@ -41,7 +37,6 @@ public:
                                                         n.medianMs > 0 ? QStringLiteral(", %1, %2").arg(formatMs(n.medianMs), formatSpeedup(n.speedup))
                                                                        : QString()));
         setData(0, qint64(n.id()));
-        (void)s;
     }
     QRectF boundingRect() const override { return QRectF(-3, -3, kWidth + 6, kHeight + 6); }
     void paint(QPainter *p, const QStyleOptionGraphicsItem *, QWidget *) override
@@ -49,9 +44,8 @@ public:
         p->setRenderHint(QPainter::Antialiasing);
         const QColor c = m_status.isEmpty() ? QColor(0x8a, 0x99, 0xb4) : statusColor(m_status);
         QPen pen(m_best ? bestPathColor() : c.darker(150), m_best ? 2.5 : 1);
-        if (isSelected()) {
+        if (isSelected())
             pen = QPen(QColor(0x1e, 0x40, 0xaf), 3);
-        }
         p->setPen(pen);
         // A tint of the status colour, so that the text stays readable; the best kernel is darker.
         const double t = m_isBest ? 0.55 : 0.28;
@@ -148,7 +142,7 @@ void GraphView::rebuild()
         edge->setZValue(best ? -1 : -2);
     }
     for (const NodeView &n : m_snapshot->nodes) {
-        auto *item = new NodeItem(n, n.id() == m_snapshot->bestNode, *m_snapshot);
+        auto *item = new NodeItem(n, n.id() == m_snapshot->bestNode);
         item->setPos(pos.value(n.id()));
         scene()->addItem(item);
         m_items.insert(n.id(), item);
