@@ -282,21 +282,23 @@ void CandidatePane::updateButtons()
     m_pin->setEnabled(candidate);
     m_pin->setText(candidate && m_pinned == m_node ? tr("Unpin baseline") : tr("Pin as baseline"));
     m_export->setEnabled(candidate);
-    QString why;
+    // Profiling only reads the session; re-benchmarking adds a node to it.
+    QString gpuWhy;
     if (!m_gpuReason.isEmpty())
-        why = m_gpuReason;
-    else if (m_snapshot && m_snapshot->readOnly)
-        why = tr("This session is read-only (a shipped example or a protected file): use Save As to continue it");
+        gpuWhy = m_gpuReason;
     else if (m_gpuBusy)
-        why = tr("The GPU is busy with a search or another benchmark");
+        gpuWhy = tr("the GPU is busy with a search or another benchmark");
+    QString why = gpuWhy;
+    if (why.isEmpty() && m_snapshot && m_snapshot->readOnly)
+        why = tr("this session is read-only (a shipped example or a protected file): use Save As to continue it");
     m_rebench->setEnabled(candidate && why.isEmpty());
     m_rebench->setToolTip(why.isEmpty() ? tr("Compile, verify and time the editor's source; it becomes a new child marked hand-edited (Ctrl+R)")
                                         : tr("Re-benchmark is unavailable: %1").arg(why));
     static const bool ncu = !findCudaTool(QStringLiteral("ncu")).isEmpty(); // looked up once
-    m_profile->setEnabled(candidate && why.isEmpty() && ncu);
+    m_profile->setEnabled(candidate && gpuWhy.isEmpty() && ncu);
     m_profile->setToolTip(!ncu ? tr("Profile needs Nsight Compute (ncu), which is not installed")
-                          : why.isEmpty() ? tr("Run the candidate under Nsight Compute through the worker")
-                                          : tr("Profile is unavailable: %1").arg(why));
+                          : gpuWhy.isEmpty() ? tr("Run the candidate under Nsight Compute through the worker")
+                                             : tr("Profile is unavailable: %1").arg(gpuWhy));
 }
 
 void CandidatePane::requestLazyCompile()

@@ -142,17 +142,18 @@ void MainWindow::buildViews()
     m_gpuBanner->setObjectName(QStringLiteral("gpuBanner"));
     m_gpuBanner->setClosable(false);
 
-    auto *split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_views);
-    split->addWidget(m_candidate);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->addWidget(m_views);
+    m_split->addWidget(m_candidate);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 3);
+    m_split->setChildrenCollapsible(false);
     auto *central = new QWidget(this);
     auto *cl = new QVBoxLayout(central);
     cl->setContentsMargins(4, 4, 4, 0);
     cl->addWidget(m_gpuBanner);
     cl->addWidget(m_message);
-    cl->addWidget(split, 1);
+    cl->addWidget(m_split, 1);
     setCentralWidget(central);
 
     auto dock = [this](const QString &title, const QString &name, QWidget *w, Qt::DockWidgetArea area) {
@@ -297,7 +298,15 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         if (!s->problemError.empty())
             showError(tr("The session's problem"), qs(s->problemError));
     }
-    m_candidate->setVisible(bool(s)); // nothing to show before a session is open
+    // Nothing to show in the candidate pane before a session is open. A splitter gives a child
+    // that was hidden no room when it comes back, so the shares are set again.
+    if (bool(s) != m_candidate->isVisibleTo(this)) {
+        m_candidate->setVisible(bool(s));
+        if (s) {
+            const int h = std::max(600, m_split->height());
+            m_split->setSizes({h * 2 / 5, h * 3 / 5});
+        }
+    }
     m_selecting = true;
     m_outlineModel->setSnapshot(s);
     m_trajectoryModel->setSnapshot(s);

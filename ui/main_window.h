@@ -12,6 +12,7 @@ class QComboBox;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
+class QSplitter;
 class QTabWidget;
 class QTreeView;
 
@@ -126,6 +127,7 @@ private:
     TrajectoryView *m_trajectoryView;
     ProblemPage *m_problems;
     QTabWidget *m_views;
+    QSplitter *m_split;
     CandidatePane *m_candidate;
     SearchPanel *m_search;
     QPlainTextEdit *m_console;

@@ -193,7 +193,8 @@ void MainWindow::updateActions()
     const GpuStatus &g = m_engine->gpu();
     const bool canRun = candidate && g.present && session && !m_session->readOnly && !m_engine->gpuBusy();
     action(QStringLiteral("actionRebenchmark"))->setEnabled(canRun);
-    action(QStringLiteral("actionProfile"))->setEnabled(canRun && !findCudaTool(QStringLiteral("ncu")).isEmpty());
+    static const bool ncu = !findCudaTool(QStringLiteral("ncu")).isEmpty(); // looked up once
+    action(QStringLiteral("actionProfile"))->setEnabled(candidate && g.present && !m_engine->gpuBusy() && ncu);
     for (const char *a : {"actionExportBest", "actionExportBank", "actionSelectBest"})
         action(QLatin1String(a))->setEnabled(session && m_session->bestNode != 0);
     for (const char *a : {"actionSaveChart", "actionExportCsv", "actionCopyTrajectory"})
