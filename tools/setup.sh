@@ -31,8 +31,10 @@ elif command -v python3 >/dev/null && python3 -c 'import torch' 2>/dev/null; the
 fi
 
 pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libtomlplusplus-dev libcurl4-openssl-dev
-      libsqlite3-dev qt6-base-dev)
-[ "$gui" = ON ] && pkgs+=(qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev xvfb xauth)
+      libsqlite3-dev qt6-base-dev dpkg-dev)
+# The workbench: Widgets, Charts, QScintilla; the SVG plugin for its icons; appstream to validate
+# the package's metainfo; Xvfb for running the GUI tests on a display.
+[ "$gui" = ON ] && pkgs+=(qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev libqt6svg6 appstream xvfb xauth)
 [ -z "$torch_prefix" ] && pkgs+=(libtorch-dev)
 missing=()
 for p in "${pkgs[@]}"; do

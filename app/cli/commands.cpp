@@ -4,6 +4,7 @@
 #include "kernel/candidate.h"
 #include "kernel/export.h"
 #include "problem/problem.h"
+#include "search/hand_edit.h"
 #include "store/session_store.h"
 
 #include <cstdio>
@@ -191,28 +192,10 @@ int recordSession(const std::string &path, const Problem &p, const std::string &
         store = SessionStore::create(path, m);
         if (!store) { printError(store.error()); return BadInput; }
     }
-    auto root = store->root();
-    std::int64_t rootId = 0;
-    if (root && *root) {
-        rootId = (*root)->id;
-    } else {
-        NodeRecord n;
-        n.kind = NodeKind::Root;
-        n.title = p.name;
-        auto id = store->addNode(n);
-        if (!id) { printError(id.error()); return BadInput; }
-        rootId = *id;
+    if (auto id = recordHandEdited(*store, p, std::nullopt, candidatePath, source, r); !id) {
+        printError(id.error());
+        return BadInput;
     }
-    NodeRecord c;
-    c.parent = rootId;
-    c.kind = NodeKind::Candidate;
-    c.title = candidatePath;
-    c.text = source;
-    c.status = toString(r.verdict);
-    c.reason = r.reason;
-    c.resultJson = nlohmann::json(r).dump();
-    c.edited = true;
-    if (auto id = store->addNode(c); !id) { printError(id.error()); return BadInput; }
     return Success;
 }
 

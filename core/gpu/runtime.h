@@ -3,6 +3,7 @@
 // and NVRTC are linked; driver functions come through cudaGetDriverEntryPointByVersion so every
 // binary starts on a machine without libcuda.so.
 #include "eval/protocol.h"
+#include "gpu/datasheet.h"
 #include "kernel/candidate.h"
 #include "util/error.h"
 
@@ -20,13 +21,6 @@ GpuInfo queryGpu();
 std::string errorText(cudaError_t);
 // Errors after which the CUDA context is unusable for the rest of the process.
 bool isSticky(cudaError_t);
-
-// Peak rates from the datasheet, keyed by device name; CUDA 13 no longer reports clocks.
-struct Datasheet {
-    double bandwidthGBs = 0;
-    std::map<std::string, double> tflops; // dense
-};
-Datasheet datasheetFor(const std::string &deviceName);
 
 struct KernelHandle {
     cudaKernel_t kernel = nullptr;

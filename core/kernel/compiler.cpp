@@ -428,4 +428,6 @@ Result<CompileOutput> compileCuda(const std::string &source, const std::vector<s
     return out;
 }
 
+std::vector<Diagnostic> diagnosticsFromLog(const std::string &log) { return parseDiagnostics(log); }
+
 } // namespace kf

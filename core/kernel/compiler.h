@@ -49,6 +49,10 @@ std::string defaultCompileCacheDir();
 // The architecture of GPU 0 ("sm_90a" on Hopper), or "" when there is no GPU.
 std::string deviceArch();
 
+// The diagnostics in an NVRTC log (as CompileOutput::diagnostics holds them), for a log kept
+// without its CompileOutput: a session stores a candidate's compile log in its result.
+std::vector<Diagnostic> diagnosticsFromLog(const std::string &log);
+
 // Compiles `source` (a candidate file; its directives are comments) and looks up the kernels named
 // in `kernels`. A failed compile is a CompileOutput with ok=false and diagnostics, not an Error;
 // an Error means NVRTC itself could not run.

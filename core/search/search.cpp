@@ -74,7 +74,7 @@ Result<std::unique_ptr<Search>> Search::resume(SessionStore &store, std::shared_
     return std::make_unique<Search>(std::move(*problem), std::move(generator), *settings, pool, compiler, store);
 }
 
-void Search::emit(const SearchEvent &e)
+void Search::report(const SearchEvent &e)
 {
     if (m_onEvent)
         m_onEvent(e);
@@ -143,7 +143,7 @@ Status Search::run(const std::atomic<bool> &cancel)
     if (prepared) {
         if (m_settings.timeBudgetSeconds > 0)
             m_deadlineNs = nowNs() + std::int64_t(m_settings.timeBudgetSeconds * 1e9);
-        emit(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
+        report(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
                            m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0});
         store(m_store.appendEvent("search-started", {{"first_round", m_state.lastRound + 1},
                                                      {"settings", m_settings},
@@ -179,7 +179,7 @@ Status Search::run(const std::atomic<bool> &cancel)
                                               {"rounds_run", done.roundsRun},
                                               {"best_ms", done.bestMs},
                                               {"best_node", done.bestNode}});
-    emit(done);
+    report(done);
     if (m_error)
         return *m_error;
     return Ok{};
@@ -291,7 +291,7 @@ Status Search::startWorkers()
     if (!present) {
         m_gpu = GpuInfo{};
         m_gpu.reason = why;
-        emit(SearchMessage{"no GPU (" + why + "): candidates are compiled, then recorded as needing a GPU"});
+        report(SearchMessage{"no GPU (" + why + "): candidates are compiled, then recorded as needing a GPU"});
     } else if (auto meta = m_store.meta(session_meta::Gpu); !meta || meta->empty()) {
         if (Status s = m_store.setMeta(session_meta::Gpu, m_gpu.name); !s) return s;
     }
@@ -328,7 +328,7 @@ Status Search::startWorkers()
     } else {
         if (stopping())
             return b.error();
-        emit(SearchMessage{"the eager baseline failed (" + b.error().text() + "); speedups are unknown"});
+        report(SearchMessage{"the eager baseline failed (" + b.error().text() + "); speedups are unknown"});
     }
 
     if (auto c = m_pool.ceilings()) {
@@ -337,7 +337,7 @@ Status Search::startWorkers()
     } else {
         if (stopping())
             return c.error();
-        emit(SearchMessage{"the GPU's ceilings are unknown (" + c.error().text() + ")"});
+        report(SearchMessage{"the GPU's ceilings are unknown (" + c.error().text() + ")"});
     }
     return Ok{};
 }
@@ -395,7 +395,7 @@ std::int64_t Search::recordExchange(const Exchange &e, int round)
     if (!e.error.empty() && e.error != "cancelled") {
         const std::string line = e.purpose + " request failed: " + e.error;
         (void)m_store.appendLog(e.node > 0 ? std::optional<std::int64_t>(e.node) : std::nullopt, line);
-        emit(SearchMessage{(e.node > 0 ? "#" + std::to_string(e.node) + " " : std::string()) + line});
+        report(SearchMessage{(e.node > 0 ? "#" + std::to_string(e.node) + " " : std::string()) + line});
     }
     m_sessionUsage += e.usage;
     checkUsageBudget();
@@ -457,7 +457,7 @@ std::vector<Idea> Search::proposeIdeas(int round, Usage &usage)
         requestStop(StopReason::NoMoreIdeas,
                     repeats ? "the generator proposed only ideas already tried on their parents" : "");
     else if (repeats)
-        emit(SearchMessage{"skipped " + std::to_string(repeats) + " idea(s) already tried on the same parent"});
+        report(SearchMessage{"skipped " + std::to_string(repeats) + " idea(s) already tried on the same parent"});
     return out;
 }
 
@@ -491,7 +491,7 @@ void Search::runRound(int round)
     ++m_roundsRun;
     const double bestBefore = m_state.bestMs();
     store(m_store.appendEvent("round-started", {{"round", round}, {"node", *roundNode}, {"best_ms", bestBefore}}));
-    emit(RoundStarted{round, *roundNode, bestBefore});
+    report(RoundStarted{round, *roundNode, bestBefore});
 
     std::vector<std::pair<Idea, std::int64_t>> placed;
     const std::string generator = m_generator->name();
@@ -515,7 +515,7 @@ void Search::runRound(int round)
             store(m_store.linkExchange(idea.exchange, *id));
         m_state.addIdea(IdeaRecord{*id, round, idea.id, in.title, idea.text, idea.parentNode, 0, 0, 0, 0, {}, {}});
         m_roundIdeas[*id] = idea;
-        emit(IdeaProposed{round, *id, idea.id, in.title, idea.text, idea.why, idea.parentNode});
+        report(IdeaProposed{round, *id, idea.id, in.title, idea.text, idea.why, idea.parentNode});
         placed.emplace_back(std::move(idea), *id);
     }
 
@@ -542,7 +542,7 @@ void Search::runRound(int round)
     summary["node"] = *roundNode;
     if (!m_store.readOnly())
         (void)m_store.appendEvent("round-finished", summary);
-    emit(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
+    report(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
                        usage.tokens(), usage.cost});
 }
 
@@ -588,7 +588,7 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
             if (drafts.error().code == "cancelled")
                 continue;
             (void)m_store.appendLog(ideaNode, "the generator could not implement this idea: " + drafts.error().text());
-            emit(SearchMessage{"idea #" + std::to_string(ideaNode) + " has no implementation: " + drafts.error().text()});
+            report(SearchMessage{"idea #" + std::to_string(ideaNode) + " has no implementation: " + drafts.error().text()});
             continue;
         }
         int k = 0;
@@ -607,7 +607,7 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
                 break;
             if (d.exchange > 0)
                 store(m_store.linkExchange(d.exchange, p.node));
-            emit(CandidateQueued{round, p.node, ideaNode, 0, p.title});
+            report(CandidateQueued{round, p.node, ideaNode, 0, p.title});
             out.push_back(std::move(p));
         }
     }

@@ -98,7 +98,7 @@ private:
     void checkUsageBudget();
     std::string ideaTitleOf(std::int64_t candidateNode) const;
 
-    void emit(const SearchEvent &);
+    void report(const SearchEvent &); // not "emit": that is a macro in every Qt program
     void requestStop(StopReason, std::string detail);
     bool stopping() const { return m_stop.load(); }
     void store(const Status &); // a failed write stops the search with the store's error

@@ -92,7 +92,7 @@ void Search::compileBatch(std::vector<Pending> &batch)
         if (!checked) {
             std::string reason = "directives: " + checked.error().text();
             finish(p, failure(p, Verdict::CompileError, reason));
-            emit(CompileFailed{p.node, reason});
+            report(CompileFailed{p.node, reason});
             continue;
         }
         std::vector<std::string> kernels;
@@ -126,7 +126,7 @@ void Search::compileBatch(std::vector<Pending> &batch)
             r.compileLog = out->log;
             r.compileSeconds = out->seconds;
             (void)m_store.appendLog(p.node, out->log);
-            emit(CompileFailed{p.node, r.reason});
+            report(CompileFailed{p.node, r.reason});
             finish(p, std::move(r));
             return;
         }
@@ -137,11 +137,11 @@ void Search::compileBatch(std::vector<Pending> &batch)
             e.registers = std::max(e.registers, res.registers);
             e.spills = std::max(e.spills, res.spillStores + res.spillLoads);
         }
-        emit(e);
+        report(e);
     });
     m_phase = Idle;
     if (poolFailures > 0)
-        emit(SearchMessage{"the compile pool could not compile " + std::to_string(poolFailures) +
+        report(SearchMessage{"the compile pool could not compile " + std::to_string(poolFailures) +
                            " candidate(s) (" + poolError + "); the worker compiles them"});
 }
 
@@ -167,7 +167,7 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
             }
             const std::int64_t node = p.node;
             finish(p, r);
-            emit(CandidateVerified{node, r.verdict, r.reason, 0});
+            report(CandidateVerified{node, r.verdict, r.reason, 0});
         }
         return;
     }
@@ -207,7 +207,7 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
         }
         const std::int64_t node = p.node;
         finish(p, r);
-        emit(CandidateVerified{node, r.verdict, r.reason, r.maxScaledError});
+        report(CandidateVerified{node, r.verdict, r.reason, r.maxScaledError});
         if (r.verdict == Verdict::Correct && r.timing) {
             KernelRecord k;
             k.node = node;
@@ -218,7 +218,7 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
             k.params = p.draft.params;
             const bool best = m_state.offer(k);
             const double ms = r.timing->medianMs;
-            emit(CandidateTimed{node, *r.timing, eager > 0 && ms > 0 ? eager / ms : 0, best});
+            report(CandidateTimed{node, *r.timing, eager > 0 && ms > 0 ? eager / ms : 0, best});
         }
     });
     m_phase = Idle;
@@ -277,7 +277,7 @@ std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &bat
             break;
         if (d.exchange > 0)
             store(m_store.linkExchange(d.exchange, q.node));
-        emit(CandidateQueued{q.round, q.node, q.ideaNode, p.node, q.title});
+        report(CandidateQueued{q.round, q.node, q.ideaNode, p.node, q.title});
         out.push_back(std::move(q));
     }
     return out;

@@ -1,0 +1,327 @@
+// The workbench's models over the shipped example sessions: QAbstractItemModelTester on each, a
+// golden text dump of the outline, incremental updates while a session grows, filtering and
+// sorting, and the small computations the views show (metrics, occupancy, diff, ncu reports).
+#include "engine_jobs.h"
+#include "model/line_diff.h"
+#include "model/metrics_model.h"
+#include "model/occupancy.h"
+#include "model/outline_filter.h"
+#include "model/outline_model.h"
+#include "model/points_model.h"
+#include "model/problem_model.h"
+#include "model/roles.h"
+#include "model/trajectory_model.h"
+#include "search/hand_edit.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace kf;
+using namespace kf::ui;
+
+namespace {
+
+QString example(const QString &name) { return QStringLiteral(KF_SOURCE_DIR "/resources/examples/%1.kfsession").arg(name); }
+
+SnapshotPtr load(const QString &path)
+{
+    auto s = readSnapshot(path.toStdString());
+    if (!s)
+        qFatal("cannot read %s: %s", qPrintable(path), s.error().text().c_str());
+    return *s;
+}
+
+// One line per row: indentation by depth, then every column's text.
+void dump(const QAbstractItemModel &m, const QModelIndex &parent, int depth, QString &out)
+{
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        QStringList cells;
+        for (int c = 0; c < m.columnCount(parent); ++c)
+            cells << m.index(r, c, parent).data().toString();
+        out += QString(depth * 2, QLatin1Char(' ')) + cells.join(QStringLiteral(" | ")) + QLatin1Char('\n');
+        dump(m, m.index(r, 0, parent), depth + 1, out);
+    }
+}
+
+const QStringList kExamples = {QStringLiteral("softmax"), QStringLiteral("layernorm"), QStringLiteral("relu"),
+                               QStringLiteral("rmsnorm"), QStringLiteral("sum_dim")};
+
+} // namespace
+
+class TestGuiModels : public QObject {
+    Q_OBJECT
+private slots:
+    void modelTester_data();
+    void modelTester();
+    void goldenOutline();
+    void outlineGrowsWithTheSession();
+    void filterAndSort();
+    void problems();
+    void trajectoryAndPoints();
+    void metricsSideBySide();
+    void occupancy_data();
+    void occupancy();
+    void diff();
+    void ncuReport();
+};
+
+void TestGuiModels::modelTester_data()
+{
+    QTest::addColumn<QString>("session");
+    for (const QString &e : kExamples)
+        QTest::newRow(qPrintable(e)) << e;
+}
+
+void TestGuiModels::modelTester()
+{
+    QFETCH(QString, session);
+    const SnapshotPtr s = load(example(session));
+    QVERIFY(s->readOnly);
+    QVERIFY(s->problem);
+    QVERIFY(s->bestNode != 0);
+
+    OutlineModel outline;
+    QAbstractItemModelTester t1(&outline, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    outline.setSnapshot(s);
+    QVERIFY(outline.rowCount() > 0);
+    OutlineFilter filter;
+    filter.setSourceModel(&outline);
+    QAbstractItemModelTester t2(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    for (auto show : {OutlineFilter::Show::Correct, OutlineFilter::Show::Failed, OutlineFilter::Show::HandEdited,
+                      OutlineFilter::Show::All})
+        filter.setShow(show);
+    filter.sort(OutlineModel::SpeedupColumn, Qt::DescendingOrder);
+    filter.setText(QStringLiteral("BLOCK"));
+    filter.setText({});
+
+    TrajectoryModel trajectory;
+    QAbstractItemModelTester t3(&trajectory, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    trajectory.setSnapshot(s);
+    QVERIFY(trajectory.rowCount() > 0);
+    PointsModel points;
+    QAbstractItemModelTester t4(&points, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    points.setSnapshot(s);
+    QVERIFY(points.rowCount() > 0);
+    MetricsModel metrics;
+    QAbstractItemModelTester t5(&metrics, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    metrics.setNodes(s, s->bestNode, 0);
+    QVERIFY(metrics.rowCount() > 5);
+    // Another session resets every model.
+    const SnapshotPtr other = load(example(session == kExamples[0] ? kExamples[1] : kExamples[0]));
+    outline.setSnapshot(other);
+    trajectory.setSnapshot(other);
+    points.setSnapshot(other);
+    metrics.setNodes(other, other->bestNode, other->bestNode);
+}
+
+void TestGuiModels::goldenOutline()
+{
+    OutlineModel outline;
+    outline.setSnapshot(load(example(QStringLiteral("softmax"))));
+    QString text;
+    dump(outline, {}, 0, text);
+    const QString golden = QStringLiteral(KF_GOLDEN_DIR "/softmax_outline.txt");
+    if (qEnvironmentVariableIsSet("KF_UPDATE_GOLDEN")) {
+        QFile f(golden);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.toUtf8());
+        QSKIP("golden file written");
+    }
+    QFile f(golden);
+    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(golden));
+    QCOMPARE(text, QString::fromUtf8(f.readAll()));
+}
+
+void TestGuiModels::outlineGrowsWithTheSession()
+{
+    // A writable copy of an example, then hand-edited children added as a search would add nodes.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("grow.kfsession")).toStdString();
+    QVERIFY(SessionStore::exportReadOnlyCopy(example(QStringLiteral("relu")).toStdString(), path));
+    OutlineModel outline;
+    QAbstractItemModelTester tester(&outline, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    SnapshotPtr before = *readSnapshot(path, true);
+    outline.setSnapshot(before);
+    const std::int64_t parent = before->bestNode;
+    QPersistentModelIndex kept = outline.indexOf(parent);
+    QVERIFY(kept.isValid());
+    const int rowsBefore = outline.rowCount(kept);
+
+    QSignalSpy inserted(&outline, &QAbstractItemModel::rowsInserted);
+    QSignalSpy reset(&outline, &QAbstractItemModel::modelReset);
+    {
+        auto store = SessionStore::open(path);
+        QVERIFY(store);
+        EvalResult r;
+        r.verdict = Verdict::Wrong;
+        r.reason = "trial 1: 12 elements differ";
+        QVERIFY(recordHandEdited(*store, *before->problem, parent, "edit one", "// one", r));
+        QVERIFY(recordHandEdited(*store, *before->problem, parent, "edit two", "// two", r));
+    }
+    outline.setSnapshot(*readSnapshot(path, true));
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(inserted.count(), 2);
+    QVERIFY(kept.isValid());
+    QCOMPARE(outline.nodeAt(kept), parent);
+    QCOMPARE(outline.rowCount(kept), rowsBefore + 2);
+    const QModelIndex child = outline.index(rowsBefore + 1, OutlineModel::NameColumn, kept);
+    QVERIFY(child.data().toString().contains(QStringLiteral("edit two")));
+    QVERIFY(child.data().toString().contains(QStringLiteral("hand-edited")));
+    QCOMPARE(child.data(StatusRole).toString(), QStringLiteral("wrong"));
+    QCOMPARE(child.data(EditedRole).toBool(), true);
+}
+
+void TestGuiModels::filterAndSort()
+{
+    OutlineModel outline;
+    const SnapshotPtr s = load(example(QStringLiteral("softmax")));
+    outline.setSnapshot(s);
+    OutlineFilter filter;
+    filter.setSourceModel(&outline);
+    const int rounds = filter.rowCount();
+    QVERIFY(rounds >= 3);
+    filter.setShow(OutlineFilter::Show::Failed); // every candidate of this session is correct
+    QCOMPARE(filter.rowCount(), 0);
+    filter.setShow(OutlineFilter::Show::Correct);
+    QCOMPARE(filter.rowCount(), rounds);
+    filter.setShow(OutlineFilter::Show::All);
+
+    // Sorted by speedup, fastest first, within each idea.
+    filter.sort(OutlineModel::SpeedupColumn, Qt::DescendingOrder);
+    const QModelIndex round = filter.index(0, 0);
+    const QModelIndex idea = filter.index(0, 0, round);
+    QVERIFY(filter.rowCount(idea) > 1);
+    double last = 1e9;
+    for (int r = 0; r < filter.rowCount(idea); ++r) {
+        const double x = filter.index(r, 0, idea).data(SpeedupRole).toDouble();
+        QVERIFY2(x <= last, "not sorted by speedup");
+        last = x;
+    }
+    // The text filter keeps rounds and ideas above matching candidates only.
+    filter.setText(QStringLiteral("CLUSTER=8"));
+    int matches = 0;
+    for (int r = 0; r < filter.rowCount(); ++r)
+        for (int i = 0; i < filter.rowCount(filter.index(r, 0)); ++i)
+            matches += filter.rowCount(filter.index(i, 0, filter.index(r, 0)));
+    QCOMPARE(matches, 3);
+}
+
+void TestGuiModels::problems()
+{
+    ProblemModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto list = std::make_shared<ProblemList>(collectProblems({}));
+    QVERIFY(list->problems.size() >= 5);
+    model.setProblems(list);
+    const int softmax = model.rowOf(QStringLiteral("softmax"));
+    QVERIFY(softmax >= 0);
+    QCOMPARE(model.index(softmax, ProblemModel::InputsColumn).data().toString(), QStringLiteral("x[4096 × 65536]"));
+    QCOMPARE(model.index(softmax, ProblemModel::BytesColumn).data().toString(), QStringLiteral("2.15 GB"));
+}
+
+void TestGuiModels::trajectoryAndPoints()
+{
+    const SnapshotPtr s = load(example(QStringLiteral("softmax")));
+    TrajectoryModel t;
+    t.setSnapshot(s);
+    QCOMPARE(t.rowCount(), int(s->trajectory.rows.size()));
+    // Round 2 found 0.5970 ms (the session's best) against eager 1.0536 ms.
+    const QModelIndex best = t.index(1, TrajectoryModel::BestMsColumn);
+    QVERIFY(qAbs(best.data().toDouble() - 0.59704) < 1e-4);
+    QVERIFY(qAbs(t.index(1, TrajectoryModel::PercentColumn).data().toDouble() - 176.5) < 0.2);
+    QCOMPARE(best.data(NodeIdRole).toLongLong(), s->bestNode);
+    const QString tsv = t.toTsv();
+    QVERIFY(tsv.startsWith(QStringLiteral("Round\tBest ms\t% of reference")));
+    QCOMPARE(tsv.count(QLatin1Char('\n')), t.rowCount() + 1);
+
+    PointsModel p;
+    p.setSnapshot(s);
+    int candidates = 0;
+    for (const NodeView &n : s->nodes)
+        candidates += n.isCandidate() && n.speedup > 0 ? 1 : 0;
+    QCOMPARE(p.rowCount(), candidates);
+    const int row = p.rowOfNode(s->bestNode);
+    QVERIFY(row >= 0);
+    // Points of one round spread around the round number, never onto the next.
+    for (int r = 0; r < p.rowCount(); ++r)
+        QVERIFY(qAbs(p.index(r, PointsModel::XColumn).data().toDouble() - p.index(r, PointsModel::RoundColumn).data().toInt()) <= 0.3 + 1e-9);
+}
+
+void TestGuiModels::metricsSideBySide()
+{
+    const SnapshotPtr s = load(example(QStringLiteral("softmax")));
+    MetricsModel m;
+    m.setNodes(s, s->bestNode, 5);
+    QCOMPARE(m.selected(), s->bestNode);
+    QCOMPARE(m.pinned(), std::int64_t(5));
+    QCOMPARE(m.valueOf(QStringLiteral("Speedup")), QStringLiteral("1.76×"));
+    QCOMPARE(m.valueOf(QStringLiteral("Status")), QStringLiteral("correct"));
+    QCOMPARE(m.valueOf(QStringLiteral("Precision")), QStringLiteral("fp32"));
+    QCOMPARE(m.valueOf(QStringLiteral("softmax_cluster: registers")), QStringLiteral("48"));
+    QVERIFY(m.valueOf(QStringLiteral("softmax_cluster: occupancy (theoretical, sm_90)")).endsWith(QStringLiteral("at 256 threads")));
+    QVERIFY(!m.valueOf(QStringLiteral("Time (median)"), MetricsModel::PinnedColumn).isEmpty());
+    QVERIFY(m.headerData(MetricsModel::PinnedColumn, Qt::Horizontal).toString().contains(QStringLiteral("#5")));
+    // Rounds and ideas have no metrics.
+    m.setNodes(s, *s->rootId() + 1, 0);
+    QCOMPARE(m.rowCount(), 0);
+}
+
+void TestGuiModels::occupancy_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<int>("registers");
+    QTest::addColumn<int>("shared");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("light") << 256 << 32 << 0 << 1.0;
+    QTest::newRow("registers") << 1024 << 64 << 0 << 0.5;   // 64 × 32 × 32 warps = all 65536 registers
+    QTest::newRow("shared") << 128 << 16 << 100 * 1024 << 0.125; // two blocks of 4 warps fit in 228 KB
+    QTest::newRow("too many registers") << 1024 << 255 << 0 << 0.0;
+}
+
+void TestGuiModels::occupancy()
+{
+    QFETCH(int, threads);
+    QFETCH(int, registers);
+    QFETCH(int, shared);
+    QFETCH(double, expected);
+    QCOMPARE(theoreticalOccupancy(threads, registers, shared), expected);
+}
+
+void TestGuiModels::diff()
+{
+    const QString a = QStringLiteral("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n");
+    QString b = a;
+    b.replace(QStringLiteral("e\n"), QStringLiteral("E\nE2\n"));
+    const QString d = unifiedDiff(a, b, QStringLiteral("old"), QStringLiteral("new"));
+    QCOMPARE(d, QStringLiteral("--- old\n+++ new\n@@ -2,7 +2,8 @@\n b\n c\n d\n-e\n+E\n+E2\n f\n g\n h\n"));
+    QCOMPARE(unifiedDiff(a, a, QStringLiteral("x"), QStringLiteral("y")), QString());
+}
+
+void TestGuiModels::ncuReport()
+{
+    // The shape of `ncu --csv --page raw`: a header, a units row, one row per profiled launch.
+    const QString csv = QStringLiteral(
+        "==PROF== Connected to process 123\n"
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+        "\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\","
+        "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\"\n"
+        "\"\",\"\",\"\",\"usecond\",\"%\",\"%\",\"%\",\"inst\",\"inst\"\n"
+        "\"0\",\"123\",\"at::native::elementwise_kernel(int)\",\"5.0\",\"10\",\"20\",\"30\",\"1\",\"1\"\n"
+        "\"1\",\"123\",\"softmax_rows(const float *, float *, int)\",\"612.5\",\"41.2\",\"88.9\",\"93.1\",\"7.5\",\"2.25\"\n");
+    const ProfileReport r = parseNcuCsv(csv, {QStringLiteral("softmax_rows")});
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.metrics.size(), std::size_t(4));
+    QCOMPARE(r.metrics[0].first, QStringLiteral("Duration"));
+    QCOMPARE(r.metrics[0].second, QStringLiteral("612.5 usecond"));
+    QCOMPARE(r.metrics[2].second, QStringLiteral("88.9 %"));
+    QCOMPARE(r.stalls.size(), 2);
+    QVERIFY(r.stalls[0].startsWith(QStringLiteral("long scoreboard")));
+    QVERIFY(!parseNcuCsv(csv, {QStringLiteral("other")}).ok);
+}
+
+QTEST_MAIN(TestGuiModels)
+#include "test_models.moc"

@@ -1,0 +1,93 @@
+// Renders the main window with a shipped example session and saves a PNG of each main view into
+// the test's output folder (KF_SCREENSHOT_DIR), for people to look at. It checks that every
+// picture was written and is not blank.
+#include "candidate_pane.h"
+#include "problem_page.h"
+#include "gui_support.h"
+#include "round_chart.h"
+#include "graph_view.h"
+#include "engine_jobs.h"
+
+#include <Qsci/qsciscintilla.h>
+
+#include <QDir>
+#include <QImage>
+#include <QTabWidget>
+
+using namespace kf::ui;
+using namespace kf::ui::test;
+
+class TestScreenshots : public QObject {
+    Q_OBJECT
+private slots:
+    void views();
+
+private:
+    void save(QWidget *w, const QString &name);
+    QString m_dir = QStringLiteral(KF_SCREENSHOT_DIR);
+};
+
+void TestScreenshots::save(QWidget *w, const QString &name)
+{
+    QCoreApplication::processEvents();
+    const QImage image = w->grab().toImage();
+    QVERIFY2(!image.isNull(), qPrintable(name));
+    // Not a blank picture: more than a handful of colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 8, qPrintable(name + QStringLiteral(" looks blank")));
+    const QString file = QDir(m_dir).filePath(name + QStringLiteral(".png"));
+    QVERIFY2(image.save(file), qPrintable(file));
+    qInfo("wrote %s", qPrintable(file));
+}
+
+void TestScreenshots::views()
+{
+    QVERIFY(QDir().mkpath(m_dir));
+    Workbench wb;
+    wb.window->resize(1600, 1000);
+    wb.window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(wb.window.get()));
+    QVERIFY(wb.waitForGpuProbe());
+    wb.window->showView(MainWindow::ProblemsTab);
+    QTRY_VERIFY(wb.window->problems()->currentProblem() != nullptr);
+    save(wb.window.get(), QStringLiteral("problems"));
+
+    QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
+    QTRY_VERIFY(wb.window->selectedNode() != 0);
+    wb.window->showView(MainWindow::GraphTab);
+    save(wb.window.get(), QStringLiteral("main-graph"));
+    wb.window->showView(MainWindow::ChartTab);
+    save(wb.window.get(), QStringLiteral("main-chart"));
+    save(wb.window->chart(), QStringLiteral("chart"));
+    wb.window->showView(MainWindow::TrajectoryTab);
+    save(wb.window.get(), QStringLiteral("main-trajectory"));
+
+    CandidatePane *pane = wb.window->candidate();
+    pane->tabs()->setCurrentIndex(CandidatePane::MetricsTab);
+    save(wb.window.get(), QStringLiteral("candidate-metrics"));
+    pane->tabs()->setCurrentIndex(CandidatePane::DiffTab);
+    save(pane, QStringLiteral("candidate-diff"));
+    pane->tabs()->setCurrentIndex(CandidatePane::IdeaTab);
+    save(pane, QStringLiteral("candidate-idea"));
+    pane->tabs()->setCurrentIndex(CandidatePane::LogTab);
+    save(pane, QStringLiteral("candidate-log"));
+    pane->tabs()->setCurrentIndex(CandidatePane::SourceTab);
+    save(pane, QStringLiteral("candidate-source"));
+    wb.window->showView(MainWindow::GraphTab);
+    save(wb.window->graph(), QStringLiteral("graph"));
+
+    // PTX is compiled when its tab is first shown (NVRTC in a compile process, no GPU needed).
+    QSignalSpy compiled(wb.engine.get(), &Engine::compileChecked);
+    pane->tabs()->setCurrentIndex(CandidatePane::PtxTab);
+    QVERIFY(compiled.wait(180000));
+    if (compiled.first().at(0).value<CompileReport>().ran)
+        save(pane, QStringLiteral("candidate-ptx"));
+    else
+        qInfo("no PTX picture: %s", qPrintable(compiled.first().at(0).value<CompileReport>().error));
+}
+
+QTEST_MAIN(TestScreenshots)
+#include "test_screenshots.moc"

@@ -1,0 +1,391 @@
+#include "candidate_pane.h"
+
+#include "cuda_editor.h"
+#include "model/format.h"
+#include "model/line_diff.h"
+#include "model/metrics_model.h"
+#include "model/status_style.h"
+#include "search/records.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace kf::ui {
+
+namespace {
+
+QToolButton *button(const QString &text, const QString &tip, QWidget *parent)
+{
+    auto *b = new QToolButton(parent);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    return b;
+}
+
+QTableView *table(QAbstractItemModel *model, QWidget *parent)
+{
+    auto *v = new QTableView(parent);
+    v->setModel(model);
+    v->verticalHeader()->hide();
+    v->horizontalHeader()->setStretchLastSection(true);
+    v->setAlternatingRowColors(true);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    return v;
+}
+
+void setText(QsciScintilla *e, const QString &text)
+{
+    const bool ro = e->isReadOnly();
+    e->setReadOnly(false);
+    e->setText(text);
+    e->setReadOnly(ro);
+}
+
+} // namespace
+
+CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
+{
+    m_header = new QLabel(tr("Select a candidate in the search tree"), this);
+    m_header->setTextFormat(Qt::RichText);
+    m_check = button(tr("Compile check"), tr("Compile the editor's source with NVRTC (no GPU needed) (Ctrl+B)"), this);
+    m_rebench = button(tr("Re-benchmark"), {}, this);
+    m_revert = button(tr("Revert"), tr("Back to the stored source"), this);
+    m_pin = button(tr("Pin as baseline"), tr("Compare other candidates with this one (Ctrl+P)"), this);
+    m_export = button(tr("Export .cu…"), tr("A standalone .cu with a host launcher (Ctrl+E)"), this);
+    m_profile = button(tr("Profile"), {}, this);
+    m_check->setObjectName(QStringLiteral("compileCheck"));
+    m_rebench->setObjectName(QStringLiteral("rebenchmark"));
+
+    auto *bar = new QHBoxLayout;
+    for (QToolButton *b : {m_check, m_rebench, m_revert, m_pin, m_export, m_profile})
+        bar->addWidget(b);
+    bar->addStretch();
+
+    m_editor = static_cast<CudaEditor *>(makeEditor(EditorKind::Cuda, this));
+    m_editor->setObjectName(QStringLiteral("cudaEditor"));
+    m_log = makeEditor(EditorKind::Log, this);
+    m_ptx = makeEditor(EditorKind::Ptx, this);
+    m_sass = makeEditor(EditorKind::Ptx, this);
+    m_diff = makeEditor(EditorKind::Diff, this);
+    m_idea = new QTextBrowser(this);
+    m_metrics = new MetricsModel(this);
+    m_metricsView = table(m_metrics, this);
+    m_metricsView->setObjectName(QStringLiteral("metricsView"));
+    m_metricsView->setWordWrap(false);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::NameColumn, QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::ResizeToContents);
+    m_metricsView->verticalHeader()->setDefaultSectionSize(22);
+    m_profileModel = new QStandardItemModel(0, 2, this);
+    m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
+    m_profileView = table(m_profileModel, this);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("candidateTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_editor, tr("Source"));
+    m_tabs->addTab(m_log, tr("Compile log"));
+    m_tabs->addTab(m_ptx, tr("PTX"));
+    m_tabs->addTab(m_sass, tr("SASS"));
+    m_tabs->addTab(m_metricsView, tr("Metrics"));
+    m_tabs->addTab(m_idea, tr("Idea"));
+    m_tabs->addTab(m_diff, tr("Diff vs parent"));
+    m_tabs->addTab(m_profileView, tr("Profile"));
+
+    auto *l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(m_header);
+    l->addLayout(bar);
+    l->addWidget(m_tabs, 1);
+
+    connect(m_check, &QToolButton::clicked, this, &CandidatePane::compileCheck);
+    connect(m_rebench, &QToolButton::clicked, this, &CandidatePane::rebenchmark);
+    connect(m_revert, &QToolButton::clicked, this, &CandidatePane::revert);
+    connect(m_pin, &QToolButton::clicked, this, [this] { emit pinRequested(m_pinned == m_node ? 0 : m_node); });
+    connect(m_export, &QToolButton::clicked, this, [this] { emit exportRequested(m_node); });
+    connect(m_profile, &QToolButton::clicked, this, [this] {
+        m_tabs->setCurrentIndex(ProfileTab);
+        m_profileModel->removeRows(0, m_profileModel->rowCount());
+        m_profileModel->appendRow({new QStandardItem(tr("Profiling under Nsight Compute…")), new QStandardItem});
+        emit profileRequested(m_node);
+    });
+    connect(m_editor, &QsciScintilla::textChanged, this, [this] {
+        if (m_loading)
+            return;
+        if (edited())
+            m_drafts.insert(m_node, m_editor->text());
+        else
+            m_drafts.remove(m_node);
+        updateDiff();
+        updateButtons();
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestLazyCompile);
+    updateButtons();
+}
+
+void CandidatePane::setSnapshot(const SnapshotPtr &s)
+{
+    const bool sameSession = m_snapshot && s && m_snapshot->path == s->path;
+    m_snapshot = s;
+    if (!sameSession) {
+        m_drafts.clear();
+        m_pinned = 0;
+        m_node = 0;
+        m_ptxFor = -1;
+        m_shownNode = 0;
+    }
+    showStored();
+}
+
+void CandidatePane::setNode(std::int64_t node)
+{
+    if (node == m_node)
+        return;
+    m_node = node;
+    showStored();
+}
+
+void CandidatePane::setPinned(std::int64_t node)
+{
+    m_pinned = node;
+    m_metrics->setNodes(m_snapshot, m_node, m_pinned);
+    updateButtons();
+}
+
+void CandidatePane::setGpuUnavailable(const QString &reason)
+{
+    m_gpuReason = reason;
+    updateButtons();
+}
+
+void CandidatePane::setGpuBusy(bool busy)
+{
+    m_gpuBusy = busy;
+    updateButtons();
+}
+
+QString CandidatePane::source() const { return m_editor->text(); }
+
+bool CandidatePane::edited() const
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    return n && n->isCandidate() && m_editor->text() != qs(n->record.text);
+}
+
+QString CandidatePane::logText() const { return m_log->text(); }
+QString CandidatePane::diffText() const { return m_diff->text(); }
+QString CandidatePane::ideaText() const { return m_idea->toPlainText(); }
+
+void CandidatePane::showStored()
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    m_loading = true;
+    if (!n || !n->isCandidate()) {
+        m_shownNode = 0;
+        m_header->setText(n ? QStringLiteral("<b>%1</b>").arg(qs(n->record.title).toHtmlEscaped())
+                            : tr("Select a candidate in the search tree"));
+        setText(m_editor, {});
+        m_editor->clearDiagnostics();
+        setText(m_log, {});
+        setText(m_diff, {});
+        m_idea->setPlainText(n && n->record.kind == NodeKind::Idea ? qs(n->record.text) : QString());
+        m_metrics->setNodes(m_snapshot, 0, m_pinned);
+        m_loading = false;
+        updateButtons();
+        return;
+    }
+    const QString status = qs(n->record.status);
+    m_header->setText(QStringLiteral("<span style='color:%1'>●</span> <b>#%2 %3</b> &nbsp; %4 %5 %6")
+                          .arg(statusColor(status).name(), QString::number(n->id()),
+                               qs(n->record.title).toHtmlEscaped(), status, formatMs(n->medianMs),
+                               n->speedup > 0 ? QStringLiteral("· %1").arg(formatSpeedup(n->speedup)) : QString()));
+    // A newer reading of the same, unchanged node leaves the editor, its markers and the log as
+    // they are: they may hold the user's edits and the result of a compile check.
+    const bool unchanged = m_shownNode == n->id() && m_shownUpdated == n->record.updated;
+    m_shownNode = n->id();
+    m_shownUpdated = n->record.updated;
+    if (!unchanged) {
+        const QString text = m_drafts.value(n->id(), qs(n->record.text));
+        if (m_editor->text() != text)
+            setText(m_editor, text);
+        const std::string log = n->result ? n->result->compileLog : std::string();
+        m_editor->setDiagnostics(edited() ? std::vector<Diagnostic>{} : diagnosticsFromLog(log));
+        setText(m_log, log.empty() ? tr("(no compile log stored for this candidate)") : qs(log));
+    }
+    QString idea = qs(m_snapshot->ideaTitle(n->id()));
+    QString ideaHtml = idea.isEmpty() ? tr("<p><i>Written by hand; no idea above it.</i></p>")
+                                      : QStringLiteral("<h3>%1</h3><p>%2</p>")
+                                            .arg(idea.toHtmlEscaped(), qs(m_snapshot->ideaText(n->id())).toHtmlEscaped());
+    if (const NodeView *i = m_snapshot->node(n->ideaNode); i && !i->record.reason.empty())
+        ideaHtml += tr("<p><b>Why:</b> %1</p>").arg(qs(i->record.reason).toHtmlEscaped());
+    if (!n->record.reason.empty())
+        ideaHtml += tr("<p><b>Verdict:</b> %1: %2</p>").arg(status, qs(n->record.reason).toHtmlEscaped());
+    m_idea->setHtml(ideaHtml);
+    m_metrics->setNodes(m_snapshot, m_node, m_pinned);
+    m_loading = false;
+    updateDiff();
+    updateButtons();
+    if (m_ptxFor != m_node) {
+        setText(m_ptx, tr("Open this tab to compile the candidate with NVRTC and show its PTX."));
+        setText(m_sass, {});
+    }
+    requestLazyCompile();
+}
+
+std::int64_t CandidatePane::diffBase() const
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (!n)
+        return 0;
+    if (n->record.parent)
+        if (const NodeView *p = m_snapshot->node(*n->record.parent); p && p->isCandidate())
+            return p->id(); // a repair or a hand edit: the candidate it came from
+    if (const NodeView *idea = m_snapshot->node(n->ideaNode))
+        return readIdeaInfo(idea->record).parentKernel; // a first draft: the kernel its idea builds on
+    return 0;
+}
+
+void CandidatePane::updateDiff()
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (!n || !n->isCandidate()) {
+        setText(m_diff, {});
+        return;
+    }
+    const NodeView *base = m_snapshot->node(diffBase());
+    QString text;
+    if (base)
+        text = unifiedDiff(qs(base->record.text), m_editor->text(), QStringLiteral("#%1 %2").arg(base->id()).arg(qs(base->record.title)),
+                           QStringLiteral("#%1 %2%3").arg(n->id()).arg(qs(n->record.title), edited() ? tr(" (edited)") : QString()));
+    else if (edited())
+        text = unifiedDiff(qs(n->record.text), m_editor->text(), tr("#%1 as stored").arg(n->id()), tr("editor"));
+    if (text.isEmpty())
+        text = base ? tr("(same source as its parent #%1)").arg(base->id())
+                    : tr("(this candidate was written from the reference; it has no parent kernel)");
+    setText(m_diff, text);
+}
+
+void CandidatePane::updateButtons()
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    const bool candidate = n && n->isCandidate();
+    m_check->setEnabled(candidate);
+    m_revert->setEnabled(candidate && edited());
+    m_pin->setEnabled(candidate);
+    m_pin->setText(candidate && m_pinned == m_node ? tr("Unpin baseline") : tr("Pin as baseline"));
+    m_export->setEnabled(candidate);
+    // Profiling only reads the session; re-benchmarking adds a node to it.
+    QString gpuWhy;
+    if (!m_gpuReason.isEmpty())
+        gpuWhy = m_gpuReason;
+    else if (m_gpuBusy)
+        gpuWhy = tr("the GPU is busy with a search or another benchmark");
+    QString why = gpuWhy;
+    if (why.isEmpty() && m_snapshot && m_snapshot->readOnly)
+        why = tr("this session is read-only (a shipped example or a protected file): use Save As to continue it");
+    m_rebench->setEnabled(candidate && why.isEmpty());
+    m_rebench->setToolTip(why.isEmpty() ? tr("Compile, verify and time the editor's source; it becomes a new child marked hand-edited (Ctrl+R)")
+                                        : tr("Re-benchmark is unavailable: %1").arg(why));
+    static const bool ncu = !findCudaTool(QStringLiteral("ncu")).isEmpty(); // looked up once
+    m_profile->setEnabled(candidate && gpuWhy.isEmpty() && ncu);
+    m_profile->setToolTip(!ncu ? tr("Profile needs Nsight Compute (ncu), which is not installed")
+                          : gpuWhy.isEmpty() ? tr("Run the candidate under Nsight Compute through the worker")
+                                             : tr("Profile is unavailable: %1").arg(gpuWhy));
+}
+
+void CandidatePane::requestLazyCompile()
+{
+    // PTX and SASS are not stored in sessions; they are compiled (from the disk cache when it can)
+    // the first time their tab is looked at for a candidate.
+    const int tab = m_tabs->currentIndex();
+    if ((tab != PtxTab && tab != SassTab) || m_ptxFor == m_node || !m_snapshot || !m_snapshot->node(m_node) ||
+        !m_snapshot->node(m_node)->isCandidate())
+        return;
+    m_ptxFor = m_node;
+    setText(m_ptx, tr("Compiling with NVRTC…"));
+    emit compileRequested(m_editor->text().toStdString(), m_node);
+}
+
+void CandidatePane::compileCheck()
+{
+    if (!m_snapshot || !m_snapshot->node(m_node))
+        return;
+    m_ptxFor = m_node;
+    setText(m_log, tr("Compiling with NVRTC…"));
+    emit compileRequested(m_editor->text().toStdString(), m_node);
+}
+
+void CandidatePane::rebenchmark()
+{
+    m_rebenchAfterCompile = true;
+    compileCheck();
+}
+
+void CandidatePane::revert()
+{
+    m_drafts.remove(m_node);
+    m_shownNode = 0; // show the stored source, markers and log again
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (n)
+        setText(m_editor, qs(n->record.text));
+    showStored();
+}
+
+void CandidatePane::showCompileReport(const CompileReport &r)
+{
+    if (r.node != m_node)
+        return; // an answer about a candidate no longer shown
+    const bool rebench = m_rebenchAfterCompile;
+    m_rebenchAfterCompile = false;
+    if (!r.ran) {
+        setText(m_log, tr("The compile check could not run: %1").arg(r.error));
+        setText(m_ptx, tr("No PTX: %1").arg(r.error));
+        return;
+    }
+    m_editor->setDiagnostics(r.diagnostics);
+    QString log = r.log;
+    if (r.ok)
+        log = tr("Compiled for %1 in %2 s%3.\n\n").arg(r.arch).arg(r.seconds, 0, 'f', 2).arg(r.cached ? tr(" (cached)") : QString()) + log;
+    else
+        log = tr("Compile failed: %n error(s).\n\n", nullptr, m_editor->errorCount()) + log;
+    setText(m_log, log);
+    setText(m_ptx, r.ok ? r.ptx : tr("No PTX: the source does not compile (see the compile log)."));
+    setText(m_sass, !r.sass.isEmpty() ? r.sass
+                    : r.ok           ? tr("SASS needs cuobjdump from the CUDA toolkit, which is not installed.")
+                                     : QString());
+    if (!r.ok && m_tabs->currentIndex() != PtxTab && m_tabs->currentIndex() != SassTab)
+        m_tabs->setCurrentIndex(SourceTab);
+    if (rebench && r.ok) {
+        const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+        const QString title = n ? tr("edit of #%1 %2").arg(n->id()).arg(qs(n->record.title)) : tr("hand-written");
+        emit rebenchmarkRequested(m_node, m_editor->text().toStdString(), title);
+    }
+}
+
+void CandidatePane::showProfile(const ProfileReport &r)
+{
+    m_profileModel->removeRows(0, m_profileModel->rowCount());
+    if (!r.ok) {
+        m_profileModel->appendRow({new QStandardItem(tr("Profile failed")), new QStandardItem(r.error)});
+        return;
+    }
+    for (const auto &[name, value] : r.metrics)
+        m_profileModel->appendRow({new QStandardItem(name), new QStandardItem(value)});
+    for (int i = 0; i < r.stalls.size(); ++i)
+        m_profileModel->appendRow({new QStandardItem(tr("Warp stall #%1").arg(i + 1)), new QStandardItem(r.stalls[i])});
+    const NodeView *n = m_snapshot ? m_snapshot->node(r.node) : nullptr;
+    if (n && n->percentOfFloor > 0)
+        m_profileModel->appendRow({new QStandardItem(tr("Roofline position")),
+                                   new QStandardItem(tr("%1 of the floor's speed").arg(formatPercent(n->percentOfFloor)))});
+    m_profileView->resizeColumnToContents(0);
+}
+
+} // namespace kf::ui

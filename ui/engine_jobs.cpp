@@ -1,0 +1,265 @@
+#include "engine_jobs.h"
+
+#include "kernel/candidate.h"
+#include "kernel/export.h"
+#include "model/format.h"
+#include "search/hand_edit.h"
+#include "search/records.h"
+#include "search/state.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+namespace kf::ui {
+
+namespace {
+
+// "candidate.cu:4: @launch: ..." -> 4; 0 when the error names no line.
+int lineOf(const Error &e)
+{
+    static const QRegularExpression re(QStringLiteral(":(\\d+)$"));
+    const auto m = re.match(qs(e.where));
+    return m.hasMatch() ? m.captured(1).toInt() : 0;
+}
+
+std::vector<std::string> kernelNames(const Candidate &c)
+{
+    std::vector<std::string> k;
+    for (const LaunchDecl &l : c.launches)
+        if (std::find(k.begin(), k.end(), l.kernel) == k.end())
+            k.push_back(l.kernel);
+    return k;
+}
+
+QString sassOf(const std::string &cubin)
+{
+    const QString tool = findCudaTool(QStringLiteral("cuobjdump"));
+    if (tool.isEmpty() || cubin.empty())
+        return {};
+    QTemporaryDir dir;
+    QFile f(dir.filePath(QStringLiteral("candidate.cubin")));
+    if (!f.open(QIODevice::WriteOnly) || f.write(cubin.data(), qint64(cubin.size())) != qint64(cubin.size()))
+        return {};
+    f.close();
+    QProcess p;
+    p.start(tool, {QStringLiteral("-sass"), f.fileName()});
+    if (!p.waitForFinished(60'000))
+        return QObject::tr("cuobjdump did not finish within a minute");
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+Policy policyOf(const SearchSettings &s, const Problem &p) { return s.policy.value_or(p.policy); }
+
+} // namespace
+
+QString findCudaTool(const QString &name)
+{
+    QString path = QStandardPaths::findExecutable(name);
+    if (path.isEmpty()) {
+        const QString cuda = qEnvironmentVariable("CUDA_HOME", QStringLiteral("/usr/local/cuda"));
+        path = QStandardPaths::findExecutable(name, {cuda + QStringLiteral("/bin")});
+    }
+    return path;
+}
+
+GpuStatus probeGpu(const EngineConfig &config)
+{
+    GpuStatus s;
+    s.checked = true;
+    WorkerConfig wc;
+    wc.argv = config.workerArgv;
+    WorkerClient w(wc);
+    if (Status st = w.start(); !st) {
+        s.reason = qs(st.error().text());
+        return s;
+    }
+    const GpuInfo &g = w.info()->gpu;
+    s.present = g.present;
+    s.name = qs(g.name);
+    s.arch = qs(g.arch);
+    s.reason = qs(g.reason);
+    w.stop();
+    return s;
+}
+
+CompileReport compileCheck(CompilePool &pool, const std::optional<Problem> &problem, const std::string &source,
+                           const std::string &arch, std::int64_t node)
+{
+    CompileReport r;
+    r.node = node;
+    r.arch = qs(arch);
+    auto cand = parseCandidate(source);
+    if (!cand) {
+        r.ran = true;
+        r.diagnostics.push_back(Diagnostic{lineOf(cand.error()), "error", cand.error().message});
+        r.log = qs(cand.error().text());
+        return r;
+    }
+    if (problem)
+        if (Status s = checkCandidate(*cand, *problem); !s) {
+            r.ran = true;
+            r.diagnostics.push_back(Diagnostic{lineOf(s.error()), "error", s.error().message});
+            r.log = qs(s.error().text());
+            return r;
+        }
+    auto out = pool.compile(CompileJob{source, kernelNames(*cand), arch});
+    if (!out) {
+        r.error = qs(out.error().text());
+        return r;
+    }
+    r.ran = true;
+    r.ok = out->ok;
+    r.diagnostics = out->diagnostics;
+    r.log = qs(out->log);
+    r.ptx = qs(out->ptx);
+    r.seconds = out->seconds;
+    r.cached = out->cached;
+    if (out->ok)
+        r.sass = sassOf(out->cubin);
+    return r;
+}
+
+RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, const std::string &title,
+                          const std::string &source, const EngineConfig &config,
+                          const std::function<void(WorkerClient *)> &client)
+{
+    RebenchResult out;
+    auto store = SessionStore::open(sessionPath);
+    if (!store) {
+        out.error = qs(store.error().text());
+        return out;
+    }
+    auto meta = store->sessionMeta();
+    if (!meta) {
+        out.error = qs(meta.error().text());
+        return out;
+    }
+    auto problem = parseProblem(meta->problemText, meta->problemName + ".toml", meta->problemVariant);
+    if (!problem) {
+        out.error = qs(problem.error().text());
+        return out;
+    }
+    SearchSettings settings;
+    if (auto s = settingsFromJson(meta->settings))
+        settings = *s;
+
+    WorkerConfig wc;
+    wc.argv = config.workerArgv;
+    WorkerClient w(wc);
+    client(&w);
+    struct Release {
+        const std::function<void(WorkerClient *)> &client;
+        ~Release() { client(nullptr); }
+    } release{client};
+    if (Status s = w.start(); !s) {
+        out.error = qs(s.error().text());
+        return out;
+    }
+    if (!w.info()->gpu.present) {
+        out.error = QObject::tr("Re-benchmark needs an NVIDIA GPU: %1").arg(qs(w.info()->gpu.reason));
+        return out;
+    }
+    if (auto l = w.load(*problem); !l) {
+        out.error = qs(l.error().text());
+        return out;
+    }
+    if (const double eager = baselineMedianMs(meta->baseline); eager > 0) {
+        w.setBaselineMs(eager);
+    } else if (auto b = w.baseline(settings.timingTrials)) {
+        (void)store->setBaseline(nlohmann::json{{"timing", b->timing}, {"flags", b->flags}});
+    }
+    (void)w.ceilings(); // lets checkFloor() fill the floor and catch times below it
+    auto r = w.evaluate("rebenchmark", source, "", policyOf(settings, *problem), settings.trials, settings.timingTrials);
+    if (!r) {
+        out.error = qs(r.error().text());
+        return out;
+    }
+    w.checkFloor(*r);
+    auto id = recordHandEdited(*store, *problem, parent ? std::optional<std::int64_t>(parent) : std::nullopt, title,
+                               source, *r);
+    if (!id) {
+        out.error = qs(id.error().text());
+        return out;
+    }
+    out.node = *id;
+    out.verdict = qs(toString(r->verdict));
+    return out;
+}
+
+Status exportCandidateFile(const SessionSnapshot &s, std::int64_t node, const std::string &file)
+{
+    const NodeView *n = s.node(node);
+    if (!n || !n->isCandidate())
+        return makeError("not-found", "node " + std::to_string(node) + " is not a candidate of this session");
+    if (!s.problem)
+        return makeError("parse", "the session's problem does not parse: " + s.problemError);
+    auto cand = parseCandidate(n->record.text);
+    if (!cand)
+        return cand.error();
+    ExportInfo info;
+    info.gpu = s.meta.gpuName;
+    if (n->speedup > 0)
+        info.speedup = n->speedup;
+    if (n->result && !n->result->trials.empty())
+        info.maxError = n->result->maxScaledError;
+    auto text = exportCandidate(*cand, *s.problem, info);
+    if (!text)
+        return text.error();
+    std::ofstream f(file, std::ios::binary);
+    if (!(f << *text) || !(f.flush()))
+        return makeError("io", "cannot write " + file);
+    return Ok{};
+}
+
+Result<std::vector<std::string>> exportBankFolder(const SessionSnapshot &s, const std::string &folder)
+{
+    std::vector<NodeRecord> records;
+    records.reserve(s.nodes.size());
+    for (const NodeView &n : s.nodes)
+        records.push_back(n.record);
+    const RestoredSearch restored = restoreSearch(records, s.settings.topK, s.settings.bankSize);
+    const std::vector<KernelRecord> bank = restored.state.bank();
+    if (bank.empty())
+        return makeError("empty", "the session has no correct kernel to export");
+    if (!QDir().mkpath(qs(folder)))
+        return makeError("io", "cannot create the folder " + folder);
+    std::vector<std::string> files;
+    QString index = QStringLiteral("rank,node,idea,median_ms,speedup,file\n");
+    int rank = 0;
+    for (const KernelRecord &k : bank) {
+        ++rank;
+        QString idea = qs(k.ideaId).toLower();
+        idea.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("_"));
+        idea = idea.left(40);
+        const QString name = QStringLiteral("%1_%2_node%3.cu").arg(rank, 2, 10, QLatin1Char('0')).arg(idea).arg(k.node);
+        const std::string file = (QDir(qs(folder)).filePath(name)).toStdString();
+        if (Status st = exportCandidateFile(s, k.node, file); !st)
+            return st.error();
+        files.push_back(file);
+        const NodeView *n = s.node(k.node);
+        index += QStringLiteral("%1,%2,\"%3\",%4,%5,%6\n")
+                     .arg(rank)
+                     .arg(k.node)
+                     .arg(qs(k.ideaId).replace(QLatin1Char('"'), QStringLiteral("\"\"")))
+                     .arg(n ? n->medianMs : 0.0, 0, 'f', 6)
+                     .arg(n ? n->speedup : 0.0, 0, 'f', 4)
+                     .arg(name);
+    }
+    const std::string indexFile = QDir(qs(folder)).filePath(QStringLiteral("bank.csv")).toStdString();
+    std::ofstream f(indexFile, std::ios::binary);
+    if (!(f << index.toStdString()))
+        return makeError("io", "cannot write " + indexFile);
+    files.push_back(indexFile);
+    return files;
+}
+
+} // namespace kf::ui

@@ -1,0 +1,137 @@
+#pragma once
+// The workbench window. Views: the outline (left), graph / chart / trajectory / problems (centre
+// top), the candidate pane (centre bottom), search settings (right), log console (bottom). One
+// selection is shared: selecting a node anywhere selects it everywhere.
+#include "engine.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QAction;
+class QComboBox;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QSplitter;
+class QTabWidget;
+class QTreeView;
+
+namespace kf::ui {
+
+class CandidatePane;
+class GraphView;
+class MessageBar;
+class OutlineFilter;
+class OutlineModel;
+class PointsModel;
+class ProblemPage;
+class RoundChart;
+class SearchPanel;
+class Settings;
+class TrajectoryModel;
+class TrajectoryView;
+
+// Folders of the example sessions that ship with the app: KERNELFORGE_EXAMPLES, the install's
+// share/kernelforge/examples next to the executable, and the source tree's.
+QStringList exampleFolders();
+bool isShippedExample(const QString &path);
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum View { GraphTab, ChartTab, TrajectoryTab, ProblemsTab };
+
+    MainWindow(Settings *settings, Engine *engine, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // The node selected in every view (0: none).
+    std::int64_t selectedNode() const { return m_selected; }
+    void selectNode(std::int64_t node);
+    void openSession(const QString &path);
+    void showView(View);
+
+    // For tests and screenshots.
+    Engine *engine() const { return m_engine; }
+    QTreeView *outline() const { return m_outline; }
+    OutlineModel *outlineModel() const { return m_outlineModel; }
+    OutlineFilter *outlineFilter() const { return m_filter; }
+    GraphView *graph() const { return m_graph; }
+    RoundChart *chart() const { return m_chart; }
+    TrajectoryView *trajectory() const { return m_trajectoryView; }
+    TrajectoryModel *trajectoryModel() const { return m_trajectoryModel; }
+    PointsModel *pointsModel() const { return m_points; }
+    CandidatePane *candidate() const { return m_candidate; }
+    ProblemPage *problems() const { return m_problems; }
+    SearchPanel *searchPanel() const { return m_search; }
+    MessageBar *messageBar() const { return m_message; }
+    MessageBar *gpuBanner() const { return m_gpuBanner; }
+    QPlainTextEdit *console() const { return m_console; }
+    QTabWidget *views() const { return m_views; }
+    QAction *action(const QString &name) const; // by objectName
+
+    // Actions with a file chosen by the caller (the menu asks with a dialog).
+    void exportSelected(const QString &file);
+    void exportBest(const QString &file);
+    void exportBank(const QString &folder);
+    bool saveChart(const QString &file);
+    void saveSessionAs(const QString &file);
+    void newSession(const QString &problem, const QString &file);
+
+protected:
+    void closeEvent(QCloseEvent *) override;
+
+private:
+    void buildViews();
+    void buildActions();
+    void buildMenus();
+    void connectEngine();
+    void setSession(const SnapshotPtr &, bool fresh);
+    void updateActions();
+    void updateTitle();
+    void updateRecentMenu();
+    void showError(const QString &what, const QString &message);
+    void showInfo(const QString &message);
+    void log(const QString &line);
+    QString startBlockedReason() const;
+    QString askSaveFile(const QString &title, const QString &filter, const QString &suggested);
+    // Menu handlers that ask for a file.
+    void onNew();
+    void onOpen();
+    void onSaveAs();
+    void onExportSelected();
+    void onExportBest();
+    void onExportBank();
+    void onSaveChart();
+    void onAddProblemFolder();
+    void onImportCompileTime();
+    void onStart();
+
+    Settings *m_settings;
+    Engine *m_engine;
+    SnapshotPtr m_session;
+    std::int64_t m_selected = 0;
+    std::int64_t m_selectAfterRefresh = 0; // a re-benchmarked node, selected once it is read
+    bool m_selecting = false;
+    QString m_openingPath;
+
+    MessageBar *m_message, *m_gpuBanner;
+    QTreeView *m_outline;
+    OutlineModel *m_outlineModel;
+    OutlineFilter *m_filter;
+    QComboBox *m_show;
+    QLineEdit *m_find;
+    GraphView *m_graph;
+    TrajectoryModel *m_trajectoryModel;
+    PointsModel *m_points;
+    RoundChart *m_chart;
+    TrajectoryView *m_trajectoryView;
+    ProblemPage *m_problems;
+    QTabWidget *m_views;
+    QSplitter *m_split;
+    CandidatePane *m_candidate;
+    SearchPanel *m_search;
+    QPlainTextEdit *m_console;
+    QMenu *m_recentMenu = nullptr, *m_examplesMenu = nullptr;
+};
+
+} // namespace kf::ui

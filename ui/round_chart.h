@@ -1,0 +1,56 @@
+#pragma once
+// The per-round chart (Qt Charts): the best speedup after each round as a line, every timed
+// candidate as a point (hover names it, a click selects it), a line at 1.0× (eager PyTorch) and
+// one at torch.compile's speedup where the session knows it. It reads two table models: the
+// trajectory (through a proxy that drops rounds without a correct kernel yet) and the points.
+#include <QWidget>
+
+#include <cstdint>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+class QSortFilterProxyModel;
+
+namespace kf::ui {
+
+class PointsModel;
+class TrajectoryModel;
+
+class RoundChart : public QWidget {
+    Q_OBJECT
+public:
+    RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget *parent = nullptr);
+
+    void setReferenceLines(double eagerMs, double compiledMs); // compiledMs 0: unknown
+    void selectNode(std::int64_t node);
+    bool savePng(const QString &file, QString *error = nullptr) const;
+    QChartView *chartView() const { return m_view; }
+    QScatterSeries *pointSeries() const { return m_points; }
+    QLineSeries *bestSeries() const { return m_best; }
+    QLineSeries *compileSeries() const { return m_compile; }
+    // Where a point's centre is in widget coordinates of chartView() (tests click there).
+    QPoint pointPosition(std::int64_t node) const;
+
+signals:
+    void nodeClicked(std::int64_t node);
+
+private:
+    void updateRange();
+    std::int64_t nodeNear(const QPointF &value) const;
+
+    TrajectoryModel *m_trajectory;
+    PointsModel *m_pointsModel;
+    QSortFilterProxyModel *m_timedRounds;
+    QChart *m_chart;
+    QChartView *m_view;
+    QLineSeries *m_best, *m_eager, *m_compile;
+    QScatterSeries *m_points, *m_selected;
+    QValueAxis *m_x, *m_y;
+    double m_compiledSpeedup = 0;
+    std::int64_t m_selectedNode = 0;
+};
+
+} // namespace kf::ui

@@ -1,0 +1,34 @@
+#pragma once
+// The trajectory table (round, best ms, % of reference, idea), as in the CRFM Conv2D table, with
+// Copy (tab-separated, for spreadsheets) and Export CSV (the same CSV as kernelforge-cli report --csv).
+#include "model/session_snapshot.h"
+
+#include <QWidget>
+
+class QTableView;
+
+namespace kf::ui {
+
+class TrajectoryModel;
+
+class TrajectoryView : public QWidget {
+    Q_OBJECT
+public:
+    TrajectoryView(TrajectoryModel *model, QWidget *parent = nullptr);
+    QTableView *view() const { return m_view; }
+
+public slots:
+    void copy();
+    void exportCsv();
+    bool writeCsv(const QString &file, QString *error = nullptr) const;
+
+signals:
+    void nodeActivated(std::int64_t node);
+    void message(const QString &text, bool error);
+
+private:
+    TrajectoryModel *m_model;
+    QTableView *m_view;
+};
+
+} // namespace kf::ui
