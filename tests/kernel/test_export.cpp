@@ -108,7 +108,9 @@ private slots:
         QVERIFY(text.contains("#include <cuda_bf16.h>"));
         // stats: 16 floats = 64 bytes, padded to 256; flags: 8 ints at 256.
         QVERIFY(text.contains("return 512;"));
-        QVERIFY(text.contains("cudaMemsetAsync(scratch, 0, 512, stream)"));
+        // Each zeroed buffer is cleared on its own (an uninitialized one would be skipped).
+        QVERIFY(text.contains("cudaMemsetAsync(kf_base + 0, 0, 64, stream)"));
+        QVERIFY(text.contains("cudaMemsetAsync(kf_base + 256, 0, 32, stream)"));
         QVERIFY(text.contains("int kf_a2 = 1024;"));
         QVERIFY(text.contains("long long kf_a4 = 8192LL;"));
         QVERIFY(text.contains("float kf_a5 = 0.5f;"));
