@@ -350,10 +350,9 @@ Estimate wgmmaEstimate(const Target &t, const Point &p, double peak, double frac
     const Gemm g = gemm(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
     const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
-    // The re-layout pass reads both operands once and writes them once per part.
-    Estimate e = computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
-                                 128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
-    return e;
+    // `fraction` was measured with the re-layout pass included, so it is not counted apart.
+    return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
+                           128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
 }
 
 } // namespace
