@@ -12,6 +12,7 @@ The table comes last. Each variant runs in its own try/except; failures appear i
   tools/template-bench.py                 # seed matmul, conv, conv+relu+maxpool, plus checks
   tools/template-bench.py --quick         # fewer parameter points
   tools/template-bench.py --only conv     # variants whose problem or family contains "conv"
+  tools/template-bench.py --only conv2d --label "64x96 s2"   # one parameter point
   tools/template-bench.py --sass          # also count HMMA / FFMA instructions (cuobjdump)
   tools/template-bench.py --render-only DIR   # no GPU: write every rendered variant to DIR
 
@@ -462,12 +463,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer parameter points")
     ap.add_argument("--only", default="", help="only variants whose problem or template contains this")
+    ap.add_argument("--label", default="", help="only parameter points whose label contains this")
     ap.add_argument("--runs", type=int, default=50, help="timed runs per variant (median reported)")
     ap.add_argument("--sass", action="store_true", help="count HMMA/FFMA/LDSM in the SASS (cuobjdump)")
     ap.add_argument("--render-only", metavar="DIR", help="write rendered variants to DIR and exit (no GPU)")
     args = ap.parse_args()
 
-    todo = variants(args.quick, args.only)
+    todo = [v for v in variants(args.quick, args.only) if args.label in v[4]]
     rendered = []
     for i, (name, kind, sizes, fam, label, params) in enumerate(todo):
         try:
