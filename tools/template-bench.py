@@ -56,10 +56,18 @@ def sections(text, params):
         text = text[:m.start()] + (m.group(3) if keep else "") + text[m.end():]
 
 
+def include_parts(text):
+    """A line holding only {{>NAME}} becomes parts/NAME.cuh, as the generator's loader does."""
+    def part(m):
+        with open(os.path.join(TEMPLATES, "parts", m.group(1) + ".cuh")) as f:
+            return f.read()
+    return re.sub(r"^[ \t]*\{\{>([A-Za-z0-9_]+)\}\}[ \t]*\n", part, text, flags=re.M)
+
+
 def render(template, params):
     """{{NAME}} substitution after sections; every placeholder must have a value and none may remain."""
     with open(os.path.join(TEMPLATES, template)) as f:
-        text = sections(f.read(), params)
+        text = sections(include_parts(f.read()), params)
     missing = sorted(set(re.findall(r"\{\{([A-Z0-9_]+)\}\}", text)) - set(params))
     if missing:
         raise KeyError("%s: no value for %s" % (template, ", ".join(missing)))
@@ -187,6 +195,11 @@ def tiles_wgmma(wgs, bn, stages, promote, split=3, producers=1):
                 PRODUCERS=producers)
 
 
+def tiles_regs(wgs, bn, stages, promote, split=3, blocks=2):
+    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION="tf32x3" if split == 3 else "tf32",
+                BLOCKS=blocks)
+
+
 def tiles_simt(bm, bn, bk, tm, tn):
     return dict(BM=bm, BN=bn, BK=bk, TM=tm, TN=tn)
 
@@ -235,6 +248,13 @@ POINTS = {
         ("x3 64x96 s3 p16 P2", tiles_wgmma(1, 96, 3, 16, producers=2), False),
         ("x1 128x96 s4 p16", tiles_wgmma(2, 96, 4, 16, split=1), True),
     ],
+    "conv_wgmma_regs.cu": [
+        ("x3 64x96 s2 p16 b3", tiles_regs(1, 96, 2, 16, blocks=3), True),
+        ("x3 64x96 s3 p16 b2", tiles_regs(1, 96, 3, 16, blocks=2), True),
+        ("x3 128x96 s4 p16 b1", tiles_regs(2, 96, 4, 16, blocks=1), True),
+        ("x3 64x96 s2 p4 b2", tiles_regs(1, 96, 2, 4, blocks=2), False),
+        ("x1 64x96 s2 p16 b3", tiles_regs(1, 96, 2, 16, split=1, blocks=3), True),
+    ],
     "conv_implicit_gemm_tf32.cu": [
         ("128x96x32 w32x48 s3 b2", tiles_mma(128, 96, 32, 32, 48, 3, 2), True),
         ("128x96x16 w32x48 s4 b2", tiles_mma(128, 96, 16, 32, 48, 4, 2), False),
@@ -247,7 +267,7 @@ POINTS = {
 }
 
 GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
-CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_wgmma.cu", "conv_implicit_gemm_tf32.cu"]
+CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_wgmma.cu", "conv_wgmma_regs.cu", "conv_implicit_gemm_tf32.cu"]
 
 
 def problems():
@@ -258,7 +278,7 @@ def problems():
     out.append(("conv2d", "conv", seed_conv, conv_params(**seed_conv), CONV_FAMILIES, True))
     relu = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("conv2d_relu_maxpool", "conv_pool", dict(seed_conv, pool=(3, 2)),
-                conv_params(**seed_conv, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu"], True))
+                conv_params(**seed_conv, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu", "conv_wgmma_regs.cu"], True))
     lin = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("linear_bias_relu", "linear", dict(m=8192, n=4096, k=2048),
                 gemm_params(8192, 4096, 2048, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
@@ -282,7 +302,7 @@ def problems():
                 conv_params(**{k: v for k, v in pointwise.items() if k != "bias"}, epilogue=NO_EPILOGUE),
                 CONV_FAMILIES, False))
     out.append(("check conv+pool small", "conv_pool", dict(small, pool=(3, 2)),
-                conv_params(**small, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu"], False))
+                conv_params(**small, epilogue=relu, pool=(3, 2)), ["conv_implicit_gemm_pool.cu", "conv_wgmma.cu", "conv_wgmma_regs.cu"], False))
     return out
 
 
@@ -463,13 +483,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer parameter points")
     ap.add_argument("--only", default="", help="only variants whose problem or template contains this")
-    ap.add_argument("--label", default="", help="only parameter points whose label contains this")
+    ap.add_argument("--label", default="", help="only parameter points whose label matches this regular expression")
     ap.add_argument("--runs", type=int, default=50, help="timed runs per variant (median reported)")
     ap.add_argument("--sass", action="store_true", help="count HMMA/FFMA/LDSM in the SASS (cuobjdump)")
     ap.add_argument("--render-only", metavar="DIR", help="write rendered variants to DIR and exit (no GPU)")
     args = ap.parse_args()
 
-    todo = [v for v in variants(args.quick, args.only) if args.label in v[4]]
+    todo = [v for v in variants(args.quick, args.only) if re.search(args.label, v[4])]
     rendered = []
     for i, (name, kind, sizes, fam, label, params) in enumerate(todo):
         try:

@@ -101,141 +101,16 @@ static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets a
 static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
               "sizes must fit the packed (r, s) shifts");
 
-__device__ __forceinline__ float to_tf32(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return __uint_as_float(r);
-}
+{{>tf32_split}}
 
 // ---- 1. weight tiles ----
-extern "C" __global__ void __launch_bounds__(256)
-conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
-{
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    // One thread per 8 consecutive taps of one weight row: chunks 2c and 2c+1 share an aligned
-    // 32-byte pair of slots under the swizzle.
-    if (idx >= (long long)kTilesN * kBN * kTilesK * 4) return;
-    const int pair = idx % 4, tk = (idx / 4) % kTilesK, n = idx / (4 * kTilesK);
-    const int k0 = tk * kBK + pair * 8;
-    float hi[8], lo[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const float v = (n < kGemmN && k0 + i < kGemmK) ? __ldg(w + (long long)n * kGemmK + k0 + i) : 0.0f;
-        hi[i] = to_tf32(v);
-        lo[i] = to_tf32(v - hi[i]);
-    }
-    const int row = n % kBN;
-    const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
-    float *dst = wtiles + ((long long)(n / kBN) * kTilesK + tk) * kTileB + (long long)row * kBK;
-    reinterpret_cast<float4 *>(dst)[first] = make_float4(hi[0], hi[1], hi[2], hi[3]);
-    reinterpret_cast<float4 *>(dst)[second] = make_float4(hi[4], hi[5], hi[6], hi[7]);
-    if constexpr (kParts == 2) {
-        dst += kPartB;
-        reinterpret_cast<float4 *>(dst)[first] = make_float4(lo[0], lo[1], lo[2], lo[3]);
-        reinterpret_cast<float4 *>(dst)[second] = make_float4(lo[4], lo[5], lo[6], lo[7]);
-    }
-}
+{{>conv_weight_tiles}}
 
 // ---- 2. the convolution ----
 
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+{{>hopper_pipeline}}
 
-__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_tx(unsigned long long *bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
-{
-    asm volatile("{\n.reg .pred done;\nwait:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra wait;\n}\n" ::"r"(smem_addr(bar)), "r"(parity) : "memory");
-}
-
-// A bulk copy of `bytes` contiguous bytes from global to shared memory, counted on `bar`.
-__device__ __forceinline__ void bulk_copy(void *dst, const float *src, unsigned bytes, unsigned long long *bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
-
-// The descriptor of a K-major tile of 128-byte swizzled rows: rows 8 apart are 1024 bytes apart
-// (stride byte offset); the leading byte offset is unused with a 128-byte swizzle.
-__device__ __forceinline__ unsigned long long tile_desc(const void *tile)
-{
-    const unsigned long long addr = smem_addr(tile);
-    return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-// Pins the accumulators in place around asynchronous products, so the compiler neither copies
-// them nor touches them while a product is in flight.
-template <int kRegs>
-__device__ __forceinline__ void fence_operands(float (&d)[kRegs])
-{
-#pragma unroll
-    for (int i = 0; i < kRegs; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory"); }
-
-// d (64 x kN, fp32) = [d +] A (64 x 8) · B (8 x kN), both TF32 from shared memory.
-__device__ __forceinline__ void wgmma_tf32(float (&d)[kBN / 2], unsigned long long descA, unsigned long long descB, int scaleD)
-{
-    // One instruction per tile width: the accumulator list is part of the instruction.
-    constexpr int kN = kBN;
-    if constexpr (kN == 64)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
-                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-                     "}, %32, %33, p, 1, 1;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                     : "l"(descA), "l"(descB), "r"(scaleD));
-    else if constexpr (kN == 96)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n96k8.f32.tf32.tf32 {"
-                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
-                     "}, %48, %49, p, 1, 1;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
-                     : "l"(descA), "l"(descB), "r"(scaleD));
-    else if constexpr (kN == 128)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-                     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-                     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-                     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-                     "}, %64, %65, p, 1, 1;\n}\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                     : "l"(descA), "l"(descB), "r"(scaleD));
-}
+{{>wgmma_tf32_smem}}
 
 
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
@@ -386,45 +261,8 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
         for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
     }
 
-    // Epilogue: a function of acc, row (the output pixel m) and col (the output channel). Register
-    // 4j + r of a thread sits at pixel 16 * warp + lane / 4 (+8 for r >= 2) of its warpgroup and
-    // channel 8j + 2 * (lane % 4) (+1 for odd r).
-    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
-    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int m = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
-        if (m >= kGemmM) continue;
-        float *dst = out + (long long)(m / kPixels) * kGemmN * kPixels + m % kPixels;
-#pragma unroll
-        for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int ch = n0 + 8 * j + 2 * (lane % 4) + e;
-                if (ch < kGemmN) dst[(long long)ch * kPixels] = epilogue(sum[4 * j + 2 * h + e], m, ch);
-            }
-    }
+{{>conv_wgmma_store}}
 }
 
 // ---- 3. max pooling of the conv result (pooling problems only) ----
-// One thread per pooled output; consecutive threads take consecutive outputs of a row, so the
-// window reads of a warp cover a few contiguous stretches of the conv rows.
-extern "C" __global__ void __launch_bounds__(256)
-max_pool(const float *__restrict__ act, float *__restrict__ out)
-{
-    constexpr long long kCount = (long long)kBatch * kOutC * kPoolOutH * kPoolOutW;
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (!kPool || idx >= kCount) return;
-    const int pw = idx % kPoolOutW, ph = (idx / kPoolOutW) % kPoolOutH;
-    const long long plane = idx / ((long long)kPoolOutW * kPoolOutH); // b * OUT_C + channel
-    const float *src = act + plane * kPixels;
-    float v = -__int_as_float(0x7f800000); // -inf: padding never wins
-#pragma unroll
-    for (int kh = 0; kh < (kPool ? kPoolKH : 1); ++kh)
-#pragma unroll
-        for (int kw = 0; kw < (kPool ? kPoolKW : 1); ++kw) {
-            const int oh = ph * kPoolSH - kPoolPadH + kh, ow = pw * kPoolSW - kPoolPadW + kw;
-            if (oh >= 0 && oh < kOutH && ow >= 0 && ow < kOutW) v = fmaxf(v, __ldg(src + oh * kOutW + ow));
-        }
-    out[idx] = v;
-}
+{{>conv_max_pool}}

@@ -22,12 +22,23 @@ namespace {
 
 using Params = std::map<std::string, std::string>;
 
-std::string readTemplate(const std::string &name)
+std::string readFile(const std::string &path)
 {
-    std::ifstream in(KF_SOURCE_DIR "/resources/templates/" + name);
+    std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// A line holding only {{>NAME}} becomes parts/NAME.cuh, as the generator's loader does.
+std::string readTemplate(const std::string &name)
+{
+    static const std::regex part(R"(\{\{>([A-Za-z0-9_]+)\}\}\n?)");
+    std::string text = readFile(KF_SOURCE_DIR "/resources/templates/" + name);
+    for (std::smatch m; std::regex_search(text, m, part);)
+        text = m.prefix().str() + readFile(KF_SOURCE_DIR "/resources/templates/parts/" + m[1].str() + ".cuh") +
+               m.suffix().str();
+    return text;
 }
 
 // Sections ({{#NAME}} ... {{/NAME}}, {{^NAME}} ... {{/NAME}}) as the generator's renderer keeps or

@@ -88,6 +88,35 @@ std::string alignTrailingComments(const std::string &text)
     return out;
 }
 
+// A line holding only {{>NAME}} is replaced by parts/NAME.cuh of the same folder: code that
+// several templates share (the Hopper pipeline helpers, the wgmma instructions) lives once.
+Result<std::string> includeParts(const std::string &text, const fs::path &folder, const std::string &id)
+{
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        const bool last = end == std::string::npos;
+        const std::string line = text.substr(start, last ? std::string::npos : end - start + 1);
+        std::size_t a = line.find_first_not_of(" \t"), b = line.find_last_not_of(" \t\r\n");
+        const std::string t = a == std::string::npos ? std::string() : line.substr(a, b - a + 1);
+        if (t.size() > 5 && t.compare(0, 3, "{{>") == 0 && t.compare(t.size() - 2, 2, "}}") == 0) {
+            const std::string name = t.substr(3, t.size() - 5);
+            const fs::path file = folder / "parts" / (name + ".cuh");
+            std::ifstream in(file, std::ios::binary);
+            if (!in) return makeError("io", "the template part " + file.string() + " was not found", id + ".cu");
+            std::ostringstream ss;
+            ss << in.rdbuf();
+            out += ss.str();
+        } else {
+            out += line;
+        }
+        if (last) break;
+        start = end + 1;
+    }
+    return out;
+}
+
 } // namespace
 
 std::vector<std::string> templateSearchPath()
@@ -136,7 +165,9 @@ Result<std::string> loadTemplate(const std::string &id)
         if (!in) continue;
         std::ostringstream ss;
         ss << in.rdbuf();
-        return cache[id] = ss.str();
+        auto text = includeParts(ss.str(), folder, id);
+        if (!text.ok()) return text.error();
+        return cache[id] = *text;
     }
     std::string searched;
     for (const auto &f : folders) searched += (searched.empty() ? "" : ", ") + f;
