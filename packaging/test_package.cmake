@@ -34,7 +34,8 @@ endforeach()
 set(root ${work}/root)
 run(dpkg -x ${debs} ${root})
 set(expected usr/bin/kernelforge-cli usr/bin/kernelforge-worker usr/share/kernelforge/problems/seed/softmax.toml
-    usr/share/kernelforge/examples/softmax.kfsession usr/share/kernelforge/templates/softmax_online.cu)
+    usr/share/kernelforge/examples/softmax.kfsession usr/share/kernelforge/templates/softmax_online.cu
+    usr/share/kernelforge/templates/parts/hopper_pipeline.cuh)
 if(WITH_GUI)
   list(APPEND expected usr/bin/kernelforge usr/share/applications/kernelforge.desktop
        usr/share/metainfo/io.github.kernelforge.KernelForge.metainfo.xml usr/share/mime/packages/kernelforge.xml

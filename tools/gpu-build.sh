@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the GPU-machine scripts: unpacks the Debian packages the host lacks (from .debs/, see
-# tools/fetch-debs.sh), configures against PyTorch's libtorch without the GUI, and builds.
+# tools/fetch-debs.sh), configures against PyTorch's libtorch (the GUI only with KF_GPU_GUI=ON), and builds.
 # Sets: here, out, build, cli, KERNELFORGE_PROBLEMS, KERNELFORGE_WORKER.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/build-gpu/out}
@@ -26,7 +26,7 @@ for d in /usr/include/x86_64-linux-gnu /usr/include "$R/usr/include/x86_64-linux
 done
 [ -n "$host_curl" ] && [ -n "$curl_inc" ] && curl_args=(-DCURL_INCLUDE_DIR="$curl_inc" -DCURL_LIBRARY="$host_curl")
 build=${KF_BUILD_DIR:-$here/build-gpu}
-cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI=OFF \
+cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKF_BUILD_GUI="${KF_GPU_GUI:-OFF}" \
   -DCUDAToolkit_ROOT=/usr/local/cuda \
   -DCMAKE_PREFIX_PATH="$R/usr/lib/x86_64-linux-gnu/cmake;$torch_prefix;$R/usr" -DQT_HOST_PATH="$R/usr" \
   -DSQLite3_INCLUDE_DIR="$R/usr/include" -DSQLite3_LIBRARY="$sqlite_lib" "${curl_args[@]}" >"$out/configure.log" 2>&1 \

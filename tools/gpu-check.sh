@@ -17,6 +17,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# The workbench has a GPU test too, so the GUI is built here (offscreen).
+export KF_GPU_GUI=${KF_GPU_GUI:-ON}
 . "$(dirname "$0")/gpu-build.sh"
 
 if [ $skip_tests = 0 ]; then

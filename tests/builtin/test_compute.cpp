@@ -54,7 +54,9 @@ Precision precisionOf(const std::string &idea, const Point &p)
     if (idea == "gemm_mma_fp16") return Precision::FP16;
     if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32") return Precision::TF32;
     if (idea == "gemm_wgmma_tf32") return Precision::TF32;
-    if ((idea == "conv_implicit_gemm_pool" || idea == "conv_wgmma" || idea == "conv_wgmma_pool") && p.at("SPLIT") == 1)
+    if ((idea == "conv_implicit_gemm_pool" || idea == "conv_wgmma" || idea == "conv_wgmma_pool" ||
+         idea == "conv_wgmma_regs" || idea == "conv_wgmma_regs_pool") &&
+        p.at("SPLIT") == 1)
         return Precision::TF32;
     return Precision::TF32x3;
 }
@@ -122,7 +124,8 @@ private slots:
     {
         for (const char *id : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16",
                                "conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool",
-                               "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "conv_wgmma", "conv_wgmma_pool"}) {
+                               "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "conv_wgmma", "conv_wgmma_pool",
+                               "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
             QVERIFY(isCompute(*d));
@@ -273,6 +276,12 @@ private slots:
         QTest::newRow("conv_wgmma 3x3") << "conv_wgmma" << "level1/conv2d_3x3" << QString() << false;
         QTest::newRow("conv_wgmma_pool seed") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << QString() << false;
         QTest::newRow("conv_wgmma_pool seed@small") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
+        QTest::newRow("conv_wgmma_regs seed") << "conv_wgmma_regs" << "seed/conv2d" << QString() << true;
+        QTest::newRow("conv_wgmma_regs 3x3") << "conv_wgmma_regs" << "level1/conv2d_3x3" << QString() << false;
+        QTest::newRow("conv_wgmma_regs_pool seed") << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << QString()
+                                                   << false;
+        QTest::newRow("conv_wgmma_regs_pool seed@small")
+            << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
         QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32" << "seed/matmul" << "small" << false;
         QTest::newRow("gemm_mma_tf32x3 linear@small") << "gemm_mma_tf32x3" << "level1/linear_bias_relu" << "small" << false;
         QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"

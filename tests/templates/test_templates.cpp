@@ -216,6 +216,14 @@ private slots:
         row("conv_wgmma.cu", "conv2d_pointwise", cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
         row("conv_wgmma.cu", "conv2d_relu_maxpool", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
 
+        const QString cr = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 BLOCKS=%7");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(2).arg(96).arg(4).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d_3x3", cr.arg(1).arg(128).arg(2).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d_pointwise", cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3), "tf32");
+        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
+
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
             pool.arg(128).arg(96).arg(32).arg(32).arg(48).arg(3).arg(1).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
@@ -295,7 +303,7 @@ private slots:
             "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
-            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS",
+            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

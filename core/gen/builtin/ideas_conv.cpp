@@ -256,9 +256,9 @@ TemplateValues poolValues(TemplateValues v, const Target &t)
     return v;
 }
 
-TemplateValues wgValues(const Target &t, const Point &p, bool pool)
+TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma")
 {
-    TemplateValues v = convValues("conv_wgmma", t);
+    TemplateValues v = convValues(id, t);
     if (pool) {
         v = poolValues(std::move(v), t);
         v["POOL"] = "1";
@@ -271,6 +271,84 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool)
     }
     v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
     return v;
+}
+
+// ---- the wgmma template with the im2col operand in registers (Hopper) ----
+TileShape regsTile(int wgs, int bn, int stages, int blocks, int split)
+{
+    return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"BLOCKS", blocks}, {"SPLIT", split}};
+}
+const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels each)", "block tile of output channels",
+                                             "weight pipeline stages", "blocks per SM the registers are capped for",
+                                             "TF32 passes per product (3: compensated split)",
+                                             "K steps (32 taps) per tensor-core chunk"};
+// On the seed conv (H200) three one-warpgroup blocks per SM with two stages were fastest; the
+// others stay for other shapes and as local-search neighbours.
+const std::vector<TileShape> kRegsTiles = [] {
+    std::vector<TileShape> v;
+    for (int split : {3, 1})
+        for (const auto &[wgs, bn, stages, blocks] : std::vector<std::array<int, 4>>{
+                 {1, 96, 2, 3}, {1, 96, 3, 2}, {2, 96, 4, 1}, {1, 96, 2, 2}, {2, 96, 2, 1}, {1, 64, 2, 3},
+                 {1, 64, 3, 3}, {1, 128, 2, 2}, {2, 128, 3, 1}})
+            v.push_back(regsTile(wgs, bn, stages, blocks, split));
+    return v;
+}();
+std::vector<ParamDim> regsSpace()
+{
+    std::vector<ParamDim> dims = tileSpace(kRegsTiles, kRegsMeanings);
+    dims.push_back({"PROMOTE", {16, 4}, kRegsMeanings.back()});
+    return dims;
+}
+
+int regsSmem(const Conv &c, const Point &p)
+{
+    return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128 + cdiv(c.taps(), 32) * 32 * 8 + 2048);
+}
+
+std::string regsFits(const Target &t, const Point &p)
+{
+    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    if (auto why = tileListed(kRegsTiles, p); !why.empty()) return why;
+    const bool single = p.at("SPLIT") == 1;
+    if (single) {
+        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+        if (p.at("PROMOTE") != 16) return "a single TF32 pass gains nothing from short accumulation chunks";
+    }
+    const Conv c = conv(t);
+    // Registers per thread, as ptxas allocated them on the seed conv: the accumulator (BN / 2),
+    // a separate fp32 sum when K is longer than one chunk, 16 gathered values and their hi and lo
+    // parts, and addressing. The cap is what BLOCKS blocks of this size leave.
+    const bool separateSum = cdiv(c.taps(), 32) > p.at("PROMOTE");
+    const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80);
+    const int threads = 128 * p.at("WGS") + 32;
+    const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
+    if (need > cap)
+        return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
+               " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
+    const int smem = regsSmem(c, p);
+    if (smem > 232448) return std::to_string(smem) + " bytes of shared memory exceed the 227 KB of a block";
+    if (p.at("BLOCKS") * (smem + 1024) > 233472)
+        return std::to_string(p.at("BLOCKS")) + " blocks of " + std::to_string(smem) +
+               " bytes of shared memory do not fit on one SM";
+    return {};
+}
+
+// `fraction`: of the rate at the precision, as the template reached it on the seed conv (H200).
+Estimate regsEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
+{
+    const Conv c = conv(t);
+    const int bm = 64 * p.at("WGS"), bn = p.at("BN");
+    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
+                        (double(bm) * bn);
+    const int threads = 128 * p.at("WGS") + 32;
+    const int perSm = p.at("BLOCKS");
+    const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
+    // Fewer consumer warpgroups per SM leave the gather's latency exposed: 0.86x with two on the seed conv.
+    const double latency = std::min(1.0, 0.72 + 0.14 * p.at("WGS") * perSm / 1.5);
+    return computeEstimate(t, c.flops(), peak, fraction * used * latency, tiles, threads, perSm,
+                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
+                               " channels x " + std::to_string(c.taps()) + " taps");
 }
 
 } // namespace
@@ -406,6 +484,56 @@ void addConv(std::vector<IdeaDef> &out)
             },
         .values = [](const Target &t, const Point &p) { return wgValues(t, p, true); },
         .templateName = "conv_wgmma",
+    });
+
+    const std::string regs =
+        "Take the im2col operand out of shared memory: wgmma can read A from registers. Each consumer thread "
+        "loads exactly the values its A fragment holds (pixels lane/4 and lane/4 + 8 of its warp's 16 rows, taps "
+        "lane%4 and lane%4 + 4 of each 8-tap slice) straight from the input, the next step's loads in flight "
+        "during this step's products; four lanes read four neighbouring taps of one pixel and eight pixels sit "
+        "side by side, so a warp's load is a short run of an input row instead of 32 scattered words. It splits "
+        "them into TF32 hi + lo in registers and issues wgmma.m64nBNk8 with A from registers; only the weight "
+        "tiles pass through shared memory, streamed by one producer warp with cp.async.bulk into a STAGES-deep "
+        "mbarrier ring. This halves the L1/shared-memory traffic, which bounded the shared-memory version, and "
+        "leaves room for BLOCKS blocks per SM. Sums are promoted to fp32 registers every PROMOTE steps.";
+
+    out.push_back(IdeaDef{
+        .id = "conv_wgmma_regs",
+        .title = "wgmma convolution with the gathered operand in registers",
+        .text = regs + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
+        .patterns = kinds,
+        .needs = {"conv_wgmma"},
+        .space = regsSpace(),
+        .repairOrder = {"BLOCKS", "STAGES", "WGS"},
+        .applies = plainConv,
+        .check = regsFits,
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return p.at("SPLIT") == 3 ? regsEstimate(t, p, 0.49, "makes three TF32 wgmma passes (3xTF32), A in registers")
+                                          : regsEstimate(t, p, 0.226, "makes one TF32 wgmma pass, A in registers");
+            },
+        .values = [](const Target &t, const Point &p) { return wgValues(t, p, false, "conv_wgmma_regs"); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_wgmma_regs_pool",
+        .title = "wgmma convolution with the gathered operand in registers, then max pooling",
+        .text = regs + " The bias and activation are applied to the sums and the activation map goes to scratch; "
+                       "a second kernel reads each pooling window from there.",
+        .patterns = kinds,
+        .needs = {"conv_wgmma_pool"},
+        .space = regsSpace(),
+        .repairOrder = {"BLOCKS", "STAGES", "WGS"},
+        .applies = pooledConv,
+        .check = regsFits,
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return p.at("SPLIT") == 3
+                           ? regsEstimate(t, p, 0.418, "makes three TF32 wgmma passes (3xTF32), A in registers, then pools")
+                           : regsEstimate(t, p, 0.182, "makes one TF32 wgmma pass, A in registers, then pools");
+            },
+        .values = [](const Target &t, const Point &p) { return wgValues(t, p, true, "conv_wgmma_regs"); },
+        .templateName = "conv_wgmma_regs",
     });
 }
 
