@@ -150,7 +150,7 @@ void addNorm(std::vector<IdeaDef> &out)
                 "that run together share a chunk of weight and bias, which L2 then serves to every row; "
                 "REVERSE=1 walks the second pass backwards to reuse what L2 still holds from the first.",
         .patterns = both,
-        .needs = {"norm_two_pass"},
+        .needs = {"norm_shifted_sums", "rms_vectorized"}, // its partials are shifted sums (LayerNorm), sums of squares (RMSNorm)
         .space = {{"BLOCK", {256, 512, 1024}, "threads per block"},
                   {"SPLIT", {32, 64, 16, 128, 256, 8}, "blocks per row"},
                   {"VEC", {4, 1}, "floats per load"},

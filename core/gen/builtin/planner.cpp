@@ -419,19 +419,20 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
     std::vector<const IdeaDef *> fresh;
     for (const IdeaDef &d : catalogue())
         if (!h.tried.count(d.id) && d.whyNot(t).empty()) fresh.push_back(&d);
-    auto needsIn = [](const IdeaDef &d, const std::set<std::string> &known) {
-        return std::all_of(d.needs.begin(), d.needs.end(), [&](const std::string &n) { return known.count(n) > 0; });
+    // A need that does not apply to this problem (an idea of another pattern) is no obstacle: an
+    // idea serving two patterns can build on a different idea in each.
+    auto needsIn = [&t](const IdeaDef &d, const std::set<std::string> &known) {
+        return std::all_of(d.needs.begin(), d.needs.end(), [&](const std::string &n) {
+            const IdeaDef *need = findIdea(n);
+            return known.count(n) > 0 || (need && !need->whyNot(t).empty());
+        });
     };
     for (const IdeaDef *d : fresh)
         if (needsIn(*d, h.established)) consider(*d, 0);
-    // Ideas that build on one proposed in this round join it once something is measured: the
-    // first round measures the simplest kernels alone, so that what builds on them is judged
-    // against a measurement and each step shows in the trajectory.
+    // An idea that builds on another waits for that one's measured kernel: each is then judged
+    // against the time of what it builds on (the planner's model starts from a measurement, not
+    // from an estimate of an estimate), and each step shows in the trajectory.
     std::set<std::string> known = h.established;
-    known.insert(proposed.begin(), proposed.end());
-    if (best || options.empty())
-        for (const IdeaDef *d : fresh)
-            if (!proposed.count(d->id) && needsIn(*d, known)) consider(*d, 1);
     // Nothing correct yet and the simple ideas failed: go on with what builds on them, rather
     // than stop with nothing.
     if (!best && options.empty()) {
@@ -463,6 +464,7 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
         bool blocked = false;
         for (const auto &n : d->needs) {
             if (h.established.count(n)) continue;
+            if (const IdeaDef *need = findIdea(n); need && !need->whyNot(t).empty()) continue;
             blocked = blocked || waiting.count(n) > 0;
             failed += (failed.empty() ? "" : "; ") + n +
                       (h.tried.count(n) ? " failed" + (h.failure.count(n) ? " (" + h.failure.at(n) + ")" : std::string())
