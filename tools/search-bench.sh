@@ -29,7 +29,9 @@ for p in "${problems[@]}"; do
   start=$(date +%s)
   timeout $((budget + 300)) "$cli" search "$p" --budget "$budget" --rounds 100 --policy "$policy" \
     --session "$session" >"$out/search-$p.log" 2>&1
-  echo "search $p: exit $? after $(( $(date +%s) - start )) s"
+  rc=$?
+  echo $(( $(date +%s) - start )) >"$out/seconds-$p"
+  echo "search $p: exit $rc after $(cat "$out/seconds-$p") s"
   tail -3 "$out/search-$p.log"
   "$cli" report "$session" >"$out/report-$p.txt" 2>&1 && cat "$out/report-$p.txt"
   file=$("$cli" problems --json | python3 -c "import json,sys; print(next(x['path'] for x in json.load(sys.stdin) if x['name']=='$p'))")
@@ -42,17 +44,16 @@ done
 python3 - "$out" "${rows[@]}" <<'PY'
 import json, sqlite3, sys
 out, names = sys.argv[1], sys.argv[2:]
-print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'cands':>6}{'min':>6}")
+print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'policy':<7}{'max err':>9}{'cands':>6}{'min':>6}")
 for n in names:
     try:
         db = sqlite3.connect(f"file:{out}/{n}.kfsession?mode=ro", uri=True)
         meta = dict(db.execute("select key, value from meta"))
         base = json.loads(meta.get("baseline", "{}") or "{}")
         eager = (base.get("timing") or base).get("median_ms", float("nan"))
-        best, cands, t0, t1 = None, 0, None, None
-        for status, rj, created in db.execute("select status, result_json, created from nodes where kind='candidate'"):
+        best, cands = None, 0
+        for status, rj in db.execute("select status, result_json from nodes where kind='candidate'"):
             cands += 1
-            t0 = min(t0 or created, created); t1 = max(t1 or created, created)
             if status == "correct" and rj:
                 r = json.loads(rj)
                 ms = (r.get("timing") or {}).get("median_ms")
@@ -62,9 +63,14 @@ for n in names:
             comp = json.load(open(f"{out}/compile-{n}.json")).get("compile_ms", float("nan"))
         except Exception:
             comp = float("nan")
+        try:
+            minutes = int(open(f"{out}/seconds-{n}").read()) / 60
+        except Exception:
+            minutes = float("nan")
         if best:
             ms, r = best
-            print(f"{n:<22}{eager:9.4f}{comp:9.4f}{ms:9.4f}{eager/ms:9.2f}{comp/ms:8.2f}{100*r.get('floor_ms',0)/ms:8.1f} {r.get('precision','?'):<7}{cands:6d}")
+            print(f"{n:<22}{eager:9.4f}{comp:9.4f}{ms:9.4f}{eager/ms:9.2f}{comp/ms:8.2f}{100*r.get('floor_ms',0)/ms:8.1f} "
+                  f"{r.get('precision','?'):<7}{r.get('policy','?'):<7}{r.get('max_scaled_error',float('nan')):9.1e}{cands:6d}{minutes:6.1f}")
         else:
             print(f"{n:<22}{eager:9.4f}{comp:9.4f}{'-':>9}  (no correct candidate of {cands})")
     except Exception as e:
