@@ -278,6 +278,8 @@ private slots:
         QTest::newRow("conv_wgmma_pool seed@small") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
         QTest::newRow("conv_wgmma_regs seed") << "conv_wgmma_regs" << "seed/conv2d" << QString() << true;
         QTest::newRow("conv_wgmma_regs 3x3") << "conv_wgmma_regs" << "level1/conv2d_3x3" << QString() << false;
+        // 18 K steps: the 32-step chunk and the separate-sum points both occur.
+        QTest::newRow("conv_wgmma_regs 3x3 deep") << "conv_wgmma_regs" << "level2/conv2d_bias_relu" << QString() << true;
         QTest::newRow("conv_wgmma_regs_pool seed") << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << QString()
                                                    << false;
         QTest::newRow("conv_wgmma_regs_pool seed@small")

@@ -293,10 +293,12 @@ const std::vector<TileShape> kRegsTiles = [] {
             v.push_back(regsTile(wgs, bn, stages, blocks, split));
     return v;
 }();
+// 32-step chunks keep a deep K (up to 1024 taps) in the accumulator alone, which saves the
+// separate sum's registers (a 3x3 conv over 64 channels has 18 steps).
 std::vector<ParamDim> regsSpace()
 {
     std::vector<ParamDim> dims = tileSpace(kRegsTiles, kRegsMeanings);
-    dims.push_back({"PROMOTE", {16, 4}, kRegsMeanings.back()});
+    dims.push_back({"PROMOTE", {16, 4, 32}, kRegsMeanings.back()});
     return dims;
 }
 
@@ -312,13 +314,17 @@ std::string regsFits(const Target &t, const Point &p)
     const bool single = p.at("SPLIT") == 1;
     if (single) {
         if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
-        if (p.at("PROMOTE") != 16) return "a single TF32 pass gains nothing from short accumulation chunks";
+        if (p.at("PROMOTE") < 16) return "a single TF32 pass gains nothing from short accumulation chunks";
     }
     const Conv c = conv(t);
+    if (p.at("PROMOTE") > 16 && cdiv(c.taps(), 32) <= 16) return "K fits one 16-step chunk already";
     // Registers per thread, as ptxas allocated them on the seed conv: the accumulator (BN / 2),
     // a separate fp32 sum when K is longer than one chunk, 16 gathered values and their hi and lo
     // parts, and addressing. The cap is what BLOCKS blocks of this size leave.
     const bool separateSum = cdiv(c.taps(), 32) > p.at("PROMOTE");
+    // Measured: 128 channels of accumulator plus their separate sum spill at any block count.
+    if (separateSum && p.at("BN") > 96)
+        return "an accumulator and a separate fp32 sum of " + std::to_string(p.at("BN")) + " channels spill";
     const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80);
     const int threads = 128 * p.at("WGS") + 32;
     const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
