@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine with PyTorch: builds KernelForge (tools/gpu-build.sh), runs the built-in search
 # on each problem with a time budget, and prints eager / torch.compile / best times, speedups,
-# % of the roofline floor, precision and policy, candidates tried and search minutes.
+# % of the roofline floor, precision and policy, candidates tried, and the seconds the sanitizer
+# gate ran compute-sanitizer (with the kernels it demoted).
 #   tools/search-bench.sh [--budget SECONDS] [--policy strict|loose] [PROBLEM ...]
 # Default: the five seed problems, 120 s each, strict. Sessions and logs go under $OUT.
 # KF_SKIP_COMPILE=1 skips the torch.compile baseline.
@@ -42,7 +43,7 @@ done
 python3 - "$out" "${rows[@]}" <<'PY'
 import json, sqlite3, sys
 out, names = sys.argv[1], sys.argv[2:]
-print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'cands':>6}{'min':>6}")
+print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'cands':>6}{'san s':>8}{'demoted':>8}")
 for n in names:
     try:
         db = sqlite3.connect(f"file:{out}/{n}.kfsession?mode=ro", uri=True)
@@ -50,9 +51,14 @@ for n in names:
         base = json.loads(meta.get("baseline", "{}") or "{}")
         eager = (base.get("timing") or base).get("median_ms", float("nan"))
         best, cands, t0, t1 = None, 0, None, None
+        san_s, demoted = 0.0, 0
         for status, rj, created in db.execute("select status, result_json, created from nodes where kind='candidate'"):
             cands += 1
             t0 = min(t0 or created, created); t1 = max(t1 or created, created)
+            san = (json.loads(rj).get("sanitizer") or {}) if rj else {}
+            if not san.get("same_as"):
+                san_s += san.get("seconds", 0.0)
+                demoted += san.get("outcome") == "finding"
             if status == "correct" and rj:
                 r = json.loads(rj)
                 ms = (r.get("timing") or {}).get("median_ms")
@@ -64,7 +70,7 @@ for n in names:
             comp = float("nan")
         if best:
             ms, r = best
-            print(f"{n:<22}{eager:9.4f}{comp:9.4f}{ms:9.4f}{eager/ms:9.2f}{comp/ms:8.2f}{100*r.get('floor_ms',0)/ms:8.1f} {r.get('precision','?'):<7}{cands:6d}")
+            print(f"{n:<22}{eager:9.4f}{comp:9.4f}{ms:9.4f}{eager/ms:9.2f}{comp/ms:8.2f}{100*r.get('floor_ms',0)/ms:8.1f} {r.get('precision','?'):<7}{cands:6d}{san_s:8.1f}{demoted:8d}")
         else:
             print(f"{n:<22}{eager:9.4f}{comp:9.4f}{'-':>9}  (no correct candidate of {cands})")
     except Exception as e:
