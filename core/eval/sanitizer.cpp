@@ -166,7 +166,7 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
         else if (cancelled())
             error = stop;
         else if (auto v = client.verify(req.key, req.source, "", req.policy, 1,
-                                        req.timeout.value_or(sanitizerTimeout(setup.baselineMs))); !v)
+                                        req.timeout.value_or(sanitizerTimeout(setup.baselineMs)), false); !v)
             error = v.error();
         else
             out.verdict = *v;

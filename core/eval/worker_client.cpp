@@ -576,9 +576,12 @@ Result<CompileOutput> WorkerClient::compile(const std::string &source, const std
 }
 
 Result<EvalResult> WorkerClient::verify(const std::string &key, const std::string &source, const std::string &cubin,
-                                        Policy policy, int trials, std::optional<milliseconds> timeout)
+                                        Policy policy, int trials, std::optional<milliseconds> timeout,
+                                        bool raceRerun)
 {
     json message{{"op", "verify"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)}, {"trials", trials}};
+    if (!raceRerun)
+        message["race_rerun"] = false; // a key older workers ignore: they run it all the same
     if (!cubin.empty())
         message["cubin"] = base64Encode(cubin);
     WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, trials, 0)));

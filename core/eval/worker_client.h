@@ -95,8 +95,10 @@ public:
     // The worker keeps the loaded module under `key` for time(). `cubin` is the binary ("" lets
     // the worker compile). A worker death or time-out is a result (verdict crashed / timed out),
     // not an error; errors are refusals (no problem loaded) and protocol failures.
+    // `raceRerun` false leaves out the second run of the first trial's inputs (the racy check).
     Result<EvalResult> verify(const std::string &key, const std::string &source, const std::string &cubin,
-                              Policy policy, int trials = 5, std::optional<milliseconds> timeout = {});
+                              Policy policy, int trials = 5, std::optional<milliseconds> timeout = {},
+                              bool raceRerun = true);
     // Error codes "crashed" and "timeout" when the worker died or was killed.
     Result<Timing> time(const std::string &key, int trials = 100, std::optional<milliseconds> timeout = {});
     Result<EvalResult> evaluate(const std::string &key, const std::string &source, const std::string &cubin,
