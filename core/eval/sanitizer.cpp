@@ -391,8 +391,7 @@ std::string trimSanitizerReport(const std::string &log, std::size_t limit)
     std::size_t from = log.find('\n', log.size() - tail);
     if (from == std::string::npos)
         from = log.size() - tail;
-    return log.substr(0, cut) + "\n… (" + std::to_string(log.size() - cut - (log.size() - from)) +
-           " bytes left out)" + log.substr(from);
+    return log.substr(0, cut) + "\n… (" + std::to_string(from - cut) + " bytes left out)" + log.substr(from);
 }
 
 milliseconds sanitizerTimeout(double baselineMs)

@@ -289,6 +289,12 @@ std::vector<SanitizeResult> WorkerPool::sanitize(const std::vector<SanitizeReque
         finish(item, std::move(r));
         return ItemOutcome::Done;
     };
+    hooks.orphan = [&](std::size_t item) { // only a pool without workers leaves one
+        SanitizeResult r;
+        r.check.outcome = "unchecked";
+        r.check.note = "the pool has no workers";
+        finish(item, std::move(r));
+    };
     hooks.stopping = [&] { return m_cancel.load(); };
     hooks.cancelled = [&](std::size_t item) {
         SanitizeResult r;
