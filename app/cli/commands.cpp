@@ -174,8 +174,9 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
                     res.sharedBytes, res.stackBytes);
     if (r.timing) {
         const Timing &t = *r.timing;
-        std::printf("time        median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)\n", t.medianMs, t.minMs,
-                    t.p10Ms, t.p90Ms, t.trials);
+        std::printf("time        median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)%s\n", t.medianMs,
+                    t.minMs, t.p10Ms, t.p90Ms, t.trials,
+                    r.sanitizer && r.sanitizer->outcome == "finding" ? ", measured before the sanitizer gate" : "");
         if (eager && t.medianMs > 0)
             std::printf("eager       %.4f ms  ->  speedup %.3fx\n", eager->medianMs, eager->medianMs / t.medianMs);
         if (r.floorMs > 0)
