@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine with PyTorch: builds KernelForge (tools/gpu-build.sh), runs the built-in search
 # on each problem with a time budget, and prints eager / torch.compile / best times, speedups,
-# % of the roofline floor, precision and policy, candidates tried and search minutes.
+# % of the roofline floor, precision and policy, candidates tried, and the seconds the sanitizer
+# gate ran compute-sanitizer (with the kernels it demoted).
 #   tools/search-bench.sh [--budget SECONDS] [--policy strict|loose] [PROBLEM ...]
 # Default: the five seed problems, 120 s each, strict. Sessions and logs go under $OUT.
 # KF_SKIP_COMPILE=1 skips the torch.compile baseline.
@@ -44,7 +45,7 @@ done
 python3 - "$out" "${rows[@]}" <<'PY'
 import json, sqlite3, sys
 out, names = sys.argv[1], sys.argv[2:]
-print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'policy':<7}{'max err':>9}{'cands':>6}{'min':>6}")
+print(f"\n{'problem':<22}{'eager':>9}{'compile':>9}{'best':>9}{'x eager':>9}{'x comp':>8}{'%floor':>8} {'prec':<7}{'policy':<7}{'max err':>9}{'cands':>6}{'min':>6}{'san s':>7}{'demoted':>8}")
 for n in names:
     try:
         db = sqlite3.connect(f"file:{out}/{n}.kfsession?mode=ro", uri=True)
@@ -52,8 +53,13 @@ for n in names:
         base = json.loads(meta.get("baseline", "{}") or "{}")
         eager = (base.get("timing") or base).get("median_ms", float("nan"))
         best, cands = None, 0
+        san_s, demoted = 0.0, 0
         for status, rj in db.execute("select status, result_json from nodes where kind='candidate'"):
             cands += 1
+            san = (json.loads(rj).get("sanitizer") or {}) if rj else {}
+            if not san.get("same_as"):
+                san_s += san.get("seconds", 0.0)
+                demoted += san.get("outcome") == "finding"
             if status == "correct" and rj:
                 r = json.loads(rj)
                 ms = (r.get("timing") or {}).get("median_ms")
@@ -70,7 +76,8 @@ for n in names:
         if best:
             ms, r = best
             print(f"{n:<22}{eager:9.4f}{comp:9.4f}{ms:9.4f}{eager/ms:9.2f}{comp/ms:8.2f}{100*r.get('floor_ms',0)/ms:8.1f} "
-                  f"{r.get('precision','?'):<7}{r.get('policy','?'):<7}{r.get('max_scaled_error',float('nan')):9.1e}{cands:6d}{minutes:6.1f}")
+                  f"{r.get('precision','?'):<7}{r.get('policy','?'):<7}{r.get('max_scaled_error',float('nan')):9.1e}"
+                  f"{cands:6d}{minutes:6.1f}{san_s:7.0f}{demoted:8d}")
         else:
             print(f"{n:<22}{eager:9.4f}{comp:9.4f}{'-':>9}  (no correct candidate of {cands})")
     except Exception as e:

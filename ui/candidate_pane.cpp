@@ -228,6 +228,8 @@ void CandidatePane::showStored()
         ideaHtml += tr("<p><b>Why:</b> %1</p>").arg(qs(i->record.reason).toHtmlEscaped());
     if (!n->record.reason.empty())
         ideaHtml += tr("<p><b>Verdict:</b> %1: %2</p>").arg(status, qs(n->record.reason).toHtmlEscaped());
+    if (n->result && !n->result->sanitizerReport.empty()) // the sanitizer gate's finding, as the tool wrote it
+        ideaHtml += tr("<p><b>compute-sanitizer:</b></p><pre>%1</pre>").arg(qs(n->result->sanitizerReport).toHtmlEscaped());
     m_idea->setHtml(ideaHtml);
     m_metrics->setNodes(m_snapshot, m_node, m_pinned);
     m_loading = false;

@@ -5,9 +5,11 @@
 #include "kernel/export.h"
 #include "problem/problem.h"
 #include "search/hand_edit.h"
+#include "search/records.h"
 #include "store/session_store.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -102,8 +104,16 @@ int cmdProblems(const Args &a)
     return Success;
 }
 
+namespace {
+int showNode(const Args &a);
+}
+
 int cmdShow(const Args &a)
 {
+    // `show SESSION NODE`: two arguments, the first a file that is not a problem file.
+    if (a.positional.size() == 2 && std::filesystem::is_regular_file(a.positional[0]) &&
+        std::filesystem::path(a.positional[0]).extension() != ".toml")
+        return showNode(a);
     auto p = problemArg(a);
     if (!p)
         return badProblem(p.error());
@@ -146,7 +156,7 @@ int cmdBaseline(const Args &a)
 
 namespace {
 
-void printResult(const EvalResult &r, const Problem &p, const std::optional<Timing> &eager)
+void printResult(const EvalResult &r, const std::optional<Timing> &eager)
 {
     std::printf("verdict     %s%s%s\n", toString(r.verdict).c_str(), r.reason.empty() ? "" : ": ", r.reason.c_str());
     std::printf("precision   %s, policy %s (tolerance %.0e)\n", toString(r.precision).c_str(), toString(r.policy).c_str(),
@@ -164,15 +174,72 @@ void printResult(const EvalResult &r, const Problem &p, const std::optional<Timi
                     res.sharedBytes, res.stackBytes);
     if (r.timing) {
         const Timing &t = *r.timing;
-        std::printf("time        median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)\n", t.medianMs, t.minMs,
-                    t.p10Ms, t.p90Ms, t.trials);
+        std::printf("time        median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)%s\n", t.medianMs,
+                    t.minMs, t.p10Ms, t.p90Ms, t.trials,
+                    r.sanitizer && r.sanitizer->outcome == "finding" ? ", measured before the sanitizer gate" : "");
         if (eager && t.medianMs > 0)
             std::printf("eager       %.4f ms  ->  speedup %.3fx\n", eager->medianMs, eager->medianMs / t.medianMs);
         if (r.floorMs > 0)
             std::printf("roofline    floor %.4f ms at %s: %.1f %% of the floor's speed\n", r.floorMs,
                         toString(r.precision).c_str(), 100.0 * r.floorMs / t.medianMs);
     }
-    (void)p;
+    if (r.sanitizer) {
+        const SanitizerCheck &c = *r.sanitizer;
+        std::string tools;
+        for (const auto &t : c.tools)
+            tools += (tools.empty() ? "" : ", ") + t;
+        char when[64];
+        std::snprintf(when, sizeof when, "%.1f s", c.seconds);
+        std::printf("sanitizer   %s (%s; %s)%s%s\n", c.outcome.c_str(), tools.c_str(),
+                    c.sameAs ? ("same source as #" + std::to_string(c.sameAs)).c_str() : when,
+                    c.note.empty() ? "" : ": ", c.note.c_str());
+    }
+    if (!r.sanitizerReport.empty())
+        std::printf("\ncompute-sanitizer's report:\n%s%s", r.sanitizerReport.c_str(),
+                    r.sanitizerReport.back() == '\n' ? "" : "\n");
+}
+
+int showNode(const Args &a)
+{
+    auto store = SessionStore::open(a.positional[0], true);
+    if (!store) {
+        printError(store.error());
+        return BadInput;
+    }
+    std::string text = a.positional[1];
+    if (!text.empty() && text[0] == '#')
+        text.erase(0, 1);
+    std::int64_t id = 0;
+    try {
+        std::size_t used = 0;
+        id = std::stoll(text, &used);
+        if (used != text.size())
+            throw std::invalid_argument("node");
+    } catch (const std::exception &) {
+        std::fprintf(stderr, "kernelforge-cli: a node is a number (as `report` and the workbench show them), not '%s'\n",
+                     a.positional[1].c_str());
+        return BadInput;
+    }
+    auto node = store->node(id);
+    if (!node) {
+        std::fprintf(stderr, "kernelforge-cli: %s has no node %lld\n", a.positional[0].c_str(), (long long)id);
+        return BadInput;
+    }
+    std::printf("#%lld %s: %s, round %d\n", (long long)id, node->title.c_str(), toString(node->kind).c_str(), node->round);
+    auto reading = readCandidate(*node);
+    if (!reading) {
+        std::printf("status      %s%s%s\n", node->status.c_str(), node->reason.empty() ? "" : ": ", node->reason.c_str());
+        return Success;
+    }
+    std::optional<Timing> eager;
+    if (auto meta = store->sessionMeta(); meta && meta->baseline && baselineMedianMs(meta->baseline) > 0) {
+        try {
+            eager = (*meta->baseline)["timing"].get<Timing>();
+        } catch (const std::exception &) {
+        }
+    }
+    printResult(reading->result, eager);
+    return Success;
 }
 
 int recordSession(const std::string &path, const Problem &p, const std::string &source, const std::string &candidatePath,
@@ -258,7 +325,7 @@ int cmdEval(const Args &a)
         std::cout << j.dump(2) << "\n";
     } else {
         std::printf("%s on %s, candidate %s\n", p->name.c_str(), hello.gpu.name.c_str(), path.c_str());
-        printResult(*r, *p, baseline ? std::optional<Timing>(baseline->timing) : std::nullopt);
+        printResult(*r, baseline ? std::optional<Timing>(baseline->timing) : std::nullopt);
     }
     return r->verdict == Verdict::Correct ? Success : NotCorrect;
 }

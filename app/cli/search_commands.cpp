@@ -96,6 +96,14 @@ bool applyOptions(const Args &a, SearchSettings &s)
     }
     if (a.flag("--compile-only"))
         s.compileOnly = true;
+    if (a.flag("--no-sanitize") && a.flag("--sanitize")) {
+        std::fprintf(stderr, "kernelforge-cli: --sanitize and --no-sanitize contradict each other\n");
+        return false;
+    }
+    if (a.flag("--no-sanitize"))
+        s.sanitize = false;
+    if (a.flag("--sanitize"))
+        s.sanitize = true;
     if (auto v = a.option("--budget")) {
         try {
             std::size_t used = 0;
@@ -143,7 +151,8 @@ public:
             indent = "  ";
         else if (std::holds_alternative<CandidateQueued>(e) || std::holds_alternative<CandidateCompiled>(e) ||
                  std::holds_alternative<CompileFailed>(e) || std::holds_alternative<CandidateVerified>(e) ||
-                 std::holds_alternative<CandidateTimed>(e))
+                 std::holds_alternative<CandidateTimed>(e) || std::holds_alternative<CandidateSanitizing>(e) ||
+                 std::holds_alternative<CandidateSanitized>(e))
             indent = "    ";
         std::printf("[%02d:%02d] %s%s\n", int(t) / 60, int(t) % 60, indent, describe(e).c_str());
         std::fflush(stdout);

@@ -83,9 +83,9 @@ void requireObject(const json &j, const char *what)
         throw std::invalid_argument(std::string(what) + " must be a JSON object, got " + j.dump());
 }
 
-constexpr std::array<const char *, 11> kVerdictNames = {
+constexpr std::array<const char *, 12> kVerdictNames = {
     "queued", "compiling", "compile error", "launch error", "wrong", "racy",
-    "correct", "crashed", "timed out", "suspect", "needs gpu"};
+    "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer"};
 
 } // namespace
 
@@ -284,6 +284,24 @@ void from_json(const json &j, KernelResources &r)
     opt(j, "spill_loads", r.spillLoads);
 }
 
+void to_json(json &j, const SanitizerCheck &c)
+{
+    j = json{{"outcome", c.outcome}, {"tools", c.tools}, {"seconds", number(c.seconds)}, {"note", c.note}};
+    if (c.sameAs != 0)
+        j["same_as"] = c.sameAs;
+}
+
+void from_json(const json &j, SanitizerCheck &c)
+{
+    requireObject(j, "sanitizer");
+    c = SanitizerCheck{};
+    opt(j, "outcome", c.outcome);
+    opt(j, "tools", c.tools);
+    opt(j, "seconds", c.seconds);
+    opt(j, "note", c.note);
+    opt(j, "same_as", c.sameAs);
+}
+
 void to_json(json &j, const EvalResult &r)
 {
     j = json{{"verdict", toString(r.verdict)}, {"reason", r.reason},
@@ -295,6 +313,8 @@ void to_json(json &j, const EvalResult &r)
              {"sanitizer_report", r.sanitizerReport}};
     if (r.timing)
         j["timing"] = *r.timing;
+    if (r.sanitizer)
+        j["sanitizer"] = *r.sanitizer;
 }
 
 void from_json(const json &j, EvalResult &r)
@@ -315,6 +335,8 @@ void from_json(const json &j, EvalResult &r)
     opt(j, "compile_log", r.compileLog);
     opt(j, "compile_seconds", r.compileSeconds);
     opt(j, "sanitizer_report", r.sanitizerReport);
+    if (auto it = j.find("sanitizer"); it != j.end() && !it->is_null())
+        r.sanitizer = it->get<SanitizerCheck>();
 }
 
 // ---- compile ----------------------------------------------------------------------------------

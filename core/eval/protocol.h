@@ -16,7 +16,8 @@ namespace kf {
 inline constexpr int kProtocolVersion = 1;
 
 enum class Verdict {
-    Queued, Compiling, CompileError, LaunchError, Wrong, Racy, Correct, Crashed, TimedOut, Suspect, NeedsGpu
+    Queued, Compiling, CompileError, LaunchError, Wrong, Racy, Correct, Crashed, TimedOut, Suspect, NeedsGpu,
+    Sanitizer // passed verification, then compute-sanitizer memcheck found errors (docs/search.md)
 };
 std::string toString(Verdict);          // "compile error", "timed out", ...
 std::optional<Verdict> parseVerdict(std::string_view);
@@ -85,6 +86,16 @@ struct TrialResult {
     std::string note;
 };
 
+// What the compute-sanitizer gate made of a candidate (docs/search.md, "The sanitizer gate"). The
+// search fills it in; a worker never does.
+struct SanitizerCheck {
+    std::string outcome;            // "clean", "finding" or "unchecked" (the tool could not judge it)
+    std::vector<std::string> tools; // those that ran, in order: "memcheck", then "racecheck"
+    double seconds = 0;             // wall time of the runs, tool and worker start-up included
+    std::string note;               // the finding's summary, or why it was not checked
+    std::int64_t sameAs = 0;        // the candidate with the same source whose check this reuses
+};
+
 struct EvalResult {
     Verdict verdict = Verdict::Queued;
     std::string reason;
@@ -98,7 +109,8 @@ struct EvalResult {
     std::map<std::string, KernelResources> resources; // from the loaded module
     std::string compileLog;
     double compileSeconds = 0;
-    std::string sanitizerReport;
+    std::string sanitizerReport;  // the tool's output for a finding (or for a run that could not judge)
+    std::optional<SanitizerCheck> sanitizer; // absent until the gate has looked at it
 };
 
 void to_json(nlohmann::json &, const GpuInfo &);
@@ -117,6 +129,8 @@ void to_json(nlohmann::json &, const LoadedProblem &);
 void from_json(const nlohmann::json &, LoadedProblem &);
 void to_json(nlohmann::json &, const TrialResult &);
 void from_json(const nlohmann::json &, TrialResult &);
+void to_json(nlohmann::json &, const SanitizerCheck &);
+void from_json(const nlohmann::json &, SanitizerCheck &);
 void to_json(nlohmann::json &, const EvalResult &);
 void from_json(const nlohmann::json &, EvalResult &);
 void to_json(nlohmann::json &, const KernelResources &);

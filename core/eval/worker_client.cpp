@@ -204,6 +204,31 @@ void WorkerClient::stop()
     m_everStarted = false; // a deliberate stop is not a restart
 }
 
+std::optional<int> WorkerClient::quit(milliseconds wait)
+{
+    std::unique_ptr<Process> process;
+    {
+        std::lock_guard lock(m_processMutex);
+        process = std::move(m_process);
+    }
+    const bool dead = m_needsRestart;
+    m_needsRestart = false;
+    m_everStarted = false;
+    if (!process)
+        return dead ? m_deadStatus : std::nullopt;
+    const auto now = Clock::now();
+    if (process->isRunning())
+        process->writeLine(dumpLine({{"id", m_nextId++}, {"op", "quit"}}), now + std::chrono::seconds(1));
+    process->closeStdin();
+    const bool exited = process->waitForExit(now + wait);
+    process->kill(); // the group: anything the command left behind; reaps the child
+    process->drainStderr(Clock::now() + std::chrono::milliseconds(200));
+    m_deadTail = process->stderrTail();
+    m_deadExit = process->exitDescription();
+    m_deadStatus = exited ? process->waitStatus() : std::nullopt;
+    return m_deadStatus;
+}
+
 bool WorkerClient::running()
 {
     return m_process && !m_needsRestart && m_process->isRunning();
@@ -357,6 +382,7 @@ void WorkerClient::afterDeath()
     p.drainStderr(Clock::now() + std::chrono::milliseconds(500));
     m_deadTail = p.stderrTail();
     m_deadExit = p.exitDescription();
+    m_deadStatus = p.waitStatus();
     m_needsRestart = true;
 }
 
@@ -380,6 +406,7 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         p.drainStderr(Clock::now() + std::chrono::milliseconds(200));
         m_deadTail = p.stderrTail();
         m_deadExit = p.exitDescription();
+        m_deadStatus.reset(); // killed: its status says nothing about how it ran
         m_needsRestart = true;
         if (m_interrupted.exchange(false))
             return WorkerReply{Kind::Cancelled, {}, makeError("cancelled", "cancelled"), timeout};
@@ -549,9 +576,12 @@ Result<CompileOutput> WorkerClient::compile(const std::string &source, const std
 }
 
 Result<EvalResult> WorkerClient::verify(const std::string &key, const std::string &source, const std::string &cubin,
-                                        Policy policy, int trials, std::optional<milliseconds> timeout)
+                                        Policy policy, int trials, std::optional<milliseconds> timeout,
+                                        bool raceRerun)
 {
     json message{{"op", "verify"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)}, {"trials", trials}};
+    if (!raceRerun)
+        message["race_rerun"] = false; // a key older workers ignore: they run it all the same
     if (!cubin.empty())
         message["cubin"] = base64Encode(cubin);
     WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, trials, 0)));

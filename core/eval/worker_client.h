@@ -72,6 +72,11 @@ public:
     // wrong: the program is missing, it exited (with its stderr), or it speaks something else.
     Status start();
     void stop();
+    // Asks the worker to quit and waits up to `wait` for it to exit by itself (a wrapper such as
+    // compute-sanitizer writes its summary after the worker ends), then sweeps its group. Returns
+    // the raw wait status of the command when it exited by itself (also for one that had already
+    // died), none when it had to be killed.
+    std::optional<int> quit(milliseconds wait);
     bool running();
     const WorkerConfig &config() const { return m_config; }
     const std::optional<Hello> &info() const { return m_hello; } // from the last handshake
@@ -90,8 +95,10 @@ public:
     // The worker keeps the loaded module under `key` for time(). `cubin` is the binary ("" lets
     // the worker compile). A worker death or time-out is a result (verdict crashed / timed out),
     // not an error; errors are refusals (no problem loaded) and protocol failures.
+    // `raceRerun` false leaves out the second run of the first trial's inputs (the racy check).
     Result<EvalResult> verify(const std::string &key, const std::string &source, const std::string &cubin,
-                              Policy policy, int trials = 5, std::optional<milliseconds> timeout = {});
+                              Policy policy, int trials = 5, std::optional<milliseconds> timeout = {},
+                              bool raceRerun = true);
     // Error codes "crashed" and "timeout" when the worker died or was killed.
     Result<Timing> time(const std::string &key, int trials = 100, std::optional<milliseconds> timeout = {});
     Result<EvalResult> evaluate(const std::string &key, const std::string &source, const std::string &cubin,
@@ -141,6 +148,7 @@ private:
     bool m_needsRestart = false;
     std::atomic<bool> m_interrupted{false};
     std::string m_deadTail, m_deadExit; // stderr tail and exit status of the last dead worker
+    std::optional<int> m_deadStatus;    // its raw wait status, when it was reaped after exiting by itself
 };
 
 } // namespace kf

@@ -3,6 +3,7 @@
 #include "eval/work_queue.h"
 #include "kernel/candidate.h"
 
+#include <filesystem>
 #include <thread>
 
 namespace kf {
@@ -75,6 +76,7 @@ Status WorkerPool::start()
 
 Status WorkerPool::load(const Problem &problem)
 {
+    m_problem = problem;
     std::vector<std::optional<Error>> errors(m_slots.size());
     forEachParallel(m_slots.size(), [&](std::size_t i) {
         if (auto loaded = m_slots[i].client->load(problem); !loaded)
@@ -121,6 +123,9 @@ void WorkerPool::cancel()
     m_cancel = true;
     for (auto &slot : m_slots)
         slot.client->interrupt();
+    std::lock_guard lock(m_activeMutex);
+    for (WorkerClient *c : m_active)
+        c->interrupt();
 }
 
 EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &handBack)
@@ -200,6 +205,102 @@ std::vector<EvalResult> WorkerPool::evaluate(const std::vector<EvalRequest> &req
     };
     hooks.stopping = [&] { return m_cancel.load(); };
     hooks.cancelled = [&](std::size_t item) { finish(item, unfinished(requests[item], Verdict::Queued, "cancelled")); };
+    WorkQueue::run(requests.size(), m_slots.size(), hooks);
+    return results;
+}
+
+// ---- the sanitizer gate --------------------------------------------------------------------------
+
+SanitizerSetup WorkerPool::sanitizerSetup(std::size_t slot) const
+{
+    SanitizerSetup s;
+    s.tool = m_config.sanitizer.empty() ? findSanitizer() : m_config.sanitizer;
+    s.worker = m_slots[slot].client->config(); // its command, GPU and time-outs
+    s.baselineMs = m_slots[slot].client->baselineMs();
+    return s;
+}
+
+// Registers the sanitizer's worker of one run, so that cancel() reaches it.
+ClientTracker WorkerPool::tracker()
+{
+    auto current = std::make_shared<WorkerClient *>(nullptr);
+    return [this, current](WorkerClient *c) {
+        std::lock_guard lock(m_activeMutex);
+        if (*current)
+            m_active.erase(*current);
+        *current = c;
+        if (c)
+            m_active.insert(c);
+    };
+}
+
+SanitizerProbe WorkerPool::probeSanitizer()
+{
+    m_cancel = false;
+    if (m_slots.empty()) {
+        SanitizerProbe p;
+        p.reason = "the pool has no workers";
+        return p;
+    }
+    SanitizerSetup setup = sanitizerSetup(0);
+    const std::string program =
+        setup.worker.argv.empty() ? std::string() : std::filesystem::path(setup.worker.argv[0]).filename().string();
+    if (program == "ssh" || program == "srun") {
+        SanitizerProbe p;
+        p.command = joinArgv(setup.tool);
+        p.reason = "the worker command `" + joinArgv(setup.worker.argv) +
+                   "` runs the worker on another machine, where compute-sanitizer on this one cannot see its kernels";
+        return p;
+    }
+    std::lock_guard lock(gpuLock(m_slots[0].gpu));
+    return kf::probeSanitizer(setup, tracker(), &m_cancel);
+}
+
+std::vector<SanitizeResult> WorkerPool::sanitize(const std::vector<SanitizeRequest> &requests,
+                                                 SanitizeCallback onResult)
+{
+    m_cancel = false;
+    std::vector<SanitizeResult> results(requests.size());
+    std::mutex callbackMutex;
+    auto finish = [&](std::size_t index, SanitizeResult result) {
+        results[index] = std::move(result);
+        if (onResult) {
+            std::lock_guard lock(callbackMutex);
+            onResult(index, results[index]);
+        }
+    };
+    if (!m_problem) {
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            SanitizeResult r;
+            r.check.outcome = "unchecked";
+            r.check.note = "no problem is loaded in the worker pool";
+            finish(i, std::move(r));
+        }
+        return results;
+    }
+    WorkQueueHooks hooks;
+    hooks.run = [&](std::size_t worker, std::size_t item) {
+        const SanitizerSetup setup = sanitizerSetup(worker);
+        SanitizeResult r;
+        {
+            std::lock_guard lock(gpuLock(m_slots[worker].gpu));
+            r = runSanitizer(setup, *m_problem, requests[item], tracker(), &m_cancel);
+        }
+        finish(item, std::move(r));
+        return ItemOutcome::Done;
+    };
+    hooks.orphan = [&](std::size_t item) { // only a pool without workers leaves one
+        SanitizeResult r;
+        r.check.outcome = "unchecked";
+        r.check.note = "the pool has no workers";
+        finish(item, std::move(r));
+    };
+    hooks.stopping = [&] { return m_cancel.load(); };
+    hooks.cancelled = [&](std::size_t item) {
+        SanitizeResult r;
+        r.cancelled = true;
+        finish(item, std::move(r));
+    };
     WorkQueue::run(requests.size(), m_slots.size(), hooks);
     return results;
 }

@@ -4,6 +4,7 @@
 // workers sharing a GPU never disturb each other's measurements. A worker that crashes or hangs
 // costs only the candidate it was running (recorded as crashed / timed out); its client starts a
 // new worker for the next one.
+#include "eval/sanitizer.h"
 #include "eval/worker_client.h"
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@ struct PoolConfig {
     // Each worker is started with CUDA_VISIBLE_DEVICES=<gpu>. Off when the command picks the GPU
     // itself (`srun --gres=gpu:1 ...`) or runs elsewhere (`ssh host ...` does not pass it on).
     bool setVisibleDevices = true;
+    // The compute-sanitizer command for the sanitizer gate; empty: findSanitizer().
+    std::vector<std::string> sanitizer;
 };
 
 class WorkerPool {
@@ -58,7 +62,18 @@ public:
     using ResultCallback = std::function<void(std::size_t index, const EvalResult &)>;
     std::vector<EvalResult> evaluate(const std::vector<EvalRequest> &requests, ResultCallback onResult = {});
     // Stops evaluate() early from another thread: the workers are killed (and restarted later).
+    // Stops sanitize() and probeSanitizer() too.
     void cancel();
+
+    // The sanitizer gate (eval/sanitizer.h). Whether compute-sanitizer works around this pool's
+    // worker command: kept per process; off without asking when the command runs the worker on
+    // another machine (ssh, srun), where a tool on this one would check nothing.
+    SanitizerProbe probeSanitizer();
+    // Each request once under its tools, a fresh worker process per tool, in parallel across the
+    // GPUs; a run holds its GPU's lock, as timing does, so it never slows a measurement. Needs a
+    // problem loaded with load(). Results in the order of `requests`; `onResult` as in evaluate().
+    using SanitizeCallback = std::function<void(std::size_t index, const SanitizeResult &)>;
+    std::vector<SanitizeResult> sanitize(const std::vector<SanitizeRequest> &requests, SanitizeCallback onResult = {});
 
     std::size_t size() const { return m_slots.size(); }
     WorkerClient &worker(std::size_t i) { return *m_slots[i].client; }
@@ -71,12 +86,17 @@ private:
     };
     EvalResult runOne(Slot &, const EvalRequest &, bool &handBack);
     std::mutex &gpuLock(int gpu) { return *m_gpuLocks.at(gpu); }
+    SanitizerSetup sanitizerSetup(std::size_t slot) const;
+    ClientTracker tracker();
 
     PoolConfig m_config;
     std::vector<Slot> m_slots;
     std::map<int, std::unique_ptr<std::mutex>> m_gpuLocks;
     std::vector<Error> m_startErrors;
     std::atomic<bool> m_cancel{false};
+    std::optional<Problem> m_problem;          // the loaded one, for the sanitizer's own workers
+    std::mutex m_activeMutex;
+    std::set<WorkerClient *> m_active;         // sanitizer workers running now, for cancel()
 };
 
 } // namespace kf

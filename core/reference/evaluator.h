@@ -20,6 +20,7 @@ struct VerifyRequest {
     std::map<std::string, std::string> loweredNames; // with cubin; empty means the names as written
     Policy policy = Policy::Strict;
     int trials = 5;
+    bool raceRerun = true; // run the first trial's inputs again and compare (the racy check)
 };
 
 class Evaluator {

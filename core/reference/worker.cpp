@@ -115,6 +115,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         if (auto p = parsePolicy(req.value("policy", "strict")))
             v.policy = *p;
         v.trials = req.value("trials", 5);
+        v.raceRerun = req.value("race_rerun", true);
         EvalResult r = s.evaluator->verify(v);
         if (op == "evaluate" && r.verdict == Verdict::Correct) {
             auto t = s.evaluator->time(v.key, req.value("timing_trials", 100), &r);

@@ -43,7 +43,8 @@ std::string eventKind(const SearchEvent &e)
 {
     static const char *kNames[] = {"search-started", "round-started",  "idea-proposed",     "candidate-queued",
                                    "candidate-compiled", "compile-failed", "candidate-verified", "candidate-timed",
-                                   "round-finished", "stopped",        "message"};
+                                   "round-finished", "stopped",        "message",           "candidate-sanitizing",
+                                   "candidate-sanitized"};
     static_assert(std::size(kNames) == std::variant_size_v<SearchEvent>);
     return kNames[e.index()];
 }
@@ -100,6 +101,9 @@ std::string describe(const SearchEvent &event)
                     s += ", fastest " + ms(e.roundBestMs);
                 if (e.tokens > 0)
                     s += "; " + std::to_string(e.tokens) + " tokens" + (e.cost > 0 ? ", cost " + fmt("%.4f", e.cost) : "");
+                if (e.sanitized > 0)
+                    s += "; sanitizer " + std::to_string(e.sanitized) + " checked in " + fmt("%.1f s", e.sanitizerSeconds) +
+                         (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
                 return s;
             },
             [](const SearchFinished &e) {
@@ -108,6 +112,24 @@ std::string describe(const SearchEvent &event)
                 return e.bestMs > 0 ? s + "; best " + ms(e.bestMs) + " (" + node(e.bestNode) + ")" : s;
             },
             [](const SearchMessage &e) { return e.text; },
+            [](const CandidateSanitizing &e) {
+                std::string tools;
+                for (const auto &t : e.tools)
+                    tools += (tools.empty() ? "" : ", ") + t;
+                return node(e.node) + " sanitizing (" + tools + ")";
+            },
+            [](const CandidateSanitized &e) {
+                const SanitizerCheck &c = e.check;
+                std::string tools;
+                for (const auto &t : c.tools)
+                    tools += (tools.empty() ? "" : ", ") + t;
+                std::string when = c.sameAs ? "same source as " + node(c.sameAs) : tools + ", " + fmt("%.1f s", c.seconds);
+                if (c.outcome == "finding")
+                    return node(e.node) + " sanitizer finding, now " + toString(e.verdict) + ": " + c.note + " (" + when + ")";
+                if (c.outcome == "clean")
+                    return node(e.node) + " sanitizer clean (" + when + ")";
+                return node(e.node) + " not sanitized, kept: " + c.note + " (" + when + ")";
+            },
         },
         event);
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace kf {
 
@@ -70,6 +71,19 @@ struct CandidateTimed {
     bool newBest = false;        // it is now the fastest correct kernel of the session
 };
 
+// The sanitizer gate (docs/search.md): a correct kernel about to enter the top-k or the bank, or
+// about to be reported as the round's best, runs once under compute-sanitizer.
+struct CandidateSanitizing {
+    std::int64_t node = 0;
+    std::vector<std::string> tools; // "memcheck", and "racecheck" for kernels with shared memory
+};
+
+struct CandidateSanitized {
+    std::int64_t node = 0;
+    SanitizerCheck check;          // "clean", "finding" or "unchecked", the tools, the seconds, the note
+    Verdict verdict = Verdict::Correct; // after the gate: sanitizer (memcheck) or racy (racecheck) for a finding
+};
+
 struct RoundFinished {
     int round = 0;
     std::int64_t node = 0;
@@ -80,6 +94,8 @@ struct RoundFinished {
     int candidates = 0, correct = 0;
     std::int64_t tokens = 0;     // prompt + completion tokens the generator used this round
     double cost = 0;             // and what they cost (LLM generators)
+    int sanitized = 0, findings = 0; // kernels the sanitizer gate ran this round, and those it demoted
+    double sanitizerSeconds = 0;
 };
 
 struct SearchFinished {
@@ -96,7 +112,7 @@ struct SearchMessage {           // anything else worth a line: the baseline, a 
 
 using SearchEvent = std::variant<SearchStarted, RoundStarted, IdeaProposed, CandidateQueued, CandidateCompiled,
                                  CompileFailed, CandidateVerified, CandidateTimed, RoundFinished, SearchFinished,
-                                 SearchMessage>;
+                                 SearchMessage, CandidateSanitizing, CandidateSanitized>;
 using SearchEventCallback = std::function<void(const SearchEvent &)>;
 
 // The event's kind as the session's event table names it ("round-started", ...).

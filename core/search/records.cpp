@@ -84,6 +84,9 @@ nlohmann::json roundSummaryJson(const RoundSummary &s)
             {"candidates", s.candidates},
             {"correct", s.correct},
             {"seconds", s.seconds},
+            {"sanitized", s.sanitized},
+            {"sanitizer_findings", s.sanitizerFindings},
+            {"sanitizer_seconds", s.sanitizerSeconds},
             {"usage",
              {{"prompt_tokens", s.usage.promptTokens},
               {"completion_tokens", s.usage.completionTokens},
@@ -105,6 +108,9 @@ std::optional<RoundSummary> readRoundSummary(const NodeRecord &node)
     s.candidates = value(*j, "candidates", 0);
     s.correct = value(*j, "correct", 0);
     s.seconds = value(*j, "seconds", 0.0);
+    s.sanitized = value(*j, "sanitized", 0);
+    s.sanitizerFindings = value(*j, "sanitizer_findings", 0);
+    s.sanitizerSeconds = value(*j, "sanitizer_seconds", 0.0);
     if (auto u = j->find("usage"); u != j->end() && u->is_object()) {
         s.usage.promptTokens = value<std::int64_t>(*u, "prompt_tokens", 0);
         s.usage.completionTokens = value<std::int64_t>(*u, "completion_tokens", 0);

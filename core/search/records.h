@@ -59,6 +59,8 @@ struct RoundSummary {
     int candidates = 0, correct = 0;
     double seconds = 0;
     Usage usage;
+    int sanitized = 0, sanitizerFindings = 0; // kernels the sanitizer gate ran this round, and those it demoted
+    double sanitizerSeconds = 0;
 };
 nlohmann::json roundSummaryJson(const RoundSummary &);
 std::optional<RoundSummary> readRoundSummary(const NodeRecord &);

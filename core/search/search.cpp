@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 #include <thread>
+#include <tuple>
 
 namespace kf {
 
@@ -145,11 +146,17 @@ Status Search::run(const std::atomic<bool> &cancel)
             m_deadlineNs = nowNs() + std::int64_t(m_settings.timeBudgetSeconds * 1e9);
         report(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
                            m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0});
+        if (!m_gate.message.empty())
+            report(SearchMessage{m_gate.message});
         store(m_store.appendEvent("search-started", {{"first_round", m_state.lastRound + 1},
                                                      {"settings", m_settings},
-                                                     {"generator", m_generator->name()}}));
+                                                     {"generator", m_generator->name()},
+                                                     {"sanitizer", gateJson()}}));
         int round = m_state.lastRound + 1;
         checkUsageBudget(); // a resumed session may have spent its budget already
+        // Kernels of earlier runs (a session from before the gate, hand-edited ones, runs with the
+        // gate off) are checked before the generator sees them.
+        gate(nullptr);
         while (!stopping()) {
             if (round > m_settings.rounds) {
                 requestStop(StopReason::Rounds, m_roundsRun == 0 ? "the session already has " +
@@ -339,6 +346,9 @@ Status Search::startWorkers()
             return c.error();
         report(SearchMessage{"the GPU's ceilings are unknown (" + c.error().text() + ")"});
     }
+    setupGate();
+    if (stopping())
+        return makeError("cancelled", "cancelled while probing compute-sanitizer");
     return Ok{};
 }
 
@@ -528,10 +538,12 @@ void Search::runRound(int round)
         s.bestNode = best->node;
         s.bestIdea = ideaTitleOf(best->node);
     }
-    s.roundBestMs = m_tally.bestMs;
-    s.roundBestNode = m_tally.bestNode;
+    std::tie(s.roundBestMs, s.roundBestNode) = m_tally.best();
     s.candidates = m_tally.candidates;
     s.correct = m_tally.correct;
+    s.sanitized = m_tally.sanitized;
+    s.sanitizerFindings = m_tally.findings;
+    s.sanitizerSeconds = m_tally.sanitizerSeconds;
     s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     s.usage = usage;
     const bool cut = stopping();
@@ -543,7 +555,7 @@ void Search::runRound(int round)
     if (!m_store.readOnly())
         (void)m_store.appendEvent("round-finished", summary);
     report(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
-                       usage.tokens(), usage.cost});
+                       usage.tokens(), usage.cost, s.sanitized, s.sanitizerFindings, s.sanitizerSeconds});
 }
 
 std::int64_t Search::addCandidate(Pending &p, std::int64_t parent)

@@ -72,8 +72,19 @@ private:
     };
     struct Tally { // this round's candidates
         int candidates = 0, correct = 0;
-        double bestMs = 0;
-        std::int64_t bestNode = 0;
+        std::vector<std::pair<double, std::int64_t>> times; // the correct ones: median, node
+        int sanitized = 0, findings = 0;
+        double sanitizerSeconds = 0;
+        std::pair<double, std::int64_t> best() const; // the fastest correct one (0, 0 when none)
+    };
+    // The sanitizer gate (search_gate.cpp).
+    struct Gate {
+        bool on = false;
+        bool racecheck = false;
+        SanitizerProbe probe;
+        std::string why;                                  // why it is off
+        std::string message;                              // the line that says so, once per run
+        std::map<std::string, std::pair<std::int64_t, SanitizeResult>> bySource; // content hash -> first run
     };
     enum Phase { Idle, Compiling, Evaluating };
 
@@ -93,6 +104,13 @@ private:
     EvalResult failure(const Pending &, Verdict, std::string reason) const;
     void leaveQueued(std::vector<Pending> &batch);
     void finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas);
+    void setupGate();
+    nlohmann::json gateJson() const;
+    void gate(std::vector<Pending> *batch);
+    std::vector<KernelRecord> awaitingGate() const;
+    SanitizeRequest sanitizeRequest(const KernelRecord &) const;
+    void applyGate(const KernelRecord &, const SanitizeResult &, std::int64_t sameAs, std::vector<Pending> *batch);
+    void reviseIdea(std::int64_t ideaNode);
     GenContext context(int round);
     std::int64_t recordExchange(const Exchange &, int round);
     void checkUsageBudget();
@@ -130,6 +148,7 @@ private:
     Tally m_tally;
     std::map<std::int64_t, Idea> m_roundIdeas; // idea node -> the generator's idea, for repairs
     Usage m_sessionUsage;   // every exchange of the session, earlier runs included (the budgets count it)
+    Gate m_gate;
 
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_watching{false};

@@ -22,6 +22,7 @@ bool repairable(Verdict v)
     case Verdict::LaunchError:
     case Verdict::Wrong:
     case Verdict::Racy:
+    case Verdict::Sanitizer:
     case Verdict::Crashed:
     case Verdict::TimedOut: return true;
     default: return false;
@@ -54,15 +55,12 @@ EvalResult Search::failure(const Pending &p, Verdict verdict, std::string reason
 void Search::finish(Pending &p, EvalResult result)
 {
     store(m_store.updateNode(p.node, toString(result.verdict), result.reason, candidateResultJson(result, p.draft)));
-    m_state.recordOutcome(p.ideaNode, result);
+    m_state.recordOutcome(p.ideaNode, result, p.node);
     ++m_tally.candidates;
     if (result.verdict == Verdict::Correct && result.timing) {
         ++m_tally.correct;
-        const double ms = result.timing->medianMs;
-        if (ms > 0 && (m_tally.bestMs == 0 || ms < m_tally.bestMs)) {
-            m_tally.bestMs = ms;
-            m_tally.bestNode = p.node;
-        }
+        if (result.timing->medianMs > 0)
+            m_tally.times.emplace_back(result.timing->medianMs, p.node);
     }
     p.result = std::move(result);
 }
@@ -72,6 +70,7 @@ void Search::processBatch(std::vector<Pending> batch, Usage &usage)
     while (!batch.empty()) {
         compileBatch(batch);
         evaluateBatch(batch);
+        gate(&batch); // before repairs: a kernel the gate demotes is repaired like any failure
         std::vector<Pending> repairs = stopping() ? std::vector<Pending>{} : repairBatch(batch, usage);
         leaveQueued(batch);
         batch = std::move(repairs);

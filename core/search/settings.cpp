@@ -52,6 +52,7 @@ void to_json(nlohmann::json &j, const SearchSettings &s)
     j["token_budget"] = s.tokenBudget;
     j["cost_budget"] = s.costBudget;
     j["compile_only"] = s.compileOnly;
+    j["sanitize"] = s.sanitize;
 }
 
 Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
@@ -92,6 +93,11 @@ Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
         if (!it->is_boolean())
             return makeError("settings", "compile_only must be true or false");
         s.compileOnly = it->get<bool>();
+    }
+    if (auto it = j.find("sanitize"); it != j.end() && !it->is_null()) {
+        if (!it->is_boolean())
+            return makeError("settings", "sanitize must be true or false");
+        s.sanitize = it->get<bool>();
     }
     if (Status v = s.validate(); !v)
         return v.error();

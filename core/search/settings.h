@@ -26,6 +26,10 @@ struct SearchSettings {
     // Runs the rounds up to compilation and records compiled candidates as needing a GPU: a search
     // on a machine without one (an LLM's output checked by NVRTC, CI).
     bool compileOnly = false;
+    // The sanitizer gate: a kernel runs once under compute-sanitizer before it enters the top-k or
+    // the bank or is reported as a round's best (docs/search.md). Off only by choice; a machine
+    // where the tool does not work turns it off by itself, and says why.
+    bool sanitize = true;
 
     Status validate() const;    // every count in range; the error names the field
 };

@@ -56,6 +56,39 @@ double SearchState::bestMs() const
     return m_correct.empty() ? 0 : medianOf(m_correct.front());
 }
 
+const KernelRecord *SearchState::find(std::int64_t node) const
+{
+    for (const auto &k : m_correct)
+        if (k.node == node)
+            return &k;
+    return nullptr;
+}
+
+void SearchState::setSanitizer(std::int64_t node, const SanitizerCheck &check)
+{
+    for (auto &k : m_correct)
+        if (k.node == node)
+            k.result.sanitizer = check;
+}
+
+void SearchState::demote(std::int64_t node, std::int64_t ideaNode, const EvalResult &now)
+{
+    std::erase_if(m_correct, [&](const KernelRecord &k) { return k.node == node; });
+    auto it = std::find_if(m_ideas.begin(), m_ideas.end(), [&](const IdeaRecord &i) { return i.node == ideaNode; });
+    if (it == m_ideas.end())
+        return;
+    IdeaRecord &idea = *it;
+    auto &times = m_correctTimes[ideaNode];
+    if (times.erase(node) > 0) {
+        --idea.correct;
+        idea.bestMs = 0;
+        for (const auto &[candidate, ms] : times)
+            if (ms > 0 && (idea.bestMs == 0 || ms < idea.bestMs))
+                idea.bestMs = ms;
+    }
+    countFailure(idea, now);
+}
+
 void SearchState::addIdea(IdeaRecord idea)
 {
     m_tried.insert({idea.ideaId, idea.parentNode});
@@ -75,7 +108,7 @@ const IdeaRecord *SearchState::idea(std::int64_t node) const
     return nullptr;
 }
 
-void SearchState::recordOutcome(std::int64_t ideaNode, const EvalResult &r)
+void SearchState::recordOutcome(std::int64_t ideaNode, const EvalResult &r, std::int64_t candidate)
 {
     if (r.verdict == Verdict::Queued || r.verdict == Verdict::Compiling)
         return;
@@ -91,9 +124,17 @@ void SearchState::recordOutcome(std::int64_t ideaNode, const EvalResult &r)
         ++idea.correct;
         if (r.timing && r.timing->medianMs > 0 && (idea.bestMs == 0 || r.timing->medianMs < idea.bestMs))
             idea.bestMs = r.timing->medianMs;
+        if (candidate != 0)
+            m_correctTimes[ideaNode][candidate] = r.timing ? r.timing->medianMs : 0;
         idea.failure.clear();
         return;
     }
+    countFailure(idea, r);
+}
+
+void SearchState::countFailure(IdeaRecord &idea, const EvalResult &r)
+{
+    const std::int64_t ideaNode = idea.node;
     ++idea.failed;
     Failures &f = m_failures[ideaNode];
     const std::string verdict = toString(r.verdict);
@@ -173,7 +214,7 @@ RestoredSearch restoreSearch(const std::vector<NodeRecord> &nodes, int topK, int
         auto reading = readCandidate(n);
         if (!reading)
             continue;
-        out.state.recordOutcome(ideaNode, reading->result);
+        out.state.recordOutcome(ideaNode, reading->result, n.id);
         KernelRecord k;
         k.node = n.id;
         const IdeaRecord *idea = out.state.idea(ideaNode);

@@ -29,6 +29,12 @@ public:
     std::vector<KernelRecord> bank() const;
     const KernelRecord *best() const;
     double bestMs() const; // 0 when there is no correct kernel
+    const KernelRecord *find(std::int64_t node) const; // a correct kernel, or nullptr
+    // The sanitizer gate's verdict on a correct kernel that stays correct.
+    void setSanitizer(std::int64_t node, const SanitizerCheck &);
+    // A correct kernel that the sanitizer gate found fault with: it leaves the top-k and the bank,
+    // and its idea counts it as failed with its new verdict (`now`) instead of correct.
+    void demote(std::int64_t node, std::int64_t ideaNode, const EvalResult &now);
 
     void addIdea(IdeaRecord);
     // Whether an idea id was already tried on that parent kernel (0: the reference).
@@ -37,12 +43,14 @@ public:
     const IdeaRecord *idea(std::int64_t node) const;
     // One evaluated candidate of an idea: updates its best time, counts and commonest failure.
     // Results still queued (cancelled before they ran) are not outcomes and are ignored.
-    void recordOutcome(std::int64_t ideaNode, const EvalResult &);
+    // `candidate` (its node) lets a later demote() take a correct one back.
+    void recordOutcome(std::int64_t ideaNode, const EvalResult &, std::int64_t candidate = 0);
 
     int lastRound = 0;   // the highest round number in the session
 
 private:
     static double medianOf(const KernelRecord &k) { return k.result.timing ? k.result.timing->medianMs : 0; }
+    void countFailure(IdeaRecord &, const EvalResult &);
 
     int m_topK, m_bankSize;
     std::vector<KernelRecord> m_correct; // sorted fastest first
@@ -53,6 +61,7 @@ private:
         std::map<std::string, std::string> first; // the first reason seen for each verdict
     };
     std::map<std::int64_t, Failures> m_failures;
+    std::map<std::int64_t, std::map<std::int64_t, double>> m_correctTimes; // idea node -> correct candidate -> ms
 };
 
 // The state of a session read back from its nodes, and the nodes a dead process left half done.

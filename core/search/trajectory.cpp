@@ -57,6 +57,12 @@ Trajectory trajectoryFromNodes(const std::vector<NodeRecord> &nodes, double eage
         auto &c = counts[n.round];
         ++c.first;
         const EvalResult &r = reading->result;
+        if (r.sanitizer && r.sanitizer->sameAs == 0) {
+            ++t.sanitizer.checked;
+            t.sanitizer.seconds += r.sanitizer->seconds;
+            t.sanitizer.findings += r.sanitizer->outcome == "finding";
+            t.sanitizer.unchecked += r.sanitizer->outcome == "unchecked";
+        }
         if (r.verdict != Verdict::Correct || !r.timing || !(r.timing->medianMs > 0))
             continue;
         ++c.second;
@@ -135,7 +141,12 @@ std::string trajectoryTable(const Trajectory &t)
                       r.candidates, r.improved ? "* " : "  ");
         out += line + (r.bestNode ? r.idea + " (#" + std::to_string(r.bestNode) + ")" : std::string("-")) + "\n";
     }
-    return out + "(* the round that set the best; candidates: correct of judged)\n";
+    out += "(* the round that set the best; candidates: correct of judged)\n";
+    if (const SanitizerTotals &s = t.sanitizer; s.checked > 0)
+        out += "compute-sanitizer: " + std::to_string(s.checked) + " kernels run under it in " + num("%.1f", s.seconds) +
+               " s, " + std::to_string(s.findings) + " demoted" +
+               (s.unchecked ? ", " + std::to_string(s.unchecked) + " it could not check" : std::string()) + "\n";
+    return out;
 }
 
 std::string trajectoryCsv(const Trajectory &t)

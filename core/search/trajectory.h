@@ -22,10 +22,17 @@ struct TrajectoryRow {
     int candidates = 0, correct = 0; // this round's candidates with a verdict, and the correct ones
 };
 
+// What the sanitizer gate did over the whole session (runs that reused a result do not count).
+struct SanitizerTotals {
+    int checked = 0, findings = 0, unchecked = 0;
+    double seconds = 0;
+};
+
 struct Trajectory {
     std::string problem, gpu, generator;
     double eagerMs = 0;
     std::vector<TrajectoryRow> rows; // one per round, in round order
+    SanitizerTotals sanitizer;
 };
 
 // The trajectory from nodes (round nodes give the rows; candidates give the times).

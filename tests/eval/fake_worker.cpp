@@ -6,7 +6,11 @@
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,
 //            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor),
 //            FAKE_PROGRESS (two progress events first), FAKE_REFUSE (an error reply),
-//            FAKE_COMPILE_ERROR, FAKE_MS=<number> (the median time it reports, in ms; 0.5 without it)
+//            FAKE_COMPILE_ERROR, FAKE_MS=<number> (the median time it reports, in ms; 0.5 without it),
+//            FAKE_SMEM=<bytes> (the static shared memory its compile reports; 0 without it)
+//   under tests/eval/fake_sanitizer (KF_FAKE_SANITIZER_TOOL set): FAKE_OOB logs a memcheck error
+//            and then faults as a kernel stopped by memcheck does; FAKE_SMEM_RACE logs a racecheck
+//            hazard; each run appends "sanitize TOOL KEY" to the --log file
 #include "eval/protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -144,6 +148,35 @@ void verifyOp(int id, const json &req, bool thenTime)
     }
     if (opts.verifyMs > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(opts.verifyMs));
+    const char *sanitizer = std::getenv("KF_FAKE_SANITIZER_TOOL");
+    const std::string tool = sanitizer ? sanitizer : "";
+    if (!tool.empty()) {
+        logLine("sanitize " + tool + " " + key);
+        const char *log = std::getenv("KF_FAKE_SANITIZER_LOG");
+        auto report = [&](const std::string &text) {
+            if (!log || !*log)
+                return;
+            int fd = ::open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                (void)!::write(fd, text.data(), text.size());
+                ::close(fd);
+            }
+        };
+        if (tool == "memcheck" && has(source, "FAKE_OOB")) {
+            report("========= Invalid __global__ write of size 4 bytes\n"
+                   "=========     at k+0x90 in candidate.cu:2\n"
+                   "=========     by thread (31,0,0) in block (0,0,0)\n"
+                   "=========     Address 0x7f3a00002000 is 0 bytes after the nearest allocation of size 32768 bytes\n");
+            kf::EvalResult r;
+            r.verdict = kf::Verdict::Crashed;
+            r.reason = "the kernel faulted: unspecified launch failure (error 719)";
+            reply(id, {{"result", r}});
+            std::exit(3);
+        }
+        if (tool == "racecheck" && has(source, "FAKE_SMEM_RACE"))
+            report("========= Error: Race reported between Write access at k+0x50 in candidate.cu:2\n"
+                   "=========     and Read access at k+0x80 in candidate.cu:2 [248 hazards]\n");
+    }
     kf::EvalResult r;
     r.policy = kf::parsePolicy(req.value("policy", "strict")).value_or(kf::Policy::Strict);
     r.verdict = kf::Verdict::Correct;
@@ -202,7 +235,10 @@ void compileOp(int id, const json &req)
         out.cubin = std::string("\x7f" "ELF\0\xff", 6) + source; // binary, with a NUL and 0xff
         for (const auto &k : req.value("kernels", std::vector<std::string>{}))
             out.loweredNames[k] = "_Z" + k;
-        out.resources["k"] = kf::KernelResources{32, 1024, 0, 0, 0};
+        int shared = 0;
+        if (auto at = source.find("FAKE_SMEM="); at != std::string::npos)
+            shared = std::atoi(source.c_str() + at + 10);
+        out.resources["k"] = kf::KernelResources{32, shared, 0, 0, 0};
     }
     reply(id, {{"compile", out}});
 }

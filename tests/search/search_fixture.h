@@ -1,7 +1,9 @@
 #pragma once
 // A search against the fake worker: a worker pool and a compile pool of fake processes (or real
 // NVRTC through `kernelforge-worker --compile` when KERNELFORGE_WORKER is set), a new session in
-// a temporary folder, and the small softmax problem.
+// a temporary folder, and the small softmax problem. The sanitizer gate runs the stand-in
+// compute-sanitizer (tests/eval/fake_sanitizer.cpp) where the test defines KF_FAKE_SANITIZER, so a
+// machine with the real tool gives the same results as one without.
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
 #include "search/search.h"
@@ -42,11 +44,22 @@ struct Fixture {
     std::optional<SessionStore> store;
     std::vector<SearchEvent> events;
 
-    explicit Fixture(std::vector<std::string> workerArgs = {"--time-ms", "2"}, int workers = 2)
+    static std::vector<std::string> fakeSanitizer()
+    {
+#ifdef KF_FAKE_SANITIZER
+        return {KF_FAKE_SANITIZER};
+#else
+        return {};
+#endif
+    }
+
+    explicit Fixture(std::vector<std::string> workerArgs = {"--time-ms", "2"}, int workers = 2,
+                     std::vector<std::string> sanitizer = fakeSanitizer())
     {
         PoolConfig pc;
         pc.worker.argv = {KF_FAKE_WORKER};
         pc.worker.argv.insert(pc.worker.argv.end(), workerArgs.begin(), workerArgs.end());
+        pc.sanitizer = std::move(sanitizer);
         pc.worker.handshakeTimeout = std::chrono::seconds(10);
         pc.worker.requestTimeout = std::chrono::seconds(10);
         pc.workersPerGpu = workers;

@@ -27,6 +27,7 @@ class TestSearchCli : public QObject {
 
     Fixture m_f;
     QString m_session;
+    std::int64_t m_demoted = 0;
 
 private slots:
     void initTestCase()
@@ -37,11 +38,18 @@ private slots:
         auto gen = std::make_shared<ScriptedGenerator>(std::vector<ScriptedIdea>{
             {"naive", "Naive, one thread per row", {fakeKernel(4.0)}, false, {}},
             {"ldg", "Read-only loads, with \"quotes\", and commas", {fakeKernel(1.6), fakeKernel(3.0)}, true, {}},
-            {"slower", "Something slower", {fakeKernel(5.0)}, true, {}},
+            // The fastest of all, but the sanitizer gate finds an out-of-bounds write: it never counts.
+            {"slower", "Something slower", {fakeKernel(5.0), fakeKernel(0.5, "FAKE_OOB")}, true, {}},
         });
-        auto search = m_f.search(gen, quickSettings(3, 1, 2));
+        SearchSettings settings = quickSettings(3, 1, 2);
+        settings.repairs = 0;
+        auto search = m_f.search(gen, settings);
         std::atomic<bool> cancel{false};
         QVERIFY(search->run(cancel).ok());
+        for (const auto &n : m_f.nodes(NodeKind::Candidate))
+            if (n.status == "sanitizer")
+                m_demoted = n.id;
+        QVERIFY(m_demoted != 0);
         search.reset();
         QVERIFY(m_f.store->close().ok());
         m_session = QString::fromStdString(m_f.path());
@@ -78,6 +86,29 @@ private slots:
         QCOMPARE(QString(f.readAll()), r.out);
     }
 
+    void showCandidate()
+    {
+        const Run r = cli({"show", m_session, QString::number(m_demoted)});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("verdict     sanitizer: passed verification, but compute-sanitizer memcheck"),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains("sanitizer   finding (memcheck;"));
+        QVERIFY(r.out.contains("compute-sanitizer's report:"));
+        QVERIFY(r.out.contains("Invalid __global__ write of size 4 bytes"));
+        QVERIFY(r.out.contains("ERROR SUMMARY: 1 error"));
+        QVERIFY(r.out.contains("median 0.5000 ms")); // measured before the gate, kept for the record
+
+        const Run table = cli({"report", m_session});
+        QVERIFY2(table.out.contains("compute-sanitizer:") && table.out.contains("1 demoted"), qPrintable(table.out));
+
+        const Run missing = cli({"show", m_session, "9999"});
+        QCOMPARE(missing.code, 2);
+        QVERIFY(missing.err.contains("no node 9999"));
+        const Run notANumber = cli({"show", m_session, "first"});
+        QCOMPARE(notANumber.code, 2);
+        QVERIFY(notANumber.err.contains("'first'"));
+    }
+
     void reportErrors()
     {
         QCOMPARE(cli({"report"}).code, 2);
@@ -101,6 +132,9 @@ private slots:
                                     << "--budget";
         QTest::newRow("bad policy") << QStringList{"search", "softmax", "--session", "x.kfsession", "--policy", "lax"}
                                     << "strict or loose";
+        QTest::newRow("sanitize both ways")
+            << QStringList{"search", "softmax", "--session", "x.kfsession", "--sanitize", "--no-sanitize"}
+            << "contradict";
         QTest::newRow("unknown generator")
             << QStringList{"search", "softmax", "--session", "x.kfsession", "--generator", "oracle"} << "oracle";
         QTest::newRow("resume a missing session")

@@ -1,11 +1,14 @@
 // On a GPU: a short search with the built-in generator on small problems. After every round the
 // session's best is no slower than before, and every kernel the trajectory reports as a round's
 // best is verified again by a fresh worker (strict, five trials): what the search reports holds up.
+// Where compute-sanitizer works, every such kernel went through the sanitizer gate, and the gate
+// demotes known-faulty kernels that verification passes (tests/data/sanitizer/).
 // Without a GPU it skips with the reason the worker gives.
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
 #include "gen/builtin/builtin_generator.h"
 #include "problem/problem.h"
+#include "search/records.h"
 #include "search/search.h"
 #include "search/trajectory.h"
 #include "store/session_store.h"
@@ -13,6 +16,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <QFile>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <set>
@@ -99,6 +105,25 @@ private slots:
         }
         QVERIFY(!winners.empty());
 
+        // The gate: every winner went through it when the tool works here.
+        const SanitizerProbe probe = pool.probeSanitizer(); // known from the search: no new probe
+        if (!probe.memcheck)
+            qWarning("sanitizer gate off on this machine: %s", probe.reason.c_str());
+        else
+            qInfo("%s: compute-sanitizer %s: %d kernels run under it in %.1f s, %d demoted, %d not checked",
+                  problem->name.c_str(), probe.version.c_str(), t->sanitizer.checked, t->sanitizer.seconds,
+                  t->sanitizer.findings, t->sanitizer.unchecked);
+        for (std::int64_t node : winners) {
+            auto n = store->node(node);
+            QVERIFY(n.ok());
+            auto reading = readCandidate(*n);
+            QVERIFY(reading);
+            QCOMPARE(reading->result.sanitizer.has_value(), probe.memcheck);
+            if (reading->result.sanitizer && reading->result.sanitizer->outcome != "clean")
+                qWarning("winner #%lld: %s: %s", (long long)node, reading->result.sanitizer->outcome.c_str(),
+                         reading->result.sanitizer->note.c_str());
+        }
+
         // Each winner again, on a worker that never saw it.
         WorkerClient fresh(WorkerConfig{workerArgv()});
         QVERIFY(fresh.start().ok());
@@ -111,6 +136,74 @@ private slots:
             qInfo("%s: winner #%lld (%s) re-verified: %s %s", problem->name.c_str(), (long long)node, n->title.c_str(),
                   toString(r->verdict).c_str(), r->reason.c_str());
             QCOMPARE(QString::fromStdString(toString(r->verdict)), QStringLiteral("correct"));
+        }
+    }
+
+    // The gate's runs on kernels whose fault verification cannot see, and on a clean one.
+    void sanitizerGateJudgesKnownKernels()
+    {
+        auto problem = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
+        QVERIFY(problem.ok());
+        PoolConfig pc;
+        pc.worker.argv = workerArgv();
+        WorkerPool pool(pc);
+        QVERIFY(pool.start().ok());
+        QVERIFY(pool.load(*problem).ok());
+        const SanitizerProbe probe = pool.probeSanitizer();
+        if (!probe.memcheck)
+            QSKIP(qPrintable(QString::fromStdString("compute-sanitizer does not work here: " + probe.reason)));
+        qInfo("compute-sanitizer %s, probe %.1f s%s", probe.version.c_str(), probe.seconds,
+              probe.racecheck ? "" : (", " + probe.reason).c_str());
+
+        struct Case {
+            const char *file;
+            std::vector<SanitizerTool> tools;
+            const char *outcome;
+            std::optional<SanitizerTool> finding;
+            bool verifies; // correct under plain verification
+        };
+        const std::vector<Case> cases{
+            {"tests/kernels/naive/softmax.cu", {SanitizerTool::Memcheck, SanitizerTool::Racecheck}, "clean", {}, true},
+            {"tests/data/sanitizer/reads_past_x.cu", {SanitizerTool::Memcheck}, "finding", SanitizerTool::Memcheck, true},
+            {"tests/data/sanitizer/two_kernels_read_past_x.cu", {SanitizerTool::Memcheck}, "finding",
+             SanitizerTool::Memcheck, true},
+            {"tests/data/sanitizer/shared_stats_race.cu", {SanitizerTool::Racecheck}, "finding", SanitizerTool::Racecheck,
+             false},
+        };
+        std::vector<SanitizeRequest> requests;
+        for (const Case &c : cases) {
+            if (c.tools.back() == SanitizerTool::Racecheck && !probe.racecheck)
+                continue;
+            QFile f(QStringLiteral(KF_SOURCE_DIR "/") + c.file);
+            QVERIFY2(f.open(QIODevice::ReadOnly), c.file);
+            SanitizeRequest r;
+            r.key = c.file;
+            r.source = f.readAll().toStdString();
+            auto parsed = parseCandidate(r.source, c.file);
+            QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().text().c_str());
+            for (const auto &l : parsed->launches)
+                r.kernels.push_back(l.kernel);
+            r.tools = c.tools;
+            requests.push_back(r);
+            if (c.verifies) { // the fault is invisible to verification
+                auto v = pool.worker(0).verify(c.file, r.source, "", Policy::Strict, 5);
+                QVERIFY(v.ok());
+                QCOMPARE(QString::fromStdString(toString(v->verdict)), QStringLiteral("correct"));
+            }
+        }
+        auto results = pool.sanitize(requests);
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const Case &c = *std::find_if(cases.begin(), cases.end(),
+                                          [&](const Case &x) { return requests[i].key == x.file; });
+            const SanitizeResult &r = results[i];
+            qInfo("%s: %s in %.1f s%s%s", c.file, r.check.outcome.c_str(), r.check.seconds,
+                  r.check.note.empty() ? "" : ": ", r.check.note.c_str());
+            QCOMPARE(QString::fromStdString(r.check.outcome), QString::fromLatin1(c.outcome));
+            QCOMPARE(r.finding.has_value(), c.finding.has_value());
+            if (c.finding) {
+                QVERIFY(*r.finding == *c.finding);
+                QVERIFY(!r.report.empty());
+            }
         }
     }
 };

@@ -67,6 +67,7 @@ std::string failingDimension(const IdeaDef &def, const Point &point, const EvalR
         return first({"BLOCK", "WARPS", "CLUSTER"});
     case Verdict::Wrong:
     case Verdict::Racy:
+    case Verdict::Sanitizer:
     case Verdict::Crashed:
     case Verdict::TimedOut:
         for (const std::string &d : def.repairOrder)

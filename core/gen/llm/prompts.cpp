@@ -222,6 +222,8 @@ std::string failureFacts(const KernelRecord &k)
     o << "Verdict: " << toString(r.verdict) << (r.reason.empty() ? "" : " — " + r.reason) << "\n";
     if (!r.compileLog.empty())
         o << "\nCompiler log (NVRTC):\n\n```\n" << clip(r.compileLog, 6000) << "\n```\n";
+    if (r.sanitizer && r.sanitizer->outcome == "finding" && !r.sanitizerReport.empty())
+        o << "\ncompute-sanitizer's report:\n\n```\n" << clip(r.sanitizerReport, 6000) << "\n```\n";
     bool header = false;
     for (const auto &t : r.trials) {
         if (t.passed)
