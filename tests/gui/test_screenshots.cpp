@@ -1,7 +1,11 @@
 // Renders the main window with a shipped example session and saves a PNG of each main view into
 // the test's output folder (KF_SCREENSHOT_DIR), for people to look at. It checks that every
-// picture was written and is not blank.
+// picture was written and is not blank. A small session as an LLM search writes it shows the
+// Exchanges tab and the search panel's language-model fields.
 #include "candidate_pane.h"
+#include "exchange_view.h"
+#include "llm_session.h"
+#include "search_panel.h"
 #include "problem_page.h"
 #include "gui_support.h"
 #include "round_chart.h"
@@ -12,6 +16,7 @@
 
 #include <QDir>
 #include <QImage>
+#include <QLineEdit>
 #include <QTabWidget>
 
 using namespace kf::ui;
@@ -74,6 +79,9 @@ void TestScreenshots::views()
     save(pane, QStringLiteral("candidate-idea"));
     pane->tabs()->setCurrentIndex(CandidatePane::LogTab);
     save(pane, QStringLiteral("candidate-log"));
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab);
+    QTRY_VERIFY(!pane->exchanges()->message().startsWith(QStringLiteral("Reading")));
+    save(pane, QStringLiteral("candidate-exchanges-builtin"));
     pane->tabs()->setCurrentIndex(CandidatePane::SourceTab);
     save(pane, QStringLiteral("candidate-source"));
     wb.window->showView(MainWindow::GraphTab);
@@ -87,6 +95,21 @@ void TestScreenshots::views()
         save(pane, QStringLiteral("candidate-ptx"));
     else
         qInfo("no PTX picture: %s", qPrintable(compiled.first().at(0).value<CompileReport>().error));
+
+    // An LLM session: the exchange behind a candidate, and the search panel's model fields.
+    const QString llm = wb.dir.filePath(QStringLiteral("llm.kfsession"));
+    auto written = writeLlmSession(llm.toStdString());
+    QVERIFY2(written, written ? "" : written.error().text().c_str());
+    QVERIFY(wb.open(llm));
+    wb.window->selectNode(written->candidate);
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab);
+    QTRY_VERIFY(!pane->exchanges()->text().isEmpty());
+    save(wb.window.get(), QStringLiteral("main-exchanges"));
+    save(pane, QStringLiteral("candidate-exchanges"));
+    SearchPanel *panel = wb.window->searchPanel();
+    save(panel, QStringLiteral("search-panel-llm"));
+    panel->findChild<QLineEdit *>(QStringLiteral("model"))->clear();
+    save(panel, QStringLiteral("search-panel-llm-problem"));
 }
 
 QTEST_MAIN(TestScreenshots)
