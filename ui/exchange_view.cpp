@@ -20,7 +20,9 @@ ExchangeView::ExchangeView(QWidget *parent) : QWidget(parent), m_model(new Excha
     m_message->setObjectName(QStringLiteral("exchangeMessage"));
     m_message->setAlignment(Qt::AlignCenter);
     m_message->setWordWrap(true);
-    m_message->setEnabled(false); // drawn grey: a note, not content
+    QFont italic = m_message->font();
+    italic.setItalic(true); // a note about the node, not content of it
+    m_message->setFont(italic);
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("exchangeTable"));

@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -168,7 +169,13 @@ void MainWindow::buildViews()
     };
     dock(tr("Search tree"), QStringLiteral("outlineDock"), outlinePane, Qt::LeftDockWidgetArea);
     m_search = new SearchPanel(this);
-    dock(tr("Search"), QStringLiteral("searchDock"), m_search, Qt::RightDockWidgetArea);
+    // With a language model's fields the panel can be taller than the window: it scrolls then.
+    auto *searchScroll = new QScrollArea(this);
+    searchScroll->setWidget(m_search);
+    searchScroll->setWidgetResizable(true);
+    searchScroll->setFrameShape(QFrame::NoFrame);
+    searchScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    dock(tr("Search"), QStringLiteral("searchDock"), searchScroll, Qt::RightDockWidgetArea);
     m_console = new QPlainTextEdit(this);
     m_console->setObjectName(QStringLiteral("console"));
     m_console->setReadOnly(true);

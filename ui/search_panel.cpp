@@ -202,6 +202,8 @@ QWidget *SearchPanel::buildModelGroup()
     form->addRow(tr("Model"), m_model);
     form->addRow(tr("API key"), m_keySource);
     form->addRow(QString(), keyRow);
+    m_keyRow = keyRow;
+    m_modelForm = form;
     form->addRow(tr("Token budget"), m_tokenBudget);
     form->addRow(tr("Cost budget"), m_costBudget);
     form->addRow(m_fieldProblem);
@@ -209,10 +211,7 @@ QWidget *SearchPanel::buildModelGroup()
     for (QLineEdit *e : {m_baseUrl, m_model, m_keyEnv, m_keyFile})
         connect(e, &QLineEdit::textChanged, this, &SearchPanel::check);
     connect(m_keySource, &QComboBox::currentIndexChanged, this, [this] {
-        const auto source = KeySource(m_keySource->currentData().toInt());
-        m_keyEnv->setVisible(source == KeySource::Environment);
-        m_keyFile->setVisible(source == KeySource::File);
-        m_browseKey->setVisible(source == KeySource::File);
+        showKeySource();
         check();
     });
     connect(m_browseKey, &QToolButton::clicked, this, [this] {
@@ -234,7 +233,7 @@ void SearchPanel::onGeneratorChanged()
         m_baseUrl->setPlaceholderText(c.defaultBaseUrl());
         m_keyEnv->setPlaceholderText(c.defaultKeyEnv());
         m_model->setPlaceholderText(m_shown == QLatin1String("anthropic") ? tr("e.g. claude-sonnet-4-5")
-                                                                          : tr("e.g. gpt-4.1, or the local model's name"));
+                                                                          : tr("e.g. gpt-4.1"));
         showChoice(c);
     }
     check();
@@ -248,11 +247,18 @@ void SearchPanel::showChoice(const GeneratorChoice &c)
     m_keyEnv->setText(c.keyEnv);
     m_keyFile->setText(c.keyFile);
     m_keySource->setCurrentIndex(m_keySource->findData(int(c.keySource)));
-    const auto source = c.keySource;
+    showKeySource();
+    m_showing = false;
+}
+
+void SearchPanel::showKeySource()
+{
+    const auto source = KeySource(m_keySource->currentData().toInt());
+    // No empty row for "none". Showing the row shows all of its widgets, so it comes first.
+    m_modelForm->setRowVisible(m_keyRow, source != KeySource::None);
     m_keyEnv->setVisible(source == KeySource::Environment);
     m_keyFile->setVisible(source == KeySource::File);
     m_browseKey->setVisible(source == KeySource::File);
-    m_showing = false;
 }
 
 GeneratorChoice SearchPanel::choiceOnScreen() const

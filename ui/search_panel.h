@@ -14,7 +14,9 @@ class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -64,6 +66,7 @@ signals:
 private:
     QWidget *buildModelGroup();
     void showChoice(const GeneratorChoice &);
+    void showKeySource();
     GeneratorChoice choiceOnScreen() const;
     void onGeneratorChanged();
     void check();
@@ -78,6 +81,8 @@ private:
     QGroupBox *m_modelGroup;
     QLineEdit *m_baseUrl, *m_model, *m_keyEnv, *m_keyFile;
     QComboBox *m_keySource;
+    QFormLayout *m_modelForm;
+    QHBoxLayout *m_keyRow;         // the variable, or the file and its button
     QToolButton *m_browseKey;
     QSpinBox *m_tokenBudget;
     QDoubleSpinBox *m_costBudget;

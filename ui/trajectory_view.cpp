@@ -51,6 +51,9 @@ TrajectoryView::TrajectoryView(TrajectoryModel *model, QWidget *parent) : QWidge
     for (int c = 0; c < TrajectoryModel::ColumnCount; ++c)
         header->setSectionResizeMode(c, c == TrajectoryModel::IdeaColumn ? QHeaderView::Interactive
                                                                          : QHeaderView::ResizeToContents);
+    // Shown last, so every number stays in view however long the titles are; Copy keeps the
+    // model's order.
+    header->moveSection(header->visualIndex(TrajectoryModel::IdeaColumn), TrajectoryModel::ColumnCount - 1);
     m_view->setTextElideMode(Qt::ElideRight);
     m_view->setWordWrap(false);
     m_view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);

@@ -1,8 +1,9 @@
 #pragma once
 // The trajectory table (round, best ms, % of reference, idea), as in the CRFM Conv2D table, with
 // Copy (tab-separated, for spreadsheets) and Export CSV (the same CSV as kernelforge-cli report --csv).
-// The numbers take the width they need; the idea's title takes the rest, and at least
-// kIdeaMinWidth, past which the table scrolls sideways rather than cutting titles to a few letters.
+// The numbers take the width they need; the idea's title comes last and takes the rest, and at
+// least kIdeaMinWidth, past which the table scrolls sideways rather than cutting titles to a few
+// letters.
 #include "model/session_snapshot.h"
 
 #include <QWidget>
@@ -16,7 +17,7 @@ class TrajectoryModel;
 class TrajectoryView : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kIdeaMinWidth = 320;
+    static constexpr int kIdeaMinWidth = 200;
 
     TrajectoryView(TrajectoryModel *model, QWidget *parent = nullptr);
     QTableView *view() const { return m_view; }

@@ -19,7 +19,8 @@ struct LlmSession {
 };
 
 inline constexpr const char *kTestPrompt = "Write one CUDA kernel for the softmax below, one block per row.";
-inline constexpr const char *kTestAnswer = "Here is the kernel: each block reduces one row in shared memory.";
+// The answer is tests/data/llm/kernel_block_row.md, which begins so; its code block is the candidate.
+inline constexpr const char *kTestAnswer = "This kernel gives each row one block of 256 threads";
 
 // Writes the session to `path`; a failure names what failed.
 inline Result<LlmSession> writeLlmSession(const std::string &path)
@@ -27,6 +28,14 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
     QFile problem(QStringLiteral(KF_SOURCE_DIR "/problems/seed/softmax.toml"));
     if (!problem.open(QIODevice::ReadOnly))
         return makeError("io", "cannot read the softmax problem");
+    QFile answerFile(QStringLiteral(KF_SOURCE_DIR "/tests/data/llm/kernel_block_row.md"));
+    if (!answerFile.open(QIODevice::ReadOnly))
+        return makeError("io", "cannot read tests/data/llm/kernel_block_row.md");
+    const std::string answer = answerFile.readAll().toStdString();
+    const std::size_t from = answer.find("```cuda\n"), to = answer.rfind("```");
+    if (from == std::string::npos || to <= from)
+        return makeError("parse", "kernel_block_row.md holds no cuda block");
+    const std::string kernel = answer.substr(from + 8, to - from - 8);
     SessionMeta meta;
     meta.problemName = "softmax";
     meta.problemText = problem.readAll().toStdString();
@@ -67,8 +76,7 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
     auto ideaNode = add(*round, NodeKind::Idea, idea.title, idea.text, "queued", ideaInfoJson(idea, "openai").dump());
     if (!ideaNode)
         return ideaNode.error();
-    auto candidate = add(*ideaNode, NodeKind::Candidate, "Block per row #1",
-                         "// @launch softmax_rows grid=(ROWS) block=(256)\n__global__ void softmax_rows() {}\n", "queued");
+    auto candidate = add(*ideaNode, NodeKind::Candidate, "Block per row #1", kernel, "queued");
     if (!candidate)
         return candidate.error();
     s.round = *round;
@@ -94,7 +102,7 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
         return ideas.error();
     e.purpose = "implement";
     e.prompt = kTestPrompt;
-    e.answer = kTestAnswer;
+    e.answer = answer;
     e.reasoning = "A block per row keeps the reduction in shared memory.";
     e.promptTokens = 2400;
     e.completionTokens = 800;

@@ -14,6 +14,7 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QImage>
 #include <QLineEdit>
@@ -101,15 +102,23 @@ void TestScreenshots::views()
     auto written = writeLlmSession(llm.toStdString());
     QVERIFY2(written, written ? "" : written.error().text().c_str());
     QVERIFY(wb.open(llm));
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab); // first, so no PTX is compiled
     wb.window->selectNode(written->candidate);
-    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab);
     QTRY_VERIFY(!pane->exchanges()->text().isEmpty());
     save(wb.window.get(), QStringLiteral("main-exchanges"));
     save(pane, QStringLiteral("candidate-exchanges"));
     SearchPanel *panel = wb.window->searchPanel();
     save(panel, QStringLiteral("search-panel-llm"));
+    // A key variable that is not set, then no model: each named beside its field.
+    qunsetenv("KF_SCREENSHOT_UNSET_KEY");
+    auto *source = panel->findChild<QComboBox *>(QStringLiteral("keySource"));
+    source->setCurrentIndex(source->findData(int(KeySource::Environment)));
+    panel->findChild<QLineEdit *>(QStringLiteral("keyEnv"))->setText(QStringLiteral("KF_SCREENSHOT_UNSET_KEY"));
+    QVERIFY(panel->problem().startsWith(QStringLiteral("API key:")));
+    save(panel, QStringLiteral("search-panel-llm-key"));
     panel->findChild<QLineEdit *>(QStringLiteral("model"))->clear();
-    save(panel, QStringLiteral("search-panel-llm-problem"));
+    QVERIFY(panel->problem().startsWith(QStringLiteral("Model:")));
+    save(panel, QStringLiteral("search-panel-llm-model"));
 }
 
 QTEST_MAIN(TestScreenshots)
