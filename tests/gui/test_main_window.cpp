@@ -23,6 +23,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -431,6 +432,10 @@ void TestMainWindow::withoutGpu()
     w.saveSessionAs(wb.dir.filePath(QStringLiteral("copy.kfsession")));
     QVERIFY(opened.wait(10000));
     QVERIFY(w.searchPanel()->startButton()->toolTip().contains(QStringLiteral("NVIDIA GPU")));
+    // A compile-only search needs a worker, not a GPU.
+    w.searchPanel()->findChild<QCheckBox *>(QStringLiteral("compileOnly"))->setChecked(true);
+    QVERIFY2(w.searchPanel()->startButton()->isEnabled(), qPrintable(w.searchPanel()->startButton()->toolTip()));
+    QVERIFY(w.action(QStringLiteral("actionStart"))->isEnabled());
 }
 
 void TestMainWindow::shortcutsAndFilter()
