@@ -1,6 +1,7 @@
 #include "candidate_pane.h"
 
 #include "cuda_editor.h"
+#include "exchange_view.h"
 #include "model/format.h"
 #include "model/line_diff.h"
 #include "model/metrics_model.h"
@@ -87,6 +88,8 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_profileModel = new QStandardItemModel(0, 2, this);
     m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
     m_profileView = table(m_profileModel, this);
+    m_exchanges = new ExchangeView(this);
+    m_exchanges->setObjectName(QStringLiteral("exchanges"));
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("candidateTabs"));
@@ -99,6 +102,8 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_idea, tr("Idea"));
     m_tabs->addTab(m_diff, tr("Diff vs parent"));
     m_tabs->addTab(m_profileView, tr("Profile"));
+    m_tabs->addTab(m_exchanges, tr("Exchanges"));
+    m_tabs->setTabToolTip(ExchangesTab, tr("The language-model requests and answers that produced this idea or candidate"));
 
     auto *l = new QVBoxLayout(this);
     l->setContentsMargins(4, 4, 4, 4);
@@ -128,6 +133,7 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
         updateButtons();
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestLazyCompile);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestExchanges);
     updateButtons();
 }
 
@@ -200,6 +206,7 @@ void CandidatePane::showStored()
         m_metrics->setNodes(m_snapshot, 0, m_pinned);
         m_loading = false;
         updateButtons();
+        requestExchanges();
         return;
     }
     const QString status = qs(n->record.status);
@@ -240,6 +247,7 @@ void CandidatePane::showStored()
         setText(m_sass, {});
     }
     requestLazyCompile();
+    requestExchanges();
 }
 
 std::int64_t CandidatePane::diffBase() const
@@ -314,6 +322,55 @@ void CandidatePane::requestLazyCompile()
     m_ptxFor = m_node;
     setText(m_ptx, tr("Compiling with NVRTC…"));
     emit compileRequested(m_editor->text().toStdString(), m_node);
+}
+
+void CandidatePane::requestExchanges()
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (!n || (n->record.kind != NodeKind::Idea && !n->isCandidate())) {
+        m_exchangesKey.clear();
+        m_exchanges->showMessage(tr("Select an idea or a candidate to see the model exchanges that produced it."));
+        return;
+    }
+    // Read when the tab is looked at, and again when the node changes (a search links exchanges
+    // to an idea as its implementations come back).
+    if (m_tabs->currentIndex() != ExchangesTab)
+        return;
+    const std::string key = m_snapshot->path + '#' + std::to_string(n->id()) + '@' + n->record.updated;
+    if (key == m_exchangesKey)
+        return;
+    const bool sameNode = m_exchangesKey.rfind(m_snapshot->path + '#' + std::to_string(n->id()) + '@', 0) == 0;
+    m_exchangesKey = key;
+    if (!sameNode) // a newer reading of the same node keeps what is shown until it comes
+        m_exchanges->showMessage(tr("Reading the exchanges…"));
+    emit exchangesRequested(n->id());
+}
+
+QString CandidatePane::noExchangesText(const NodeView &n) const
+{
+    if (n.record.edited)
+        return tr("This candidate was written by hand; it has no model exchanges.");
+    // Ideas record the generator that proposed them; a session may have been continued with another.
+    std::string g;
+    if (const NodeView *idea = m_snapshot->node(n.record.kind == NodeKind::Idea ? n.id() : n.ideaNode))
+        g = readIdeaInfo(idea->record).generator;
+    if (g.empty())
+        g = m_snapshot->meta.generator;
+    if (g.empty() || g == "builtin")
+        return tr("This node was produced by the built-in generator; it has no model exchanges.");
+    return tr("No model exchanges are recorded for this node.");
+}
+
+void CandidatePane::showExchanges(const ExchangesPtr &e)
+{
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (!e || !n || e->node != m_node || e->path != m_snapshot->path)
+        return; // about a node or a session no longer shown
+    if (!e->error.empty()) {
+        m_exchanges->showMessage(tr("The exchanges could not be read: %1").arg(qs(e->error)));
+        return;
+    }
+    m_exchanges->setExchanges(e, noExchangesText(*n));
 }
 
 void CandidatePane::compileCheck()

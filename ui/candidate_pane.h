@@ -1,9 +1,11 @@
 #pragma once
 // The selected candidate: its source in the CUDA editor (editable; compile errors marked on their
 // lines), compile log, PTX and SASS, metrics beside a pinned baseline, the idea that produced it,
-// a diff against its parent, and Nsight Compute metrics when profiled. Unsaved edits of a
-// candidate are kept while another one is shown.
+// a diff against its parent, Nsight Compute metrics when profiled, and the language-model
+// exchanges that produced an idea or a candidate. Unsaved edits of a candidate are kept while
+// another one is shown.
 #include "engine_jobs.h"
+#include "model/exchange_model.h"
 #include "model/session_snapshot.h"
 
 #include <QHash>
@@ -20,12 +22,13 @@ class QsciScintilla;
 namespace kf::ui {
 
 class CudaEditor;
+class ExchangeView;
 class MetricsModel;
 
 class CandidatePane : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { SourceTab, LogTab, PtxTab, SassTab, MetricsTab, IdeaTab, DiffTab, ProfileTab };
+    enum Tab { SourceTab, LogTab, PtxTab, SassTab, MetricsTab, IdeaTab, DiffTab, ProfileTab, ExchangesTab };
     explicit CandidatePane(QWidget *parent = nullptr);
 
     void setSnapshot(const SnapshotPtr &);
@@ -39,12 +42,14 @@ public:
 
     void showCompileReport(const CompileReport &);
     void showProfile(const ProfileReport &);
+    void showExchanges(const ExchangesPtr &);
 
     QString source() const;
     bool edited() const;          // the editor differs from the stored source
     CudaEditor *editor() const { return m_editor; }
     QTabWidget *tabs() const { return m_tabs; }
     MetricsModel *metrics() const { return m_metrics; }
+    ExchangeView *exchanges() const { return m_exchanges; }
     QString logText() const;
     QString diffText() const;
     QString ideaText() const;
@@ -60,12 +65,16 @@ signals:
     void pinRequested(std::int64_t node);
     void exportRequested(std::int64_t node);
     void profileRequested(std::int64_t node);
+    // The Exchanges tab wants the node's exchanges (read off the GUI thread: showExchanges).
+    void exchangesRequested(std::int64_t node);
 
 private:
     void showStored();
     void updateDiff();
     void updateButtons();
     void requestLazyCompile();
+    void requestExchanges();
+    QString noExchangesText(const NodeView &) const;
     std::int64_t diffBase() const; // the parent kernel: a candidate above, or the idea's parent kernel
 
     SnapshotPtr m_snapshot;
@@ -76,6 +85,7 @@ private:
     bool m_loading = false;
     bool m_rebenchAfterCompile = false;
     std::int64_t m_ptxFor = -1;      // the node whose PTX is shown or asked for
+    std::string m_exchangesKey;      // the node and its update time whose exchanges are shown or asked for
     QString m_gpuReason;
     bool m_gpuBusy = false;
 
@@ -88,6 +98,7 @@ private:
     QTableView *m_metricsView, *m_profileView;
     MetricsModel *m_metrics;
     QStandardItemModel *m_profileModel;
+    ExchangeView *m_exchanges;
 };
 
 } // namespace kf::ui

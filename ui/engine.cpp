@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include "gen/factory.h"
+#include "gen/llm/llm_generator.h"
 #include "model/format.h"
 #include "search/search.h"
 
@@ -51,7 +52,9 @@ std::int64_t nodeOf(const SearchEvent &e)
 
 Engine::Engine(QObject *parent) : QObject(parent), m_io(std::make_shared<IoState>())
 {
-    m_factory = [](const std::string &name, std::string *error) { return makeGenerator(name, error); };
+    m_factory = [](const std::string &name, const nlohmann::json &settings, std::string *error) {
+        return makeGenerator(name, settings, error);
+    };
     m_gpuThread = new QThread(this);
     m_gpuThread->setObjectName(QStringLiteral("kf-gpu"));
     m_ioThread = new QThread(this);
@@ -307,7 +310,26 @@ void Engine::compileCheck(const std::string &source, std::int64_t node)
         });
 }
 
-void Engine::startSearch(const SearchSettings &settings, const QString &generatorName)
+void Engine::loadExchanges(std::int64_t node)
+{
+    if (!m_session)
+        return;
+    const quint64 id = nextId(ExchangesTag);
+    const std::string path = m_session->path;
+    post<ExchangesPtr>(
+        m_ioContext,
+        [this, id, path, node]() -> ExchangesPtr {
+            if (!isLatest(ExchangesTag, id))
+                return nullptr;
+            return readExchanges(path, node);
+        },
+        [this, id](const ExchangesPtr &e) {
+            if (e && isLatest(ExchangesTag, id))
+                emit exchangesLoaded(e);
+        });
+}
+
+void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &choice)
 {
     if (!m_session || m_session->readOnly) {
         emit failed(tr("Start"), tr("this session is read-only; use Save As to continue it in a file of your own"));
@@ -333,17 +355,31 @@ void Engine::startSearch(const SearchSettings &settings, const QString &generato
 
     const EngineConfig config = m_config;
     const GeneratorFactory factory = m_factory;
-    const std::string generator = generatorName.isEmpty() ? std::string("builtin") : generatorName.toStdString();
+    const GeneratorRequest request = toRequest(choice);
     post<Outcome>(
         m_gpuContext,
-        [this, path, settings, config, factory, generator] {
+        [this, path, settings, config, factory, request] {
             auto store = SessionStore::open(path);
             if (!store)
                 return Outcome{qs(store.error().text()), true};
+            auto meta = store->sessionMeta();
+            if (!meta)
+                return Outcome{qs(meta.error().text()), true};
+            auto stored = store->metaJson(session_meta::GeneratorSettings);
+            auto genSettings = kf::ui::generatorSettings(request, meta->generator, stored ? *stored : nlohmann::json());
+            if (!genSettings)
+                return Outcome{qs(genSettings.error().text()), true};
             std::string why;
-            auto gen = factory(generator, &why);
+            auto gen = factory(request.name, *genSettings, &why);
             if (!gen)
                 return Outcome{qs(why), true};
+            // A cost budget counts nothing for a model the price table does not know: say so now.
+            if (auto *llm = dynamic_cast<llm::LlmGenerator *>(gen.get());
+                llm && settings.costBudget > 0 && !llm->prices().find(llm->config().model)) {
+                const QString line = tr("%1 has no price for %2, so its cost counts as 0 against the cost budget")
+                                         .arg(qs(llm->prices().source), qs(llm->config().model));
+                QMetaObject::invokeMethod(this, [this, line] { emit searchEvent(line, 0); }, Qt::QueuedConnection);
+            }
             PoolConfig pc;
             pc.worker.argv = config.workerArgv;
             CompilePoolConfig cc;
@@ -363,7 +399,9 @@ void Engine::startSearch(const SearchSettings &settings, const QString &generato
             QString reason = qs(toString((*search)->stopReason()));
             if (!(*search)->stopDetail().empty())
                 reason += QStringLiteral(" (%1)").arg(qs((*search)->stopDetail()));
-            return Outcome{reason, false};
+            // A search that stops with an error (the generator could not propose ideas: a server
+            // that cannot be reached, a key it refused) failed, even though the session is sound.
+            return Outcome{reason, (*search)->stopReason() == StopReason::Error};
         },
         [this](const Outcome &o) {
             m_searching = false;

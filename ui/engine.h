@@ -4,11 +4,14 @@
 // immutable value.
 //   the GPU thread   searches, re-benchmarks, profiles and the GPU probe: everything that talks
 //                    to kernelforge-worker, one job at a time, as one GPU is one resource;
-//   the I/O thread   session readings, problem listings, compile checks, exports.
+//   the I/O thread   session readings, problem listings, a node's model exchanges, compile
+//                    checks, exports.
 // Each kind of I/O request carries an id; a newer request of the same kind makes an older one
 // stale: a queued stale job is skipped and a stale result is dropped. Cancel sets the search's
 // flag and interrupts the worker directly, so it works while the GPU thread is busy.
 #include "engine_jobs.h"
+#include "generator_choice.h"
+#include "model/exchange_model.h"
 #include "model/problem_model.h"
 #include "model/session_snapshot.h"
 #include "search/events.h"
@@ -42,7 +45,9 @@ struct SearchProgress {
 class Engine : public QObject {
     Q_OBJECT
 public:
-    using GeneratorFactory = std::function<std::shared_ptr<Generator>(const std::string &name, std::string *error)>;
+    // As makeGenerator(name, settings, error) of core/gen/factory.h.
+    using GeneratorFactory = std::function<std::shared_ptr<Generator>(const std::string &name,
+                                                                      const nlohmann::json &settings, std::string *error)>;
 
     explicit Engine(QObject *parent = nullptr);
     ~Engine() override; // cancels what runs and waits for both threads
@@ -68,8 +73,12 @@ public:
     // changes on disk (kernelforge-cli search writing it, say).
     void refresh();
 
+    // The model exchanges behind a node of the current session (exchangesLoaded).
+    void loadExchanges(std::int64_t node);
     void compileCheck(const std::string &source, std::int64_t node);
-    void startSearch(const SearchSettings &, const QString &generator);
+    // Continues the current session with `generator`: its settings go over those the session
+    // keeps for the same generator, as kernelforge-cli --resume does with its options.
+    void startSearch(const SearchSettings &, const GeneratorChoice &generator);
     void cancel();
     void rebenchmark(std::int64_t parent, const std::string &source, const QString &title);
     // Records a torch.compile time measured elsewhere (the JSON of tools/compile-baseline.py
@@ -86,10 +95,13 @@ signals:
     void sessionUpdated(const kf::ui::SnapshotPtr &); // a newer reading of the current one
     void sessionClosed();
     void sessionFailed(const QString &path, const QString &message);
+    void exchangesLoaded(const kf::ui::ExchangesPtr &);
     void compileChecked(const kf::ui::CompileReport &);
     void searchStarted();
     void searchEvent(const QString &line, std::int64_t node);
     void searchProgress(const kf::ui::SearchProgress &);
+    // `failed`: the search could not run, or stopped with an error (a generator that failed to
+    // propose ideas, such as a server that cannot be reached); `reason` then says what.
     void searchFinished(const QString &reason, bool failed);
     void rebenchmarked(std::int64_t node, const QString &verdict);
     void profiled(const kf::ui::ProfileReport &);
@@ -98,7 +110,7 @@ signals:
     void busyChanged(bool gpuBusy);
 
 private:
-    enum Tag { SessionTag, ProblemsTag, CompileTag, TagCount };
+    enum Tag { SessionTag, ProblemsTag, CompileTag, ExchangesTag, TagCount };
     struct IoState; // lives on the I/O thread: the compile pool
 
     // Runs `job` on a thread; `done` gets its result on the GUI thread unless the Engine is gone.

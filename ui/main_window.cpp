@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "candidate_pane.h"
+#include "gen/factory.h"
 #include "graph_view.h"
 #include "message_bar.h"
 #include "model/format.h"
@@ -25,6 +26,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -48,6 +50,8 @@ MainWindow::MainWindow(Settings *settings, Engine *engine, QWidget *parent)
     config.workerArgv = splitCommandLine(m_settings->workerCommand().toStdString());
     m_engine->setConfig(config);
     m_search->setSettings(m_settings->searchSettings());
+    for (const std::string &name : generatorNames())
+        m_search->setGeneratorChoice(m_settings->generatorChoice(qs(name)));
     m_search->setGenerator(m_settings->generator());
     m_search->setWorkerCommand(m_settings->workerCommand());
 
@@ -165,7 +169,13 @@ void MainWindow::buildViews()
     };
     dock(tr("Search tree"), QStringLiteral("outlineDock"), outlinePane, Qt::LeftDockWidgetArea);
     m_search = new SearchPanel(this);
-    dock(tr("Search"), QStringLiteral("searchDock"), m_search, Qt::RightDockWidgetArea);
+    // With a language model's fields the panel can be taller than the window: it scrolls then.
+    auto *searchScroll = new QScrollArea(this);
+    searchScroll->setWidget(m_search);
+    searchScroll->setWidgetResizable(true);
+    searchScroll->setFrameShape(QFrame::NoFrame);
+    searchScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    dock(tr("Search"), QStringLiteral("searchDock"), searchScroll, Qt::RightDockWidgetArea);
     m_console = new QPlainTextEdit(this);
     m_console->setObjectName(QStringLiteral("console"));
     m_console->setReadOnly(true);
@@ -200,10 +210,12 @@ void MainWindow::buildViews()
     });
     connect(m_candidate, &CandidatePane::exportRequested, this, [this] { onExportSelected(); });
     connect(m_candidate, &CandidatePane::profileRequested, m_engine, &Engine::profile);
+    connect(m_candidate, &CandidatePane::exchangesRequested, m_engine, &Engine::loadExchanges);
     connect(m_problems, &ProblemPage::newSessionRequested, this, [this] { onNew(); });
     connect(m_problems, &ProblemPage::addFolderRequested, this, &MainWindow::onAddProblemFolder);
     connect(m_search, &SearchPanel::startRequested, this, &MainWindow::onStart);
     connect(m_search, &SearchPanel::cancelRequested, m_engine, &Engine::cancel);
+    connect(m_search, &SearchPanel::inputChanged, this, &MainWindow::updateActions);
     connect(m_search, &SearchPanel::workerCommandChanged, this, [this](const QString &c) {
         m_settings->setWorkerCommand(c);
         EngineConfig config = m_engine->config();
@@ -223,8 +235,8 @@ void MainWindow::connectEngine()
         } else {
             m_gpuBanner->showMessage(MessageBar::Kind::Warning,
                                      tr("<b>No NVIDIA GPU available</b> (%1). Browsing problems, opening sessions, "
-                                        "editing, compile checks with NVRTC and export work; searches, re-benchmarks "
-                                        "and profiles need a GPU.")
+                                        "editing, compile checks with NVRTC, compile-only searches and export work; "
+                                        "searches, re-benchmarks and profiles need a GPU.")
                                          .arg(g.reason.toHtmlEscaped()));
             log(tr("No GPU: %1").arg(g.reason));
         }
@@ -245,6 +257,7 @@ void MainWindow::connectEngine()
     });
     connect(m_engine, &Engine::compileChecked, m_candidate, &CandidatePane::showCompileReport);
     connect(m_engine, &Engine::profiled, m_candidate, &CandidatePane::showProfile);
+    connect(m_engine, &Engine::exchangesLoaded, m_candidate, &CandidatePane::showExchanges);
     connect(m_engine, &Engine::searchStarted, this, [this] {
         m_search->setRunning(true);
         log(tr("Search started"));
@@ -289,8 +302,12 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         if (s->problem)
             m_problems->selectProblem(qs(s->problem->name));
         m_search->setSettings(s->settings);
-        if (!s->meta.generator.empty() && s->meta.generator != "manual")
-            m_search->setGenerator(qs(s->meta.generator));
+        if (!s->meta.generator.empty() && s->meta.generator != "manual") {
+            // The server and model the session used, so that Start continues with the same.
+            const QString name = qs(s->meta.generator);
+            m_search->setGeneratorChoice(withSessionSettings(m_search->generatorChoice(name), s->generatorSettings));
+            m_search->setGenerator(name);
+        }
         log(tr("Opened %1 (%2, %3 nodes%4)")
                 .arg(qs(s->path), qs(s->meta.problemName))
                 .arg(s->nodes.size())
@@ -367,17 +384,21 @@ void MainWindow::showInfo(const QString &message)
 
 void MainWindow::log(const QString &line) { m_console->appendPlainText(line); }
 
-QString MainWindow::startBlockedReason() const
+QString MainWindow::startBlockedReason(bool withFields) const
 {
     const GpuStatus &g = m_engine->gpu();
     if (!m_session)
         return tr("open or create a session first (File ▸ New or Open)");
     if (m_session->readOnly)
         return tr("this session is read-only (a shipped example or a protected file): use Save As to continue it");
-    if (g.checked && !g.present)
-        return tr("searches need an NVIDIA GPU: %1").arg(g.reason);
+    // A compile-only search needs a worker (it loads the problem on the CPU), not a GPU.
+    const bool compileOnly = m_search->settings().compileOnly;
+    if (g.checked && !g.present && !compileOnly)
+        return tr("searches need an NVIDIA GPU: %1 (or check Compile only)").arg(g.reason);
     if (!g.checked)
         return tr("still looking for a GPU");
+    if (withFields && !m_search->problem().isEmpty())
+        return m_search->problem();
     return {};
 }
 
@@ -407,6 +428,8 @@ void MainWindow::closeEvent(QCloseEvent *e)
     m_settings->setWindow(saveGeometry(), saveState(Settings::kWindowStateVersion));
     m_settings->setSearchSettings(m_search->settings());
     m_settings->setGenerator(m_search->generator());
+    for (const GeneratorChoice &c : m_search->generatorChoices())
+        m_settings->setGeneratorChoice(c);
     e->accept();
 }
 

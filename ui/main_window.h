@@ -92,7 +92,9 @@ private:
     void showError(const QString &what, const QString &message);
     void showInfo(const QString &message);
     void log(const QString &line);
-    QString startBlockedReason() const;
+    // Why Start is unavailable ("" when it is); `withFields` adds the search panel's own check of
+    // the generator's fields, which the panel shows beside them.
+    QString startBlockedReason(bool withFields = true) const;
     QString askSaveFile(const QString &title, const QString &filter, const QString &suggested);
     // Menu handlers that ask for a file.
     void onNew();

@@ -180,7 +180,7 @@ void MainWindow::updateActions()
     const bool candidate = n && n->isCandidate();
     const QString blocked = startBlockedReason();
     const bool searching = m_engine->searching();
-    m_search->setStartBlocked(searching ? QString() : blocked);
+    m_search->setStartBlocked(searching ? QString() : startBlockedReason(false));
     action(QStringLiteral("actionStart"))->setEnabled(blocked.isEmpty() && !searching && !m_engine->gpuBusy());
     action(QStringLiteral("actionStart"))->setToolTip(blocked.isEmpty() ? tr("Start the search (F5)") : tr("Start is unavailable: %1").arg(blocked));
     action(QStringLiteral("actionCancel"))->setEnabled(searching || m_engine->gpuBusy());
@@ -362,7 +362,9 @@ void MainWindow::onStart()
     }
     m_settings->setSearchSettings(s);
     m_settings->setGenerator(m_search->generator());
-    m_engine->startSearch(s, m_search->generator());
+    for (const GeneratorChoice &c : m_search->generatorChoices())
+        m_settings->setGeneratorChoice(c);
+    m_engine->startSearch(s, m_search->generatorChoice());
 }
 
 } // namespace kf::ui

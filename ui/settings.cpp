@@ -13,6 +13,12 @@ const QString ProblemFolders = QStringLiteral("problems/folders");
 const QString WorkerCommand = QStringLiteral("engine/workerCommand");
 const QString Generator = QStringLiteral("search/generator");
 const QString Search = QStringLiteral("search/settings"); // the session JSON form
+// Under "generators/<name>/": the fields of a language-model generator.
+const QString BaseUrl = QStringLiteral("baseUrl");
+const QString Model = QStringLiteral("model");
+const QString KeySource = QStringLiteral("keySource");
+const QString KeyEnv = QStringLiteral("keyEnv");
+const QString KeyFile = QStringLiteral("keyFile");
 const QString LastFolder = QStringLiteral("files/lastFolder");
 const QString Geometry = QStringLiteral("window/geometry");
 const QString State = QStringLiteral("window/state");
@@ -65,6 +71,34 @@ QString Settings::generator() const
     return m_settings->value(key::Generator, QStringLiteral("builtin")).toString();
 }
 void Settings::setGenerator(const QString &g) { m_settings->setValue(key::Generator, g); }
+
+static QString generatorKey(const QString &generator, const QString &field)
+{
+    return QStringLiteral("generators/%1/%2").arg(generator, field);
+}
+
+GeneratorChoice Settings::generatorChoice(const QString &generator) const
+{
+    GeneratorChoice c;
+    c.name = generator;
+    c.baseUrl = m_settings->value(generatorKey(generator, key::BaseUrl)).toString();
+    c.model = m_settings->value(generatorKey(generator, key::Model)).toString();
+    c.keySource = parseKeySource(m_settings->value(generatorKey(generator, key::KeySource)).toString());
+    c.keyEnv = m_settings->value(generatorKey(generator, key::KeyEnv)).toString();
+    c.keyFile = m_settings->value(generatorKey(generator, key::KeyFile)).toString();
+    return c;
+}
+
+void Settings::setGeneratorChoice(const GeneratorChoice &c)
+{
+    if (!c.asksModel())
+        return; // the built-in generator has no fields
+    m_settings->setValue(generatorKey(c.name, key::BaseUrl), c.baseUrl);
+    m_settings->setValue(generatorKey(c.name, key::Model), c.model);
+    m_settings->setValue(generatorKey(c.name, key::KeySource), toString(c.keySource));
+    m_settings->setValue(generatorKey(c.name, key::KeyEnv), c.keyEnv);
+    m_settings->setValue(generatorKey(c.name, key::KeyFile), c.keyFile);
+}
 
 SearchSettings Settings::searchSettings() const
 {

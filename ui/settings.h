@@ -2,6 +2,7 @@
 // The workbench's settings: every key declared once with its type and default, read and written
 // through QSettings. Jobs copy what they need when they start (EngineConfig, SearchSettings), so a
 // change never reaches a job that is already running. Saved window state carries a version.
+#include "generator_choice.h"
 #include "search/settings.h"
 
 #include <QByteArray>
@@ -34,6 +35,10 @@ public:
 
     QString generator() const;               // "builtin"
     void setGenerator(const QString &);
+    // The fields of a language-model generator (server, model, where the key is): per generator,
+    // as openai and anthropic servers differ. Never a key itself.
+    GeneratorChoice generatorChoice(const QString &generator) const;
+    void setGeneratorChoice(const GeneratorChoice &);
 
     SearchSettings searchSettings() const;   // the last ones used, defaults otherwise
     void setSearchSettings(const SearchSettings &);

@@ -6,6 +6,7 @@
 #include "search/trajectory.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QClipboard>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -15,6 +16,8 @@
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace kf::ui {
 
@@ -43,7 +46,23 @@ TrajectoryView::TrajectoryView(TrajectoryModel *model, QWidget *parent) : QWidge
     m_view->setModel(model);
     m_view->setItemDelegate(new NumberDelegate(m_view));
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setSectionResizeMode(TrajectoryModel::IdeaColumn, QHeaderView::Stretch);
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setStretchLastSection(false);
+    for (int c = 0; c < TrajectoryModel::ColumnCount; ++c)
+        header->setSectionResizeMode(c, c == TrajectoryModel::IdeaColumn ? QHeaderView::Interactive
+                                                                         : QHeaderView::ResizeToContents);
+    // Shown last, so every number stays in view however long the titles are; Copy keeps the
+    // model's order.
+    header->moveSection(header->visualIndex(TrajectoryModel::IdeaColumn), TrajectoryModel::ColumnCount - 1);
+    m_view->setTextElideMode(Qt::ElideRight);
+    m_view->setWordWrap(false);
+    m_view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    // The numbers' widths follow their contents; the idea takes what they leave.
+    connect(header, &QHeaderView::sectionResized, this, [this](int section) {
+        if (section != TrajectoryModel::IdeaColumn)
+            fitIdeaColumn();
+    });
+    m_view->viewport()->installEventFilter(this);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setAlternatingRowColors(true);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -64,6 +83,25 @@ TrajectoryView::TrajectoryView(TrajectoryModel *model, QWidget *parent) : QWidge
         if (const qint64 node = i.data(NodeIdRole).toLongLong())
             emit nodeActivated(node);
     });
+}
+
+bool TrajectoryView::eventFilter(QObject *o, QEvent *e)
+{
+    if (o == m_view->viewport() && e->type() == QEvent::Resize)
+        fitIdeaColumn();
+    return QWidget::eventFilter(o, e);
+}
+
+void TrajectoryView::fitIdeaColumn()
+{
+    QHeaderView *h = m_view->horizontalHeader();
+    int others = 0;
+    for (int c = 0; c < h->count(); ++c)
+        if (c != TrajectoryModel::IdeaColumn && !h->isSectionHidden(c))
+            others += h->sectionSize(c);
+    const int width = std::max(kIdeaMinWidth, m_view->viewport()->width() - others);
+    if (h->sectionSize(TrajectoryModel::IdeaColumn) != width)
+        h->resizeSection(TrajectoryModel::IdeaColumn, width);
 }
 
 void TrajectoryView::copy() { QApplication::clipboard()->setText(m_model->toTsv()); }

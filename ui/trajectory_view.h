@@ -1,6 +1,9 @@
 #pragma once
 // The trajectory table (round, best ms, % of reference, idea), as in the CRFM Conv2D table, with
 // Copy (tab-separated, for spreadsheets) and Export CSV (the same CSV as kernelforge-cli report --csv).
+// The numbers take the width they need; the idea's title comes last and takes the rest, and at
+// least kIdeaMinWidth, past which the table scrolls sideways rather than cutting titles to a few
+// letters.
 #include "model/session_snapshot.h"
 
 #include <QWidget>
@@ -14,6 +17,8 @@ class TrajectoryModel;
 class TrajectoryView : public QWidget {
     Q_OBJECT
 public:
+    static constexpr int kIdeaMinWidth = 200;
+
     TrajectoryView(TrajectoryModel *model, QWidget *parent = nullptr);
     QTableView *view() const { return m_view; }
 
@@ -26,7 +31,12 @@ signals:
     void nodeActivated(std::int64_t node);
     void message(const QString &text, bool error);
 
+protected:
+    bool eventFilter(QObject *, QEvent *) override;
+
 private:
+    void fitIdeaColumn();
+
     TrajectoryModel *m_model;
     QTableView *m_view;
 };

@@ -1,14 +1,19 @@
 // Drives the real main window with QTest: open a shipped example, follow one selection through
 // the outline, graph, editor, metrics and chart; damaged and foreign files; a compile error marked
-// in the editor; export a .cu and build it with nvcc; Save As; the no-GPU state; saved window state.
+// in the editor; export a .cu and build it with nvcc; Save As; the no-GPU state; saved window state;
+// the model exchanges behind a node; the trajectory table's idea column.
 #include "candidate_pane.h"
 #include "cuda_editor.h"
+#include "exchange_view.h"
 #include "graph_view.h"
 #include "gui_support.h"
+#include "llm_session.h"
 #include "message_bar.h"
 #include "model/format.h"
+#include "model/exchange_model.h"
 #include "model/metrics_model.h"
 #include "model/outline_filter.h"
+#include "model/trajectory_model.h"
 #include "model/points_model.h"
 #include "model/roles.h"
 #include "round_chart.h"
@@ -18,6 +23,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -27,7 +33,9 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QPushButton>
+#include <QHeaderView>
 #include <QScatterSeries>
+#include <QTableView>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QTreeView>
@@ -50,6 +58,7 @@ private slots:
     void compileErrorIsMarked();
     void exportBuildsWithNvcc();
     void exportBankAndTrajectory();
+    void exchangesTab();
     void saveAsMakesAWritableCopy();
     void followsAnotherWriter();
     void withoutGpu();
@@ -269,10 +278,78 @@ void TestMainWindow::exportBankAndTrajectory()
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readLine().startsWith("round,best_ms,percent_of_reference"));
 
+    // The idea's title takes the width the numbers leave, and never less than its floor.
+    w.showView(MainWindow::TrajectoryTab);
+    QTableView *table = w.trajectory()->view();
+    QHeaderView *header = table->horizontalHeader();
+    auto others = [&] {
+        int sum = 0;
+        for (int c = 0; c < TrajectoryModel::ColumnCount; ++c)
+            sum += c == TrajectoryModel::IdeaColumn ? 0 : header->sectionSize(c);
+        return sum;
+    };
+    QTRY_VERIFY(header->sectionSize(TrajectoryModel::IdeaColumn) >= TrajectoryView::kIdeaMinWidth);
+    w.resize(2600, 950);
+    QTRY_COMPARE(header->sectionSize(TrajectoryModel::IdeaColumn), table->viewport()->width() - others());
+    QVERIFY(header->sectionSize(TrajectoryModel::IdeaColumn) > TrajectoryView::kIdeaMinWidth);
+    const QModelIndex idea = w.trajectoryModel()->index(0, TrajectoryModel::IdeaColumn);
+    QCOMPARE(idea.data(Qt::ToolTipRole).toString(), idea.data().toString());
+
     const QString png = wb.dir.filePath(QStringLiteral("chart.png"));
     w.showView(MainWindow::ChartTab);
     QVERIFY(w.saveChart(png));
     QVERIFY(QImage(png).width() > 100);
+}
+
+void TestMainWindow::exchangesTab()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    w.resize(1400, 900);
+    w.show();
+    const QString file = wb.dir.filePath(QStringLiteral("llm.kfsession"));
+    auto written = writeLlmSession(file.toStdString());
+    QVERIFY2(written, written ? "" : written.error().text().c_str());
+    QVERIFY(wb.open(file));
+    CandidatePane *pane = w.candidate();
+    ExchangeView *view = pane->exchanges();
+    QCOMPARE(pane->tabs()->tabText(CandidatePane::ExchangesTab), QStringLiteral("Exchanges"));
+    // The search panel takes the session's generator, server and model, so Start continues with them.
+    const GeneratorChoice choice = w.searchPanel()->generatorChoice();
+    QCOMPARE(choice.name, QStringLiteral("openai"));
+    QCOMPARE(choice.baseUrl, QStringLiteral("http://127.0.0.1:8000/v1"));
+    QCOMPARE(choice.model, QStringLiteral("test-model"));
+    QVERIFY(choice.keySource == KeySource::None);
+    QVERIFY(w.searchPanel()->problem().isEmpty());
+
+    // Read on the I/O thread: the tab says so until the answer comes.
+    w.selectNode(written->candidate);
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab);
+    QCOMPARE(view->message(), QStringLiteral("Reading the exchanges…"));
+    QTRY_VERIFY(view->text().contains(QString::fromUtf8(kTestPrompt)));
+    QVERIFY(view->text().contains(QString::fromUtf8(kTestAnswer)));
+    QCOMPARE(view->model()->rowCount(), 1);
+    QCOMPARE(view->model()->index(0, ExchangeModel::ModelColumn).data().toString(), QStringLiteral("test-model"));
+    QCOMPARE(view->model()->index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("implement"));
+    QCOMPARE(view->model()->index(0, ExchangeModel::CostColumn).data().toString(), QStringLiteral("0.0112"));
+    QVERIFY(view->find(QStringLiteral("shared memory")));
+    QVERIFY(view->find(QStringLiteral("shared memory"))); // the next one, or the first again
+    QVERIFY(!view->find(QStringLiteral("not in this exchange")));
+
+    // The idea shows the answer that proposed it; a round has none to show.
+    w.selectNode(written->idea);
+    QTRY_COMPARE(view->model()->index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("ideas"));
+    QVERIFY(view->text().contains(QStringLiteral("Propose 1 new idea")));
+    w.selectNode(written->round);
+    QVERIFY(view->showsMessage());
+    QVERIFY(view->message().startsWith(QStringLiteral("Select an idea or a candidate")));
+
+    // A node of the built-in generator.
+    QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
+    QTRY_VERIFY(w.selectedNode() != 0);
+    QCOMPARE(pane->tabs()->currentIndex(), int(CandidatePane::ExchangesTab));
+    QTRY_COMPARE(view->message(),
+                 QStringLiteral("This node was produced by the built-in generator; it has no model exchanges."));
 }
 
 void TestMainWindow::saveAsMakesAWritableCopy()
@@ -355,6 +432,10 @@ void TestMainWindow::withoutGpu()
     w.saveSessionAs(wb.dir.filePath(QStringLiteral("copy.kfsession")));
     QVERIFY(opened.wait(10000));
     QVERIFY(w.searchPanel()->startButton()->toolTip().contains(QStringLiteral("NVIDIA GPU")));
+    // A compile-only search needs a worker, not a GPU.
+    w.searchPanel()->findChild<QCheckBox *>(QStringLiteral("compileOnly"))->setChecked(true);
+    QVERIFY2(w.searchPanel()->startButton()->isEnabled(), qPrintable(w.searchPanel()->startButton()->toolTip()));
+    QVERIFY(w.action(QStringLiteral("actionStart"))->isEnabled());
 }
 
 void TestMainWindow::shortcutsAndFilter()

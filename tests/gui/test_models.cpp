@@ -1,7 +1,10 @@
 // The workbench's models over the shipped example sessions: QAbstractItemModelTester on each, a
 // golden text dump of the outline, incremental updates while a session grows, filtering and
-// sorting, and the small computations the views show (metrics, occupancy, diff, ncu reports).
+// sorting, the small computations the views show (metrics, occupancy, diff, ncu reports), and a
+// node's model exchanges in a session written with the store's API.
 #include "engine_jobs.h"
+#include "llm_session.h"
+#include "model/exchange_model.h"
 #include "model/line_diff.h"
 #include "model/metrics_model.h"
 #include "model/occupancy.h"
@@ -66,6 +69,7 @@ private slots:
     void occupancy();
     void diff();
     void ncuReport();
+    void exchanges();
 };
 
 void TestGuiModels::modelTester_data()
@@ -321,6 +325,53 @@ void TestGuiModels::ncuReport()
     QCOMPARE(r.stalls.size(), 2);
     QVERIFY(r.stalls[0].startsWith(QStringLiteral("long scoreboard")));
     QVERIFY(!parseNcuCsv(csv, {QStringLiteral("other")}).ok);
+}
+
+void TestGuiModels::exchanges()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("llm.kfsession")).toStdString();
+    auto written = test::writeLlmSession(path);
+    QVERIFY2(written, written ? "" : written.error().text().c_str());
+
+    const ExchangesPtr forCandidate = readExchanges(path, written->candidate);
+    QVERIFY2(forCandidate->error.empty(), forCandidate->error.c_str());
+    QCOMPARE(forCandidate->records.size(), std::size_t(1));
+    ExchangeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setExchanges(forCandidate);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, ExchangeModel::IdColumn).data().toString(), QStringLiteral("#%1").arg(written->implementExchange));
+    QCOMPARE(model.index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("implement"));
+    QCOMPARE(model.index(0, ExchangeModel::ModelColumn).data().toString(), QStringLiteral("test-model"));
+    QCOMPARE(model.index(0, ExchangeModel::PromptTokensColumn).data(SortRole).toLongLong(), 2400);
+    QCOMPARE(model.index(0, ExchangeModel::CompletionTokensColumn).data(SortRole).toLongLong(), 800);
+    QCOMPARE(model.index(0, ExchangeModel::CostColumn).data().toString(), QStringLiteral("0.0112"));
+    QCOMPARE(model.index(0, ExchangeModel::OutcomeColumn).data().toString(), QStringLiteral("used"));
+    QCOMPARE(model.index(0, 0).data(NodeIdRole).toLongLong(), written->candidate);
+
+    const QString text = exchangeText(*model.record(0));
+    for (const QString &part : {QString::fromUtf8(test::kTestPrompt), QString::fromUtf8(test::kTestAnswer),
+                                QStringLiteral("test-model"), QStringLiteral("=== Thinking ==="),
+                                QStringLiteral("cost 0.0112")})
+        QVERIFY2(text.contains(part), qPrintable(part));
+    QVERIFY(text.indexOf(QStringLiteral("=== Prompt ===")) < text.indexOf(QStringLiteral("=== Answer ===")));
+
+    // The idea has its own exchange; a round has none; a file that is not there says so.
+    model.setExchanges(readExchanges(path, written->idea));
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("ideas"));
+    model.setExchanges(readExchanges(path, written->round));
+    QCOMPARE(model.rowCount(), 0);
+    model.setExchanges(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+    QVERIFY(!readExchanges(dir.filePath(QStringLiteral("none.kfsession")).toStdString(), 1)->error.empty());
+
+    // The shipped examples were made by the built-in generator: no exchanges at all.
+    const SnapshotPtr softmax = load(example(QStringLiteral("softmax")));
+    const ExchangesPtr builtin = readExchanges(softmax->path, softmax->bestNode);
+    QVERIFY2(builtin->error.empty(), builtin->error.c_str());
+    QVERIFY(builtin->records.empty());
 }
 
 QTEST_MAIN(TestGuiModels)

@@ -1,7 +1,11 @@
 // Renders the main window with a shipped example session and saves a PNG of each main view into
 // the test's output folder (KF_SCREENSHOT_DIR), for people to look at. It checks that every
-// picture was written and is not blank.
+// picture was written and is not blank. A small session as an LLM search writes it shows the
+// Exchanges tab and the search panel's language-model fields.
 #include "candidate_pane.h"
+#include "exchange_view.h"
+#include "llm_session.h"
+#include "search_panel.h"
 #include "problem_page.h"
 #include "gui_support.h"
 #include "round_chart.h"
@@ -10,8 +14,10 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QComboBox>
 #include <QDir>
 #include <QImage>
+#include <QLineEdit>
 #include <QTabWidget>
 
 using namespace kf::ui;
@@ -74,6 +80,9 @@ void TestScreenshots::views()
     save(pane, QStringLiteral("candidate-idea"));
     pane->tabs()->setCurrentIndex(CandidatePane::LogTab);
     save(pane, QStringLiteral("candidate-log"));
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab);
+    QTRY_VERIFY(!pane->exchanges()->message().startsWith(QStringLiteral("Reading")));
+    save(pane, QStringLiteral("candidate-exchanges-builtin"));
     pane->tabs()->setCurrentIndex(CandidatePane::SourceTab);
     save(pane, QStringLiteral("candidate-source"));
     wb.window->showView(MainWindow::GraphTab);
@@ -87,6 +96,29 @@ void TestScreenshots::views()
         save(pane, QStringLiteral("candidate-ptx"));
     else
         qInfo("no PTX picture: %s", qPrintable(compiled.first().at(0).value<CompileReport>().error));
+
+    // An LLM session: the exchange behind a candidate, and the search panel's model fields.
+    const QString llm = wb.dir.filePath(QStringLiteral("llm.kfsession"));
+    auto written = writeLlmSession(llm.toStdString());
+    QVERIFY2(written, written ? "" : written.error().text().c_str());
+    QVERIFY(wb.open(llm));
+    pane->tabs()->setCurrentIndex(CandidatePane::ExchangesTab); // first, so no PTX is compiled
+    wb.window->selectNode(written->candidate);
+    QTRY_VERIFY(!pane->exchanges()->text().isEmpty());
+    save(wb.window.get(), QStringLiteral("main-exchanges"));
+    save(pane, QStringLiteral("candidate-exchanges"));
+    SearchPanel *panel = wb.window->searchPanel();
+    save(panel, QStringLiteral("search-panel-llm"));
+    // A key variable that is not set, then no model: each named beside its field.
+    qunsetenv("KF_SCREENSHOT_UNSET_KEY");
+    auto *source = panel->findChild<QComboBox *>(QStringLiteral("keySource"));
+    source->setCurrentIndex(source->findData(int(KeySource::Environment)));
+    panel->findChild<QLineEdit *>(QStringLiteral("keyEnv"))->setText(QStringLiteral("KF_SCREENSHOT_UNSET_KEY"));
+    QVERIFY(panel->problem().startsWith(QStringLiteral("API key:")));
+    save(panel, QStringLiteral("search-panel-llm-key"));
+    panel->findChild<QLineEdit *>(QStringLiteral("model"))->clear();
+    QVERIFY(panel->problem().startsWith(QStringLiteral("Model:")));
+    save(panel, QStringLiteral("search-panel-llm-model"));
 }
 
 QTEST_MAIN(TestScreenshots)

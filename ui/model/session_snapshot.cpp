@@ -75,6 +75,8 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
         s->problemError = p.error().text();
     if (auto st = settingsFromJson(s->meta.settings))
         s->settings = *st;
+    if (auto gs = store.metaJson(session_meta::GeneratorSettings))
+        s->generatorSettings = *gs;
     if (auto c = store.metaJson("ceilings"); c && c->is_object()) {
         try {
             s->ceilings = c->get<Ceilings>();

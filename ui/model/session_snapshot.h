@@ -43,6 +43,7 @@ struct SessionSnapshot {
     std::optional<Problem> problem;   // parsed from the session's own problem text
     std::string problemError;         // why it did not parse
     SearchSettings settings;
+    nlohmann::json generatorSettings; // meta generator_settings (never a key), null when absent
     Ceilings ceilings;                // meta "ceilings", zero when unknown
     double eagerMs = 0;               // the eager baseline's median
     double compiledMs = 0;            // torch.compile's median (meta "torch_compile"), 0 when unknown

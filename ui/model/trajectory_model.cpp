@@ -54,6 +54,8 @@ QVariant TrajectoryModel::data(const QModelIndex &index, int role) const
         }
     } else if (role == NodeIdRole) {
         return qint64(r.bestNode);
+    } else if (role == Qt::ToolTipRole && index.column() == IdeaColumn && !r.idea.empty()) {
+        return qs(r.idea); // the whole title where the column cuts it short
     } else if (role == Qt::FontRole && r.improved && index.column() == BestMsColumn) {
         QFont f;
         f.setBold(true);
