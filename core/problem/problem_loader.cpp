@@ -535,7 +535,7 @@ private:
         const toml::node *n = root.get("module_data");
         if (!n) {
             if (p.isModule() && m_needModule)
-                fail(root.get("reference"), "reference.module",
+                fail(root.get("reference")->as_table()->get("module"), "reference.module",
                      "the module's bytes are not in this text: read the file with its module beside it, or send "
                      "the text that loading it made (with [module_data])");
             return;

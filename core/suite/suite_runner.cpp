@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -34,6 +35,13 @@ std::string fileOf(const Error &e)
     const std::string &w = e.where;
     std::size_t toml = w.find(".toml");
     return toml == std::string::npos ? w : w.substr(0, toml + 5);
+}
+
+std::string msText(double ms)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f ms", ms);
+    return b;
 }
 
 double secondsSince(std::chrono::steady_clock::time_point t)
@@ -258,7 +266,7 @@ void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, int gpu
     nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
     if (j.is_object() && j.value("compile_ms", 0.0) > 0) {
         e.compileMs = j["compile_ms"].get<double>();
-        say(e.name, "torch.compile: " + std::to_string(e.compileMs) + " ms");
+        say(e.name, "torch.compile: " + msText(e.compileMs));
         return;
     }
     if (j.is_object() && j.contains("compile_error"))
@@ -385,7 +393,7 @@ void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std
     if (settings.compileOnly && e.status == suite_status::Done)
         e.reason = "compile only: " + std::to_string(e.candidates) + " candidates, none timed; " + e.reason;
     say(label, e.status == suite_status::Done
-                   ? (e.bestMs > 0 ? "best " + std::to_string(e.bestMs) + " ms" : std::string("no correct kernel")) +
+                   ? (e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel")) +
                          " (" + e.reason + ")"
                    : e.status + ": " + e.reason);
     update(e);
