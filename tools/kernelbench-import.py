@@ -337,14 +337,14 @@ def torch_tensor_type():
     return [x.to(device) if hasattr(x, "to") else x for x in xs]
 
 
-def outputs_of(result, what):
+def outputs_of(path, result, what):
     import torch
     outs = list(result) if isinstance(result, (tuple, list)) else [result]
     for i, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
-            raise Failure(f"{what} returns a {type(o).__name__} (output {i}); KernelForge problems return tensors")
+            raise Failure(f"{path}: {what} returns a {type(o).__name__} (output {i}); KernelForge problems return tensors")
     if not outs:
-        raise Failure(f"{what} returns nothing")
+        raise Failure(f"{path}: {what} returns nothing")
     return outs
 
 
@@ -355,12 +355,11 @@ def output_specs(model, specs):
     try:
         meta_model = copy.deepcopy(model).to("meta")
         with torch.no_grad():
-            outs = outputs_of(meta_model(*[torch.empty(s.shape, dtype=s.dtype, device="meta") for s in specs]), "forward")
+            outs = meta_model(*[torch.empty(s.shape, dtype=s.dtype, device="meta") for s in specs])
+        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         return [(list(o.shape), o.dtype) for o in outs]
-    except Failure:
-        raise
     except Exception:
-        return None
+        return None  # a real run says what is wrong
 
 
 def script_or_trace(path, model, make_inputs):
@@ -423,7 +422,7 @@ def convert(path, name, out_dir, args):
     if check or outputs is None:
         with torch.no_grad():
             run_model = copy.deepcopy(model).to(device)
-            eager = outputs_of(call(path, "forward", run_model, *make_inputs(device)), "forward")
+            eager = outputs_of(path, call(path, "forward", run_model, *make_inputs(device)), "forward")
         outputs = [(list(o.shape), o.dtype) for o in eager]
         del run_model
 
@@ -433,7 +432,8 @@ def convert(path, name, out_dir, args):
     if eager is not None:
         with torch.no_grad():
             moved = copy.deepcopy(saved).to(device)
-            got = outputs_of(call(path, f"the {method}d module", moved, *make_inputs(device)), f"the {method}d module")
+            got = outputs_of(path, call(path, f"the {method}d module", moved, *make_inputs(device)),
+                             f"the {method}d module")
         for i, (a, b) in enumerate(zip(got, eager)):
             if a.shape != b.shape or not torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6, equal_nan=True):
                 raise Failure(f"{path}: the {method}d module's output {i} differs from the eager model's")

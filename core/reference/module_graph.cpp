@@ -119,6 +119,20 @@ struct Lowering {
     std::string where;
     std::shared_ptr<Graph> graph;
     std::map<std::string, std::size_t> paramOf; // attribute path -> index among p.params
+    std::map<const Node *, std::string> undeclared; // tensors no parameter names (num_batches_tracked)
+
+    // A tensor no [[params]] table names that forward still reads after folding.
+    Status undeclaredRead() const
+    {
+        std::vector<Node *> left;
+        collect(graph->block(), c10::prim::GetAttr, left);
+        for (const Node *n : left)
+            if (auto it = undeclared.find(n); it != undeclared.end())
+                return makeError("reference", "forward reads the module's tensor `" + it->second +
+                                                  "`, which no [[params]] table names as its attribute (re-import the problem)",
+                                 where);
+        return Ok{};
+    }
 
     // Every prim::GetAttr chain that starts at the module: submodules are followed, tensors become
     // the parameter inputs, and everything else (ints, floats, strings, None) becomes a constant.
@@ -141,10 +155,9 @@ struct Lowering {
             } else if (v.isTensor()) {
                 auto at = paramOf.find(path);
                 if (at == paramOf.end())
-                    return makeError("reference", "forward reads the module's tensor `" + path +
-                                                      "`, which no [[params]] table names as its attribute (re-import the problem)",
-                                     where);
-                n->output()->replaceAllUsesWith(graph->inputs()[1 + p.inputs.size() + at->second]);
+                    undeclared[n] = path; // an error only if it is still read once the graph is folded
+                else
+                    n->output()->replaceAllUsesWith(graph->inputs()[1 + p.inputs.size() + at->second]);
             } else {
                 torch::jit::WithInsertPoint guard(n);
                 try {
@@ -235,6 +248,8 @@ Result<LoweredModule> lowerModule(const Problem &p)
     torch::jit::EliminateDeadCode(l.graph);
     dropDeadLoops(g);
     torch::jit::EliminateDeadCode(l.graph);
+    if (Status s = l.undeclaredRead(); !s)
+        return s.error();
     if (g.inputs()[0]->hasUses())
         return makeError("reference", "forward uses the module itself (" +
                                           std::string(g.inputs()[0]->uses()[0].user->kind().toQualString()) +

@@ -79,7 +79,8 @@ ProblemCoverage coverageOf(const std::vector<OpNode> &graph, const Problem &prob
         }
         reasons += (reasons.empty() ? "" : "; ") + d.id + ": " + why;
     }
-    c.stoppedBy = pattern->anchor;
+    // A row op after a product (softmax of attention scores) is what the templates do not fuse.
+    c.stoppedBy = pattern->rowOpAfter.empty() ? pattern->anchor : pattern->rowOpAfter;
     c.reason = any ? "no built-in idea fits (" + reasons + ")"
                    : "the catalogue has no idea for " + c.pattern + " yet (" +
                          (pattern->anchor.empty() ? std::string("elementwise ops") : pattern->anchor) + ")";
