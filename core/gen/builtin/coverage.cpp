@@ -29,8 +29,9 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "aten::rms_norm, or x * rsqrt(mean(x^2, -1, keepdim) + eps) [* weight] (x / sqrt(...) too) "
                      "over the last dim"});
         g.push_back({"matmul", {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm"},
-                     "of problem tensors (transposed views too), with a bias and an elementwise epilogue, optionally "
-                     "followed by softmax / log_softmax; several products may share one epilogue (SwiGLU)"});
+                     "one product of problem tensors (transposed views too) with a bias and an elementwise epilogue "
+                     "(inference batch_norm folds into it); a softmax after the product, or several products "
+                     "sharing an epilogue (SwiGLU), are recognised but no template computes them yet"});
         g.push_back({"conv2d", {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
                      "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
                      "batch_norm folds into it) and optionally one pooling after it"});
