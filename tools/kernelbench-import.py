@@ -362,6 +362,25 @@ def output_specs(model, specs):
         return None  # a real run says what is wrong
 
 
+def same_result(a, b):
+    """The module computes what the model does. Not bit for bit: on a GPU, cuDNN may pick another
+    algorithm (TF32 by default) for the second run; a wrong trace is off by far more."""
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    a, b = a.double(), b.double()
+    finite = torch.isfinite(b)
+    if not torch.equal(finite, torch.isfinite(a)):
+        return False
+    a, b = a[finite], b[finite]
+    if b.numel() == 0:
+        return True
+    rms = float(b.pow(2).mean().sqrt())
+    return bool(((a - b).abs() <= 1e-2 * (b.abs() + rms)).all())
+
+
 def script_or_trace(path, model, make_inputs):
     import torch
     try:
@@ -435,7 +454,7 @@ def convert(path, name, out_dir, args):
             got = outputs_of(path, call(path, f"the {method}d module", moved, *make_inputs(device)),
                              f"the {method}d module")
         for i, (a, b) in enumerate(zip(got, eager)):
-            if a.shape != b.shape or not torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6, equal_nan=True):
+            if not same_result(a, b):
                 raise Failure(f"{path}: the {method}d module's output {i} differs from the eager model's")
         del moved, got, eager
     else:
