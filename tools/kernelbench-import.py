@@ -125,8 +125,6 @@ class MetaFactories:
         return self
 
     def wrap(self, original, name, kind):
-        import torch
-
         def factory(*args, **kwargs):
             kwargs.pop("generator", None)
             if name.endswith("_like"):
@@ -331,10 +329,6 @@ def drop_dead_loops(graph):
 def torch_tensor_type():
     import torch
     return torch._C.TensorType.get()
-
-
-
-    return [x.to(device) if hasattr(x, "to") else x for x in xs]
 
 
 def outputs_of(path, result, what):
