@@ -8,6 +8,7 @@
 #include "suite/suite_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +28,28 @@ std::string sessionFor(const std::string &file)
     for (char c : s)
         out += c == '/' ? std::string("__") : std::string(1, c);
     return "sessions/" + out + ".kfsession";
+}
+
+// level1/2_gelu before level1/10_layernorm, as KernelBench numbers its problems.
+bool naturalLess(const std::string &a, const std::string &b)
+{
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit((unsigned char)a[i]) && std::isdigit((unsigned char)b[j])) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit((unsigned char)a[ei])) ++ei;
+            while (ej < b.size() && std::isdigit((unsigned char)b[ej])) ++ej;
+            const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+            if (na.size() != nb.size() || na != nb)
+                return na.size() != nb.size() ? na.size() < nb.size() : na < nb;
+            i = ei, j = ej;
+        } else {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i, ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
 }
 
 // The file an error from listProblems() is about: its `where` starts with the path.
@@ -149,7 +172,7 @@ Status SuiteRunner::prepare()
         entry.reason = e.text();
     }
     listing = {}; // module problems carry their modules: drop them until each one runs
-    std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return a.file < b.file; });
+    std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
     m_state.problems = std::move(entries);
     if (m_state.problems.empty())
         return makeError("io", "no problem files (*.toml) in the folder", m_options.folder);
@@ -392,10 +415,10 @@ void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std
     fillFromSession(e, *store);
     if (settings.compileOnly && e.status == suite_status::Done)
         e.reason = "compile only: " + std::to_string(e.candidates) + " candidates, none timed; " + e.reason;
-    say(label, e.status == suite_status::Done
-                   ? (e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel")) +
-                         " (" + e.reason + ")"
-                   : e.status + ": " + e.reason);
+    std::string outcome = e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel");
+    if (settings.compileOnly)
+        outcome = "compiled";
+    say(label, e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason);
     update(e);
 }
 
