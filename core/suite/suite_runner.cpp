@@ -162,8 +162,14 @@ Status SuiteRunner::prepare()
         entries.push_back(old ? *old : fresh);
         return entries.back();
     };
-    for (const Problem &p : listing.problems)
-        entryFor(p.path).name = p.name;
+    for (const Problem &p : listing.problems) {
+        SuiteEntry &e = entryFor(p.path);
+        if (e.status == suite_status::Failed && e.name.empty()) { // it did not parse before; now it does
+            e.status = suite_status::Pending;
+            e.reason.clear();
+        }
+        e.name = p.name;
+    }
     for (const Error &e : listing.errors) {
         if (fileOf(e) == m_options.folder)
             return e; // the folder itself could not be listed
@@ -179,8 +185,7 @@ Status SuiteRunner::prepare()
 
     m_queue.clear();
     for (SuiteEntry &e : m_state.problems) {
-        const bool parsed = !e.name.empty() || e.status != suite_status::Failed;
-        if (e.status == suite_status::Failed && m_options.retryFailed && parsed) {
+        if (e.status == suite_status::Failed && m_options.retryFailed && !e.name.empty()) {
             e.status = suite_status::Pending;
             e.reason.clear();
         }

@@ -175,6 +175,34 @@ private slots:
         QCOMPARE(entry(s, "p2.toml")->bestMs, 0.5);
     }
 
+    void failedProblemsAgain()
+    {
+        QTemporaryDir folder, out;
+        copyProblem("a_softmax.toml", folder.path(), "p1.toml");
+        copyProblem("c_other_names.toml", folder.path(), "p2.toml");
+        copyProblem("d_broken.toml", folder.path(), "p3.toml");
+        const QStringList args{folder.path(), "--out", out.path(), "--worker", KF_FAKE_WORKER, "--budget-per-problem",
+                               "2", "--torch-compile", "off"};
+        QCOMPARE(suite(args).code, 0);
+        QCOMPARE(entry(stateIn(out.path()), "p2.toml")->status, std::string(suite_status::Failed));
+        QCOMPARE(entry(stateIn(out.path()), "p3.toml")->status, std::string(suite_status::Failed));
+
+        // A failed search is tried again only when asked; a file that parses now joins by itself.
+        QVERIFY(QFile::remove(folder.path() + "/p3.toml"));
+        copyProblem("b_softmax.toml", folder.path(), "p3.toml");
+        const Run again = suite(args);
+        QCOMPARE(again.code, 0);
+        QVERIFY2(!again.out.contains("suite_c_other_names"), qPrintable(again.out));
+        SuiteState s = stateIn(out.path());
+        QCOMPARE(entry(s, "p3.toml")->status, std::string(suite_status::Done));
+        QCOMPARE(entry(s, "p3.toml")->bestMs, 0.5);
+
+        const Run retried = suite(args + QStringList{"--retry-failed"});
+        QCOMPARE(retried.code, 0);
+        QVERIFY2(retried.out.contains("suite_c_other_names: failed"), qPrintable(retried.out));
+        QVERIFY(!retried.out.contains("suite_a_softmax"));
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
