@@ -4,9 +4,10 @@
 Usage: compile-baseline.py PROBLEM.toml [--trials 100] [--json]
 Inputs follow the problem file (uniform [0,1) inputs, PyTorch-style parameter initialisers);
 each timed run follows a write of a buffer larger than the L2, and the median of `trials` is
-reported. Needs PyTorch with CUDA.
+reported. A module problem (tools/kernelbench-import.py) runs its original Python model, with the
+parameters of its saved module, as KernelBench times torch.compile. Needs PyTorch with CUDA.
 """
-import argparse, json, math, sys, tomllib
+import argparse, json, math, os, sys, tomllib, types
 
 import torch
 import torch.nn.functional as F
@@ -44,6 +45,18 @@ def make_tensor(spec, constants, device, param):
     return t.to(dtype) if dtype.is_floating_point else (t * 1000).to(dtype)
 
 
+def module_model(path, p):
+    """The KernelBench model of a module problem: its Python source, built as the importer built
+    it, with the saved module's parameters."""
+    module = types.ModuleType("kb_model")
+    exec(compile(p["reference"]["source"], path, "exec"), module.__dict__)
+    torch.manual_seed(42)
+    model = module.Model(*module.get_init_inputs()).eval()
+    saved = torch.jit.load(os.path.join(os.path.dirname(path), p["reference"]["module"]), map_location="cpu")
+    model.load_state_dict(saved.state_dict(), strict=False)
+    return model.cuda()
+
+
 def median_ms(fn, trials):
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     for _ in range(3):
@@ -71,10 +84,13 @@ def main():
     constants = p.get("constants", {})
     torch.manual_seed(0)
     tensors = [make_tensor(s, constants, "cuda", False) for s in p.get("inputs", [])]
-    tensors += [make_tensor(s, constants, "cuda", True) for s in p.get("params", [])]
-    scope = {"torch": TorchNamespace(), "Tensor": torch.Tensor, "List": list, "Tuple": tuple, "Optional": type(None)}
-    exec("from typing import List, Tuple, Optional\n" + p["reference"]["source"], scope)
-    forward = scope["forward"]
+    if "module" in p["reference"]:
+        forward = module_model(args.problem, p)
+    else:
+        tensors += [make_tensor(s, constants, "cuda", True) for s in p.get("params", [])]
+        scope = {"torch": TorchNamespace(), "Tensor": torch.Tensor, "List": list, "Tuple": tuple, "Optional": type(None)}
+        exec("from typing import List, Tuple, Optional\n" + p["reference"]["source"], scope)
+        forward = scope["forward"]
     result = {"problem": p["name"]}
     with torch.no_grad():
         result["eager_ms"] = median_ms(lambda: forward(*tensors), args.trials)

@@ -26,8 +26,13 @@ if [ -n "${KF_LIBTORCH:-}" ]; then
   [ -f "$KF_LIBTORCH/share/cmake/Torch/TorchConfig.cmake" ] || die "KF_LIBTORCH=$KF_LIBTORCH holds no share/cmake/Torch/TorchConfig.cmake (unpack a LibTorch archive there)"
   torch_prefix=$KF_LIBTORCH
 elif command -v python3 >/dev/null && python3 -c 'import torch' 2>/dev/null; then
-  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-  say "using the libtorch of PyTorch $(python3 -c 'import torch; print(torch.__version__)') at $torch_prefix"
+  # Debian's python3-torch (for the KernelBench importer's test) ships no CMake files: its
+  # libtorch is libtorch-dev's, found without a prefix.
+  prefix_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  if [ -f "$prefix_dir/Torch/TorchConfig.cmake" ]; then
+    torch_prefix=$prefix_dir
+    say "using the libtorch of PyTorch $(python3 -c 'import torch; print(torch.__version__)') at $torch_prefix"
+  fi
 fi
 
 pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libtomlplusplus-dev libcurl4-openssl-dev
@@ -46,6 +51,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   say "installing: ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# With Debian's libtorch, Debian's PyTorch too (the same 1.13, ~17 MB more): the KernelBench
+# importer's test runs on it. Where there is no such package (Ubuntu 24.04), that test skips.
+if [ -z "$torch_prefix" ] && command -v apt-get >/dev/null &&
+   ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  if ! apt-cache show python3-torch >/dev/null 2>&1 && [ ${#missing[@]} -eq 0 ]; then
+    $sudo apt-get update -qq || true
+  fi
+  if apt-cache show python3-torch >/dev/null 2>&1; then
+    say "installing: python3-torch"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-torch >/dev/null ||
+      say "python3-torch did not install: the KernelBench importer's test will skip"
+  else
+    say "no python3-torch package here: the KernelBench importer's test will skip"
+  fi
 fi
 if [ -z "$torch_prefix" ] && ! dpkg-query -W libtorch-dev >/dev/null 2>&1; then
   die "no libtorch: install PyTorch with CUDA (pip install torch), unpack LibTorch and set KF_LIBTORCH, or apt-get install libtorch-dev"

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "generator_options.h"
 #include "search_commands.h"
+#include "suite_command.h"
 
 #include <cstdio>
 #include <string>
@@ -31,6 +32,13 @@ const char *kUsage =
     "                                             search for fast kernels, one line per event;\n"
     "                                             Ctrl-C stops and keeps the session; --resume continues it\n"
     "  report FILE [--csv] [-o FILE]              a session's trajectory: round, best ms, % of reference, idea\n"
+    "  suite FOLDER [--out DIR] [--budget-per-problem SECONDS] [--generator G] [--gpus 0,1] [--retry-failed]\n"
+    "       [--torch-compile auto|off] [--compile-only] [the search options above]\n"
+    "                                             search every problem of a folder, in parallel across GPUs;\n"
+    "                                             writes DIR/report.md and report.json (fast_0/1/2, geomean);\n"
+    "                                             the same command again resumes an interrupted run\n"
+    "  coverage PROBLEM|FOLDER... [--policy P]    the built-in generator's pattern for each problem, or the op\n"
+    "                                             that stops it; coverage --ops lists the ops it implements\n"
     "  exchanges FILE [NODE]                      the prompts and answers of a session's LLM requests\n"
     "  models --generator openai|anthropic --base-url URL [--key-env VAR]\n"
     "                                             the models a server offers\n"
@@ -49,6 +57,7 @@ int main(int argc, char **argv)
                                  "--worker", "--arch", "--speedup", "--max-error"};
     valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
     valued.insert(generatorValuedOptions().begin(), generatorValuedOptions().end());
+    valued.insert(suiteValuedOptions().begin(), suiteValuedOptions().end());
     const std::string err = parseArgs(argc, argv, valued, args);
     if (!err.empty()) {
         std::fprintf(stderr, "kernelforge-cli: %s\n%s", err.c_str(), kUsage);
@@ -65,6 +74,8 @@ int main(int argc, char **argv)
     if (args.command == "export") return cmdExport(args);
     if (args.command == "search") return cmdSearch(args);
     if (args.command == "report") return cmdReport(args);
+    if (args.command == "suite") return cmdSuite(args);
+    if (args.command == "coverage") return cmdCoverage(args);
     if (args.command == "exchanges") return cmdExchanges(args);
     if (args.command == "models") return cmdModels(args);
     std::fprintf(stderr, "kernelforge-cli: unknown command '%s'\n%s", args.command.c_str(), kUsage);

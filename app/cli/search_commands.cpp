@@ -35,6 +35,8 @@ extern "C" void onInterrupt(int)
 
 void printError(const Error &e) { std::fprintf(stderr, "kernelforge-cli: %s\n", e.text().c_str()); }
 
+} // namespace
+
 // Integer options, checked here so that a typo is an error message, not an exception.
 bool readInt(const Args &a, const std::string &name, int &out)
 {
@@ -52,7 +54,7 @@ bool readInt(const Args &a, const std::string &name, int &out)
     return false;
 }
 
-bool applyOptions(const Args &a, SearchSettings &s)
+bool applySearchOptions(const Args &a, SearchSettings &s)
 {
     const std::pair<const char *, int SearchSettings::*> ints[] = {
         {"--rounds", &SearchSettings::rounds}, {"--ideas", &SearchSettings::ideasPerRound},
@@ -140,6 +142,8 @@ bool parseGpus(const Args &a, std::vector<int> &gpus)
     return !gpus.empty();
 }
 
+namespace {
+
 // One line per event, with the time since the start, so a long search can be followed or logged.
 class Progress {
 public:
@@ -162,6 +166,8 @@ private:
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
 };
 
+} // namespace
+
 int exitFor(const Error &e)
 {
     if (e.code == "no-gpu")
@@ -173,8 +179,6 @@ int exitFor(const Error &e)
         return GeneratorFailed;
     return BadInput;
 }
-
-} // namespace
 
 const std::set<std::string> &searchValuedOptions()
 {
@@ -228,7 +232,7 @@ int cmdSearch(const Args &a)
             if (auto gs = store->metaJson(session_meta::GeneratorSettings))
                 storedGenerator = *gs;
     }
-    if (!applyOptions(a, settings))
+    if (!applySearchOptions(a, settings))
         return BadInput;
     if (generatorName.empty())
         generatorName = "builtin";

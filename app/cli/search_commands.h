@@ -2,9 +2,12 @@
 // kernelforge-cli search and report: run or resume a search into a session file with a live
 // progress display, and print a session's trajectory table (or CSV).
 #include "args.h"
+#include "search/settings.h"
+#include "util/error.h"
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace kf::cli {
 
@@ -13,6 +16,14 @@ inline constexpr int Interrupted = 130;
 
 // The options these commands take a value for, merged into the parser's list by main().
 const std::set<std::string> &searchValuedOptions();
+
+// The search settings given as options (--rounds, --policy, --budget, ...) over `s`; false after
+// printing what is wrong. Shared with the suite command.
+bool applySearchOptions(const Args &, SearchSettings &s);
+bool readInt(const Args &, const std::string &name, int &out);
+bool parseGpus(const Args &, std::vector<int> &gpus);
+// The exit code for an error that stopped a search.
+int exitFor(const Error &);
 
 int cmdSearch(const Args &);
 int cmdReport(const Args &);

@@ -42,6 +42,9 @@ struct ParamSpec : TensorSpec {
     std::string init = "fan_in_uniform";
     double low = 0, high = 1;
     std::int64_t fanIn = 0;
+    // Module problems: the module attribute that holds it ("conv.weight"); the worker passes the
+    // module's tensor there as this parameter.
+    std::string attribute;
 };
 
 struct Problem {
@@ -54,7 +57,15 @@ struct Problem {
     std::vector<InputSpec> inputs;
     std::vector<ParamSpec> params;
     std::vector<TensorSpec> outputs;  // "out" or "out0", "out1", ...
-    std::string referenceSource;      // TorchScript: def forward(inputs..., params...)
+    std::string referenceSource;      // TorchScript: def forward(inputs..., params...); for a module
+                                      // problem, the Python it was imported from (for prompts)
+    // Module problems (docs/formats.md, "Module problems"): the reference is a saved TorchScript
+    // module. `module` holds its bytes, which travel inside `text` (the [module_data] table that
+    // loadProblemFile appends), so a worker or a session needs no other file.
+    std::string modulePath;           // reference.module as written in the file ("" otherwise)
+    std::string module;               // the .pt file's bytes
+    std::string moduleTorch;          // the PyTorch version that saved it, "" when unknown
+    bool isModule() const { return !modulePath.empty(); }
     Policy policy = Policy::Strict;
     bool normalization = false;       // adds the large-offset trial (mean 1000, std 0.1)
     std::optional<double> flops;      // declared; else derived from the op graph by the worker
@@ -67,8 +78,11 @@ struct Problem {
 };
 
 // Parses a problem file's text. `path` is used in error messages only; `variant` names a
-// [variants.NAME] table whose constants override the main ones (small sizes for tests).
-Result<Problem> parseProblem(const std::string &text, const std::string &path, const std::string &variant = {});
+// [variants.NAME] table whose constants override the main ones (small sizes for tests). A module
+// problem's text must carry its module ([module_data]) unless `needModule` is false.
+Result<Problem> parseProblem(const std::string &text, const std::string &path, const std::string &variant = {},
+                             bool needModule = true);
+// Reads a problem file; a module problem's module is read from beside it and appended to `text`.
 Result<Problem> loadProblemFile(const std::string &path, const std::string &variant = {});
 
 // Problems found under a folder (recursively, *.toml), sorted by relative path; files that fail

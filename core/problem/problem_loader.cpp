@@ -1,4 +1,5 @@
 // Reads problem files (docs/formats.md, "Problem files") and finds the shipped ones.
+#include "eval/protocol.h" // base64
 #include "problem/problem.h"
 #include "util/expr.h"
 
@@ -25,8 +26,9 @@ struct Failure {
 
 class Loader {
 public:
-    Loader(const std::string &text, const std::string &path, const std::string &variant)
-        : m_text(text), m_path(path), m_file(path.empty() ? "<problem>" : path), m_variant(variant)
+    Loader(const std::string &text, const std::string &path, const std::string &variant, bool needModule)
+        : m_text(text), m_path(path), m_file(path.empty() ? "<problem>" : path), m_variant(variant),
+          m_needModule(needModule)
     {
     }
 
@@ -39,7 +41,7 @@ public:
         p.variant = m_variant;
 
         checkKeys(root, {"name", "description", "policy", "normalization", "flops", "bytes", "constants",
-                         "variants", "inputs", "params", "outputs", "reference"},
+                         "variants", "inputs", "params", "outputs", "reference", "module_data"},
                   "");
         p.name = requireString(root, "name", "", 1);
         if (p.name.empty() || std::any_of(p.name.begin(), p.name.end(), [](char c) { return std::isspace((unsigned char)c); }))
@@ -68,6 +70,7 @@ public:
         readOutputs(root, p);
         checkUniqueNames(p);
         readReference(root, p);
+        readModuleData(root, p);
         return p;
     }
 
@@ -76,6 +79,7 @@ private:
     const std::string &m_path;
     std::string m_file;
     const std::string &m_variant;
+    bool m_needModule = true;
     ExprEnv m_env;
     std::map<std::pair<std::string, std::size_t>, std::uint32_t> m_lines;
 
@@ -367,9 +371,19 @@ private:
         for (std::size_t i = 0; i < arr->size(); ++i) {
             const toml::table &t = *(*arr)[i].as_table();
             std::string prefix = "params[" + std::to_string(i) + "]";
-            checkKeys(t, {"name", "shape", "dtype", "init", "low", "high", "fan_in"}, prefix);
+            checkKeys(t, {"name", "shape", "dtype", "init", "low", "high", "fan_in", "attribute"}, prefix);
             ParamSpec spec;
             readTensor(t, prefix, spec);
+            if (auto a = optionalString(t, "attribute", prefix)) {
+                if (!moduleProblem(root))
+                    fail(t.get("attribute"), prefix + ".attribute",
+                         "applies only to module problems (with reference.module)");
+                if (a->empty())
+                    fail(t.get("attribute"), prefix + ".attribute", "must name a module attribute, like \"conv.weight\"");
+                spec.attribute = *a;
+            } else if (moduleProblem(root)) {
+                spec.attribute = spec.name; // a parameter of the model itself
+            }
             if (auto init = optionalString(t, "init", prefix))
                 spec.init = *init;
             const std::string &init = spec.init;
@@ -469,6 +483,12 @@ private:
         return it == m_lines.end() ? 0 : it->second;
     }
 
+    static bool moduleProblem(const toml::table &root)
+    {
+        const toml::node *r = root.get("reference");
+        return r && r->is_table() && r->as_table()->get("module");
+    }
+
     void readReference(const toml::table &root, Problem &p) const
     {
         const toml::node *n = root.get("reference");
@@ -477,12 +497,59 @@ private:
         if (!n->is_table())
             fail(n, "reference", "must be a table with a `source` string");
         const toml::table &t = *n->as_table();
-        checkKeys(t, {"source"}, "reference");
+        if (t.get("module")) {
+            readModuleReference(t, p);
+            return;
+        }
+        checkKeys(t, {"source", "module"}, "reference");
         p.referenceSource = requireString(t, "source", "reference", lineOf(n));
         std::size_t def = p.referenceSource.find("def forward");
         if (def == std::string::npos)
             fail(t.get("source"), "reference.source", "must define `def forward(...)`");
         checkForwardArguments(p, lineOf(t.get("source")));
+    }
+
+    // A saved TorchScript module (tools/kernelbench-import.py): forward(inputs...) reads the
+    // parameters from the module, so there is no signature to check here; `source` is the Python
+    // the module came from, for prompts and for tools/compile-baseline.py.
+    void readModuleReference(const toml::table &t, Problem &p) const
+    {
+        checkKeys(t, {"source", "module", "torch", "method"}, "reference");
+        p.modulePath = requireString(t, "module", "reference", lineOf(&t));
+        if (p.modulePath.empty())
+            fail(t.get("module"), "reference.module", "must name the module's file, like \"relu.pt\"");
+        p.referenceSource = optionalString(t, "source", "reference").value_or("");
+        p.moduleTorch = optionalString(t, "torch", "reference").value_or("");
+        if (auto m = optionalString(t, "method", "reference"); m && *m != "script" && *m != "trace")
+            fail(t.get("method"), "reference.method", "must be \"script\" or \"trace\" (how the module was made)");
+        std::set<std::string, std::less<>> seen;
+        for (std::size_t i = 0; i < p.params.size(); ++i)
+            if (!seen.insert(p.params[i].attribute).second)
+                failAt(lineOfTensorName("params", i), "params[" + std::to_string(i) + "].attribute",
+                       "the module attribute \"" + p.params[i].attribute + "\" is already another parameter's");
+    }
+
+    // [module_data] carries the module's bytes inside the text, so the problem travels whole.
+    void readModuleData(const toml::table &root, Problem &p) const
+    {
+        const toml::node *n = root.get("module_data");
+        if (!n) {
+            if (p.isModule() && m_needModule)
+                fail(root.get("reference")->as_table()->get("module"), "reference.module",
+                     "the module's bytes are not in this text: read the file with its module beside it, or send "
+                     "the text that loading it made (with [module_data])");
+            return;
+        }
+        if (!p.isModule())
+            fail(n, "module_data", "applies only to module problems (with reference.module)");
+        if (!n->is_table())
+            fail(n, "module_data", "must be a table with a `base64` string");
+        const toml::table &t = *n->as_table();
+        checkKeys(t, {"base64"}, "module_data");
+        const std::string encoded = requireString(t, "base64", "module_data", lineOf(n));
+        p.module = base64Decode(encoded);
+        if (p.module.empty())
+            fail(t.get("base64"), "module_data.base64", "holds no module");
     }
 
     // forward takes the inputs, then the parameters, in file order; a mismatch would only show
@@ -575,6 +642,12 @@ std::string readFile(const std::string &path, bool &ok)
     return ss.str();
 }
 
+std::uint32_t lineOfModule(const std::string &text)
+{
+    std::size_t at = text.find("\nmodule");
+    return at == std::string::npos ? 1 : 2 + std::uint32_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+}
+
 void addDir(std::vector<std::string> &out, const fs::path &dir)
 {
     std::error_code ec;
@@ -603,7 +676,8 @@ std::vector<fs::path> tomlFiles(const fs::path &folder, std::error_code &ec)
 
 } // namespace
 
-Result<Problem> parseProblem(const std::string &text, const std::string &path, const std::string &variant)
+Result<Problem> parseProblem(const std::string &text, const std::string &path, const std::string &variant,
+                             bool needModule)
 {
     const std::string file = path.empty() ? "<problem>" : path;
     toml::table root;
@@ -624,7 +698,7 @@ Result<Problem> parseProblem(const std::string &text, const std::string &path, c
     root = std::move(parsed).table();
 #endif
     try {
-        return Loader(text, path, variant).run(root);
+        return Loader(text, path, variant, needModule).run(root);
     } catch (const Failure &f) {
         return f.error;
     }
@@ -636,7 +710,19 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     std::string text = readFile(path, ok);
     if (!ok)
         return makeError("io", "cannot read the problem file", path);
-    return parseProblem(text, path, variant);
+    auto p = parseProblem(text, path, variant, false);
+    if (!p || !p->isModule() || !p->module.empty())
+        return p;
+    // The module's bytes join the text, which is what travels to workers and into sessions.
+    const fs::path file = fs::path(path).parent_path() / p->modulePath;
+    p->module = readFile(file.string(), ok);
+    if (!ok || p->module.empty())
+        return makeError("io", "cannot read the module " + file.string() + " (re-import the problem)",
+                         path + ":" + std::to_string(lineOfModule(text)) + ": reference.module");
+    p->text = text + (text.empty() || text.back() == '\n' ? "" : "\n") +
+              "\n# The bytes of " + p->modulePath + ", added when the file was read: a module problem travels whole.\n"
+              "[module_data]\nbase64 = \"" + base64Encode(p->module) + "\"\n";
+    return p;
 }
 
 ProblemListing listProblems(const std::string &folder)

@@ -91,7 +91,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
         try {
             TrialSpec t0 = trialPlan(p, 1, kBaseSeed).front();
             auto inputs = makeInputs(p, t0, e->m_device);
-            auto params = makeParams(p, t0, e->m_device);
+            auto params = e->paramsFor(t0);
             try {
                 L.graph = e->m_reference->trace(inputs, params);
             } catch (const std::exception &) {
@@ -193,7 +193,7 @@ Result<Timing> Evaluator::baseline(int trials)
         return makeError("no-gpu", "timing needs an NVIDIA GPU: " + m_gpu.reason);
     TrialSpec t0 = trialPlan(m_problem, 1, kBaseSeed).front();
     auto inputs = makeInputs(m_problem, t0, m_device);
-    auto params = makeParams(m_problem, t0, m_device);
+    auto params = paramsFor(t0);
     return timeLoop(
         [&]() -> Status {
             try {
@@ -250,6 +250,17 @@ Status Evaluator::runPlan(Prepared &p, const std::vector<torch::Tensor> &inputs,
         }
     }
     return Ok{};
+}
+
+std::vector<torch::Tensor> Evaluator::paramsFor(const TrialSpec &t)
+{
+    const auto &own = m_reference->moduleParams();
+    if (t.randomParams || own.empty())
+        return makeParams(m_problem, t, m_device);
+    std::vector<torch::Tensor> out;
+    for (std::size_t i = 0; i < own.size(); ++i)
+        out.push_back(own[i].to(m_device, torchDtype(m_problem.params[i].dtype)).clone());
+    return out;
 }
 
 EvalResult Evaluator::fail(EvalResult r, Verdict v, const std::string &reason)
@@ -321,7 +332,7 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
             tr.randomParams = t.randomParams;
             tr.tolerance = t.loose ? tolerance(Policy::Loose) : strictTol;
             auto inputs = makeInputs(m_problem, t, m_device);
-            auto params = makeParams(m_problem, t, m_device);
+            auto params = paramsFor(t);
             std::vector<torch::Tensor> in64, par64;
             for (auto &x : inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
             for (auto &x : params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);

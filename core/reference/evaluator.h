@@ -46,6 +46,8 @@ private:
                    const std::vector<torch::Tensor> &outputs, PlanUse use);
     Result<Timing> timeLoop(const std::function<Status()> &body, int trials);
     EvalResult fail(EvalResult r, Verdict v, const std::string &reason);
+    // The trial's parameters: a module problem's own values where the trial takes the initialiser.
+    std::vector<torch::Tensor> paramsFor(const TrialSpec &);
 
     Problem m_problem;
     GpuInfo m_gpu;

@@ -1,4 +1,5 @@
 #include "reference.h"
+#include "module_graph.h"
 #include "torch_shim.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -45,6 +46,15 @@ Result<std::unique_ptr<Reference>> Reference::compile(const Problem &p)
 {
     shim::makeJitEager();
     std::unique_ptr<Reference> r(new Reference);
+    if (p.isModule()) {
+        auto lowered = lowerModule(p);
+        if (!lowered)
+            return lowered.error();
+        r->m_unit = std::make_shared<torch::jit::CompilationUnit>();
+        r->m_forward = r->m_unit->create_function("forward", lowered->graph);
+        r->m_moduleParams = std::move(lowered->params);
+        return r;
+    }
     try {
         r->m_unit = torch::jit::compile(p.referenceSource);
         r->m_forward = &r->m_unit->get_function("forward");

@@ -14,7 +14,12 @@ namespace kf::ref {
 class Reference {
 public:
     // Errors name the problem file and the line inside the reference source where TorchScript can.
+    // A module problem's reference is its saved module, lowered to the same form (module_graph.h).
     static Result<std::unique_ptr<Reference>> compile(const Problem &);
+
+    // A module problem's own parameter values, in the problem's order (empty for source problems):
+    // trial 0 runs on them, as the model was built.
+    const std::vector<torch::Tensor> &moduleParams() const { return m_moduleParams; }
 
     // forward(inputs..., params...) -> the outputs as a list (one tensor or the tuple's tensors).
     std::vector<torch::Tensor> run(const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params);
@@ -27,6 +32,7 @@ public:
 private:
     std::shared_ptr<torch::jit::CompilationUnit> m_unit;
     torch::jit::Function *m_forward = nullptr;
+    std::vector<torch::Tensor> m_moduleParams;
 };
 
 // FLOPs of one op given its argument and result shapes (0 for ops that move data only).

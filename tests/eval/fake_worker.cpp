@@ -312,7 +312,10 @@ int main(int argc, char **argv)
             p.flops = 1e6;
             p.flopsSource = "declared";
             p.bytes = 8e6;
-            p.graph.push_back(kf::OpNode{"aten::softmax", {"x"}, {"out"}, {{8, 1024}}, {{8, 1024}}, json::array({nullptr, 1}), 1e6});
+            // softmax(x, dim=1) over [8, 1024], as the real worker reports it, so the built-in
+            // generator can plan for a problem with such an input x (the suite tests).
+            p.graph.push_back(kf::OpNode{"aten::softmax", {"%x", "%1", "%2"}, {"%3"}, {{8, 1024}, {}, {}}, {{8, 1024}},
+                                         json::array({nullptr, 1, nullptr}), 1e6});
             p.outputs.push_back(kf::TensorSpec{"out", {8, 1024}, kf::DType::F32});
             reply(id, {{"problem", p}});
         } else if (op == "baseline") {

@@ -103,6 +103,16 @@ bool isElementwiseOp(std::string_view op)
     return false;
 }
 
+std::vector<std::string> elementwiseOps()
+{
+    std::vector<std::string> out;
+    for (const auto &[aten, fn] : kUnary)
+        out.push_back("aten::" + std::string(aten));
+    for (std::string_view o : kOthers)
+        out.push_back("aten::" + std::string(o));
+    return out;
+}
+
 Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const std::vector<OpOperand> &operands)
 {
     const std::string_view name = shortName(op);

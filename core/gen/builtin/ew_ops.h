@@ -32,6 +32,8 @@ struct OpOperand {
 
 // Whether `op` is an elementwise aten op the generator can fuse.
 bool isElementwiseOp(std::string_view op);
+// Every such op ("aten::relu", ...), for the coverage list.
+std::vector<std::string> elementwiseOps();
 
 // Appends the steps for one elementwise aten op to `program` and returns the argument that holds
 // its result. The error names the op and the argument it cannot handle.

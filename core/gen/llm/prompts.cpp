@@ -110,13 +110,18 @@ std::string problemFacts(const GenContext &c)
     std::ostringstream o;
     o << "Problem `" << p.name << "`" << (p.variant.empty() ? "" : " (size variant `" + p.variant + "`)") << ": "
       << p.description << "\n\n";
-    o << "Reference (PyTorch, run eagerly; inputs then parameters in this order):\n\n```python\n"
+    // A module problem's reference is a KernelBench file: its parameters live in the model, so
+    // the prompt says which module attribute each parameter tensor is.
+    o << (p.isModule() ? "Reference (a KernelBench-style PyTorch model built with get_init_inputs(), run eagerly on "
+                         "get_inputs(); the kernels get its parameters as the tensors listed below):\n\n```python\n"
+                       : "Reference (PyTorch, run eagerly; inputs then parameters in this order):\n\n```python\n")
       << p.referenceSource << (p.referenceSource.empty() || p.referenceSource.back() == '\n' ? "" : "\n") << "```\n\n";
     o << "Tensors (contiguous, row-major; names usable in launch directives):\n";
     for (const auto &i : p.inputs)
         o << "- input `" << i.name << "`: " << toString(i.dtype) << " " << shapeText(i.shape) << "\n";
     for (const auto &q : p.params)
-        o << "- parameter `" << q.name << "`: " << toString(q.dtype) << " " << shapeText(q.shape) << "\n";
+        o << "- parameter `" << q.name << "`: " << toString(q.dtype) << " " << shapeText(q.shape)
+          << (q.attribute.empty() ? std::string() : " (the model's `self." + q.attribute + "`)") << "\n";
     const auto &outs = c.loaded.outputs.empty() ? p.outputs : c.loaded.outputs;
     for (const auto &t : outs)
         o << "- output `" << t.name << "`: " << toString(t.dtype) << " " << shapeText(t.shape) << "\n";

@@ -1,0 +1,430 @@
+#include "suite/suite_runner.h"
+
+#include "eval/process.h"
+#include "gen/factory.h"
+#include "search/records.h"
+#include "search/search.h"
+#include "search/trajectory.h"
+#include "suite/suite_report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace kf {
+
+namespace {
+
+// level1/19_ReLU.toml -> sessions/level1__19_ReLU.kfsession: one flat folder, names kept readable.
+std::string sessionFor(const std::string &file)
+{
+    std::string s = fs::path(file).replace_extension().generic_string();
+    std::string out;
+    for (char c : s)
+        out += c == '/' ? std::string("__") : std::string(1, c);
+    return "sessions/" + out + ".kfsession";
+}
+
+// level1/2_gelu before level1/10_layernorm, as KernelBench numbers its problems.
+bool naturalLess(const std::string &a, const std::string &b)
+{
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit((unsigned char)a[i]) && std::isdigit((unsigned char)b[j])) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit((unsigned char)a[ei])) ++ei;
+            while (ej < b.size() && std::isdigit((unsigned char)b[ej])) ++ej;
+            const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+            if (na.size() != nb.size() || na != nb)
+                return na.size() != nb.size() ? na.size() < nb.size() : na < nb;
+            i = ei, j = ej;
+        } else {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i, ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+// The file an error from listProblems() is about: its `where` starts with the path.
+std::string fileOf(const Error &e)
+{
+    const std::string &w = e.where;
+    std::size_t toml = w.find(".toml");
+    return toml == std::string::npos ? w : w.substr(0, toml + 5);
+}
+
+std::string msText(double ms)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f ms", ms);
+    return b;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Best time, counts, precision and KernelBench's check of a session, as its trajectory has them.
+void fillFromSession(SuiteEntry &e, const SessionStore &store)
+{
+    auto t = readTrajectory(store);
+    if (!t)
+        return;
+    e.eagerMs = t->eagerMs;
+    e.gpu = t->gpu;
+    e.rounds = int(t->rows.size());
+    e.candidates = e.correct = 0;
+    for (const TrajectoryRow &r : t->rows) {
+        e.candidates += r.candidates;
+        e.correct += r.correct;
+    }
+    e.bestMs = 0;
+    e.precision.clear();
+    e.kernelbenchPassed = false;
+    if (t->rows.empty() || !(t->rows.back().bestMs > 0))
+        return;
+    e.bestMs = t->rows.back().bestMs;
+    if (auto node = store.node(t->rows.back().bestNode))
+        if (auto reading = readCandidate(*node)) {
+            e.precision = toString(reading->result.precision);
+            e.kernelbenchPassed = reading->result.kernelbenchPassed;
+        }
+}
+
+// The lines worth printing while several problems run at once.
+std::optional<std::string> progressLine(const SearchEvent &event)
+{
+    if (std::holds_alternative<SearchStarted>(event) || std::holds_alternative<RoundFinished>(event) ||
+        std::holds_alternative<SearchFinished>(event) || std::holds_alternative<SearchMessage>(event))
+        return describe(event);
+    return std::nullopt;
+}
+
+} // namespace
+
+SuiteRunner::SuiteRunner(SuiteOptions options) : m_options(std::move(options)) {}
+
+std::string SuiteRunner::statePath() const { return (fs::path(m_options.out) / "suite.json").string(); }
+
+std::string SuiteRunner::reportPath(const std::string &extension) const
+{
+    return (fs::path(m_options.out) / ("report." + extension)).string();
+}
+
+void SuiteRunner::say(const std::string &problem, const std::string &line)
+{
+    static std::mutex printing;
+    std::lock_guard lock(printing);
+    if (m_progress)
+        m_progress(problem, line);
+}
+
+Status SuiteRunner::prepare()
+{
+    std::error_code ec;
+    fs::create_directories(fs::path(m_options.out) / "sessions", ec);
+    if (ec)
+        return makeError("io", "cannot make the folder: " + ec.message(), m_options.out);
+    if (!fs::is_directory(m_options.folder, ec))
+        return makeError("io", "not a folder of problem files", m_options.folder);
+    std::string why;
+    if (!makeGenerator(m_options.generator, m_options.generatorSettings, &why))
+        return makeError("generator", why);
+
+    if (fs::exists(statePath(), ec)) {
+        auto read = readSuiteState(statePath());
+        if (!read)
+            return read.error();
+        m_state = std::move(*read);
+    }
+    m_state.folder = m_options.folder;
+    m_state.generator = m_options.generator;
+    m_state.settings = m_options.settings;
+    m_state.budgetPerProblem = m_options.settings.timeBudgetSeconds;
+
+    // The folder as it is now: new files join, files that are gone leave the report.
+    ProblemListing listing = listProblems(m_options.folder);
+    std::vector<SuiteEntry> entries;
+    auto entryFor = [&](const std::string &path) -> SuiteEntry & {
+        const std::string rel = fs::path(path).lexically_relative(m_options.folder).generic_string();
+        SuiteEntry fresh;
+        fresh.file = rel;
+        fresh.session = sessionFor(rel);
+        const SuiteEntry *old = m_state.find(rel);
+        entries.push_back(old ? *old : fresh);
+        return entries.back();
+    };
+    for (const Problem &p : listing.problems) {
+        SuiteEntry &e = entryFor(p.path);
+        if (e.status == suite_status::Failed && e.name.empty()) { // it did not parse before; now it does
+            e.status = suite_status::Pending;
+            e.reason.clear();
+        }
+        e.name = p.name;
+    }
+    for (const Error &e : listing.errors) {
+        if (fileOf(e) == m_options.folder)
+            return e; // the folder itself could not be listed
+        SuiteEntry &entry = entryFor(fileOf(e));
+        entry.status = suite_status::Failed;
+        entry.reason = e.text();
+    }
+    listing = {}; // module problems carry their modules: drop them until each one runs
+    std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
+    m_state.problems = std::move(entries);
+    if (m_state.problems.empty())
+        return makeError("io", "no problem files (*.toml) in the folder", m_options.folder);
+
+    m_queue.clear();
+    for (SuiteEntry &e : m_state.problems) {
+        if (e.status == suite_status::Failed && m_options.retryFailed && !e.name.empty()) {
+            e.status = suite_status::Pending;
+            e.reason.clear();
+        }
+        if (e.status == suite_status::Pending || e.status == suite_status::Running)
+            m_queue.push_back(e.file);
+    }
+    return save();
+}
+
+Status SuiteRunner::save()
+{
+    if (Status s = writeSuiteState(statePath(), m_state); !s)
+        return s;
+    if (Status s = writeFileAtomically(reportPath("md"), suiteMarkdown(m_state)); !s)
+        return s;
+    return writeFileAtomically(reportPath("json"), suiteReportJson(m_state).dump(2) + "\n");
+}
+
+void SuiteRunner::update(const SuiteEntry &entry)
+{
+    std::lock_guard lock(m_mutex);
+    if (SuiteEntry *e = m_state.find(entry.file))
+        *e = entry;
+    if (Status s = save(); !s && !m_error) {
+        m_error = s.error();
+        m_abort = true;
+    }
+}
+
+Status SuiteRunner::run(const std::atomic<bool> &cancel, SuiteProgress progress)
+{
+    m_progress = std::move(progress);
+    if (Status s = prepare(); !s)
+        return s;
+    if (m_queue.empty()) {
+        say("", "every problem is done already (" + statePath() + "); --retry-failed searches the failed ones again");
+        return Ok{};
+    }
+    // Every search watches one flag: Ctrl-C, or a reason to stop them all (no GPU, a failed write).
+    std::atomic<bool> stop{false};
+    std::atomic<bool> finished{false};
+    std::thread watcher([&] {
+        while (!finished) {
+            if (cancel || m_abort)
+                stop = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    });
+    std::vector<int> gpus = m_options.pool.gpus.empty() ? std::vector<int>{0} : m_options.pool.gpus;
+    std::vector<std::thread> threads;
+    for (int gpu : gpus)
+        threads.emplace_back([this, gpu, &stop, n = gpus.size()] {
+            CompilePoolConfig c = m_options.compiler;
+            const int total = c.processes > 0 ? c.processes : int(std::thread::hardware_concurrency());
+            c.processes = std::max(1, total / int(n));
+            CompilePool compiler(c);
+            for (;;) {
+                std::string file;
+                {
+                    std::lock_guard lock(m_mutex);
+                    if (stop || m_next >= m_queue.size())
+                        return;
+                    file = m_queue[m_next++];
+                }
+                SuiteEntry entry;
+                {
+                    std::lock_guard lock(m_mutex);
+                    entry = *m_state.find(file);
+                }
+                runOne(entry, gpu, compiler, stop);
+            }
+        });
+    for (auto &t : threads)
+        t.join();
+    finished = true;
+    watcher.join();
+    std::lock_guard lock(m_mutex);
+    if (Status s = save(); !s && !m_error)
+        m_error = s.error();
+    if (m_error)
+        return *m_error;
+    return Ok{};
+}
+
+void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, int gpu)
+{
+    ProcessOptions o;
+    o.argv = m_options.compileBaseline;
+    o.argv.push_back(file);
+    if (m_options.pool.setVisibleDevices)
+        o.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+    Process p;
+    if (Status s = p.start(o); !s) {
+        e.compileNote = s.error().text();
+        return;
+    }
+    say(e.name, "timing torch.compile (tools/compile-baseline.py)");
+    // torch.compile takes tens of seconds to compile a problem; a hung one must not hold the suite.
+    const auto deadline = Clock::now() + std::chrono::minutes(15);
+    std::string line, last;
+    while (p.readLine(line, deadline) == IoStatus::Ok)
+        if (!line.empty())
+            last = line;
+    if (!p.waitForExit(deadline))
+        p.kill();
+    nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
+    if (j.is_object() && j.value("compile_ms", 0.0) > 0) {
+        e.compileMs = j["compile_ms"].get<double>();
+        say(e.name, "torch.compile: " + msText(e.compileMs));
+        return;
+    }
+    if (j.is_object() && j.contains("compile_error"))
+        e.compileNote = j["compile_error"].get<std::string>();
+    else {
+        std::string err = p.stderrTail();
+        while (!err.empty() && err.back() == '\n')
+            err.pop_back();
+        e.compileNote = "tools/compile-baseline.py " + p.exitDescription() +
+                        (err.empty() ? "" : ": " + err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1));
+    }
+}
+
+void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std::atomic<bool> &stop)
+{
+    const std::string file = (fs::path(m_options.folder) / e.file).string();
+    const std::string label = e.name.empty() ? e.file : e.name;
+    auto problem = loadProblemFile(file);
+    if (!problem) {
+        e.status = suite_status::Failed;
+        e.reason = problem.error().text();
+        update(e);
+        return;
+    }
+    e.name = problem->name;
+    SearchSettings settings = m_options.settings;
+    e.policy = toString(settings.policy.value_or(problem->policy));
+    if (settings.timeBudgetSeconds > 0) {
+        const double left = settings.timeBudgetSeconds - e.seconds;
+        if (left < 1) {
+            e.status = suite_status::Done;
+            e.reason = "its time budget was spent in earlier runs";
+            update(e);
+            return;
+        }
+        settings.timeBudgetSeconds = left;
+    }
+    if (m_options.compileBaseline.empty()) {
+        if (e.compileMs <= 0)
+            e.compileNote = m_options.compileNote;
+    } else if (e.compileMs <= 0 && !settings.compileOnly) {
+        e.compileNote.clear();
+        measureCompile(e, file, gpu);
+    }
+    e.status = suite_status::Running;
+    e.reason = "searching";
+    update(e);
+
+    PoolConfig pc = m_options.pool;
+    pc.gpus = {gpu};
+    WorkerPool pool(pc);
+    std::string why;
+    auto generator = makeGenerator(m_options.generator, m_options.generatorSettings, &why);
+    const std::string sessionPath = (fs::path(m_options.out) / e.session).string();
+    std::optional<SessionStore> store;
+    std::unique_ptr<Search> search;
+    Error failure = makeError("suite", why);
+    std::error_code ec;
+    if (generator && fs::exists(sessionPath, ec)) {
+        if (auto opened = SessionStore::open(sessionPath)) {
+            store.emplace(std::move(*opened));
+            if (auto r = Search::resume(*store, generator, pool, compiler, settings))
+                search = std::move(*r);
+            else
+                failure = r.error();
+        } else {
+            failure = opened.error();
+        }
+    } else if (generator) {
+        SessionMeta meta;
+        meta.problemName = problem->name;
+        meta.problemText = problem->text;
+        meta.problemVariant = problem->variant;
+        meta.generator = generator->name();
+        meta.settings = settings;
+        meta.writer = "kernelforge-cli suite";
+        if (auto created = SessionStore::create(sessionPath, meta)) {
+            store.emplace(std::move(*created));
+            search = std::make_unique<Search>(*problem, generator, settings, pool, compiler, *store);
+        } else {
+            failure = created.error();
+        }
+    }
+    if (!search) {
+        e.status = suite_status::Failed;
+        e.reason = failure.text();
+        update(e);
+        return;
+    }
+    if (e.compileMs > 0) // the workbench's chart draws it
+        (void)store->setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
+
+    search->setEventCallback([&](const SearchEvent &event) {
+        if (auto line = progressLine(event))
+            say(e.name, *line);
+    });
+    const auto started = std::chrono::steady_clock::now();
+    Status ran = search->run(stop);
+    e.seconds += secondsSince(started);
+    const bool cancelled = stop && (!ran || search->stopReason() == StopReason::Cancelled);
+    if (!ran && ran.error().code == "no-gpu") {
+        // Nothing else can run either: the whole suite stops here, and this problem waits.
+        e.status = suite_status::Pending;
+        e.reason.clear();
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_error)
+                m_error = ran.error();
+        }
+        m_abort = true;
+    } else if (cancelled) {
+        e.status = suite_status::Running;
+        e.reason = "interrupted; the next run resumes its session";
+    } else if (!ran) {
+        e.status = suite_status::Failed;
+        e.reason = ran.error().text();
+    } else {
+        e.status = suite_status::Done;
+        e.reason = "stopped: " + toString(search->stopReason()) +
+                   (search->stopDetail().empty() ? "" : " (" + search->stopDetail() + ")");
+    }
+    search.reset();
+    fillFromSession(e, *store);
+    if (settings.compileOnly && e.status == suite_status::Done)
+        e.reason = "compile only: " + std::to_string(e.candidates) + " candidates, none timed; " + e.reason;
+    std::string outcome = e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel");
+    if (settings.compileOnly)
+        outcome = "compiled";
+    say(label, e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason);
+    update(e);
+}
+
+} // namespace kf

@@ -1,0 +1,75 @@
+#pragma once
+// A search on every problem of a folder (kernelforge-cli suite; docs/kernelbench.md). Problems
+// run in parallel, one at a time per GPU of the pool, each with its own workers on that GPU and
+// its own session in OUT/sessions/. OUT/suite.json records each problem's state after every
+// change, and OUT/report.md and report.json are rewritten as problems finish. A second run with
+// the same OUT skips finished problems, resumes the sessions of interrupted ones with what is
+// left of their budget, and searches the rest.
+#include "eval/compile_pool.h"
+#include "eval/worker_pool.h"
+#include "search/events.h"
+#include "search/settings.h"
+#include "suite/suite_state.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kf {
+
+struct SuiteOptions {
+    std::string folder;               // the problem files (*.toml, recursively)
+    std::string out;                  // state, sessions and reports
+    std::string generator = "builtin";
+    nlohmann::json generatorSettings; // for LLM generators
+    SearchSettings settings;          // every problem's; time_budget_s is the budget per problem
+    PoolConfig pool;                  // one problem at a time per GPU in pool.gpus
+    CompilePoolConfig compiler;       // its processes are shared out among the GPUs' searches
+    bool retryFailed = false;         // search problems that failed before again
+    // torch.compile times: a command that prints tools/compile-baseline.py's --json line for the
+    // problem file appended to it (empty: not measured); run on the problem's GPU before its search.
+    std::vector<std::string> compileBaseline;
+    std::string compileNote;          // why torch.compile is not measured, for the report
+};
+
+// One line for people about one problem ("3_conv_relu_maxpool: round 2: best 0.412 ms").
+using SuiteProgress = std::function<void(const std::string &problem, const std::string &line)>;
+
+class SuiteRunner {
+public:
+    explicit SuiteRunner(SuiteOptions options);
+
+    // Runs until every problem is done or failed, or `cancel` is set (the running searches stop
+    // at once and stay resumable). Errors: the out folder cannot be written, its state is not a
+    // suite's, or there is no GPU ("no-gpu": the first search found none, and nothing else ran).
+    Status run(const std::atomic<bool> &cancel, SuiteProgress progress = {});
+
+    const SuiteState &state() const { return m_state; }
+    std::string statePath() const;
+    std::string reportPath(const std::string &extension) const; // "md", "json"
+
+private:
+    Status prepare();
+    void worker(int gpu, const std::atomic<bool> &cancel);
+    void runOne(SuiteEntry entry, int gpu, CompilePool &compiler, const std::atomic<bool> &cancel);
+    void measureCompile(SuiteEntry &entry, const std::string &file, int gpu);
+    void update(const SuiteEntry &entry);
+    Status save();
+    void say(const std::string &problem, const std::string &line);
+
+    SuiteOptions m_options;
+    SuiteState m_state;
+    SuiteProgress m_progress;
+    std::vector<std::string> m_queue; // files still to run, in order
+    std::size_t m_next = 0;
+    std::mutex m_mutex;               // guards m_state, m_next, m_error and the files in OUT
+    std::optional<Error> m_error;     // what stops the whole run (no GPU, a write that failed)
+    std::atomic<bool> m_abort{false};
+};
+
+} // namespace kf

@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""Turns KernelBench-style problem files into KernelForge problems.
+
+Usage: kernelbench-import.py SOURCE... -o OUT_DIR [--policy strict|loose] [--seed N] [--device cpu|cuda]
+
+A SOURCE is a Python file or a folder of them (every *.py, sorted). Each file must define
+`class Model(nn.Module)`, `get_inputs()` and `get_init_inputs()`, as KernelBench's do. For each
+file this builds `Model(*get_init_inputs())` in eval mode, records the shapes, dtypes and
+distributions of `get_inputs()`, scripts the model (or traces it when scripting fails), and writes
+OUT_DIR/NAME.pt (the TorchScript module with its parameters) and OUT_DIR/NAME.toml (the problem:
+tensors, the parameters forward reads, the module's file, and the original source for prompts).
+docs/kernelbench.md describes the result. Files that cannot be converted are listed with the
+reason; the exit status is 0 when all converted, 1 when some did not, 2 on bad usage.
+"""
+import argparse
+import copy
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import traceback
+import types
+import warnings
+
+# Checking the scripted module against the eager model runs both on the CPU when there is no GPU;
+# above this many input elements that would take minutes, so only shapes are derived then (the
+# worker runs the module when it loads the problem, and says if it fails).
+CPU_CHECK_ELEMENTS = 1 << 24
+SAMPLE = 1 << 20  # elements looked at to name an input's distribution
+
+
+class Failure(Exception):
+    """A file that cannot be converted; the message is the reason shown to the user."""
+
+
+def where(path, exc):
+    """file:line of the deepest frame of `exc` inside `path`, else just the file."""
+    line = None
+    if isinstance(exc, SyntaxError) and exc.filename == path:
+        line = exc.lineno
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == path:
+            line = frame.lineno
+    return f"{path}:{line}" if line else path
+
+
+def first_line(exc):
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def load_source(path):
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as e:
+        raise Failure(f"{path}:{e.lineno}: syntax error: {e.msg}")
+    # TorchScript names the model's class after this module ("__torch__.kb_19_ReLU.Model"), and a
+    # name that starts with a digit would not load again.
+    module = types.ModuleType("kb_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]))
+    module.__file__ = path
+    try:
+        exec(code, module.__dict__)
+    except Exception as e:
+        raise Failure(f"{where(path, e)}: running the file failed: {first_line(e)}")
+    import torch
+    model = module.__dict__.get("Model")
+    if not (isinstance(model, type) and issubclass(model, torch.nn.Module)):
+        raise Failure(f"{path}: no `class Model(nn.Module)`")
+    for fn in ("get_inputs", "get_init_inputs"):
+        if not callable(module.__dict__.get(fn)):
+            raise Failure(f"{path}: no `{fn}()` function")
+    return source, module
+
+
+def call(path, what, fn, *args):
+    try:
+        return fn(*args)
+    except Failure:
+        raise
+    except Exception as e:
+        raise Failure(f"{where(path, e)}: {what} failed: {first_line(e)}")
+
+
+def identifier(text):
+    s = re.sub(r"\W", "_", text)
+    return s if s and not s[0].isdigit() else "_" + s
+
+
+def dtype_name(dtype):
+    import torch
+    names = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+             torch.float64: "float64", torch.int32: "int32", torch.int64: "int64", torch.bool: "bool"}
+    if dtype not in names:
+        raise Failure(f"dtype {dtype} is not one KernelForge handles ({', '.join(names.values())})")
+    return names[dtype]
+
+
+class InputSpec:
+    """One tensor of get_inputs(): shape, dtype, the distribution KernelForge draws it from, and
+    how to make an equivalent one for the checks (`make(device)`)."""
+
+    def __init__(self, shape, dtype, dist, make, note=None):
+        self.shape, self.dtype, self.dist, self.make, self.note = shape, dtype, dist, make, note
+
+
+class MetaFactories:
+    """While get_inputs() runs, torch.rand / randn / randint (and their _like forms) make tensors on
+    the meta device and remember how they were drawn: a problem sized for a large GPU then imports
+    in a second on any machine, without gigabytes of random numbers on the CPU."""
+
+    KINDS = {"rand": "uniform", "randn": "normal", "randint": "randint",
+             "rand_like": "uniform", "randn_like": "normal", "randint_like": "randint"}
+
+    def __enter__(self):
+        import torch
+        self.saved, self.made = {}, []
+        for name, kind in self.KINDS.items():
+            original = getattr(torch, name)
+            self.saved[name] = original
+            setattr(torch, name, self.wrap(original, name, kind))
+        return self
+
+    def wrap(self, original, name, kind):
+        def factory(*args, **kwargs):
+            kwargs.pop("generator", None)
+            if name.endswith("_like"):
+                args = (args[0].to("meta"),) + args[1:]
+            else:
+                kwargs["device"] = "meta"
+            t = original(*args, **kwargs)
+            bounds = None
+            if kind == "randint":
+                numbers = [a for a in args if isinstance(a, int)]
+                bounds = (0, numbers[0]) if len(numbers) == 1 else tuple(numbers[:2]) if numbers else None
+            self.made.append((t, kind, bounds))
+            return t
+        return factory
+
+    def __exit__(self, *exc):
+        import torch
+        for name, original in self.saved.items():
+            setattr(torch, name, original)
+        return False
+
+    def spec(self, t):
+        for made, kind, bounds in self.made:
+            if made is t:
+                return kind, bounds
+        return None
+
+
+def input_specs(path, module, seed):
+    """The inputs' specs: from the meta factories when get_inputs() only calls them, else from the
+    values of a real call."""
+    import torch
+    try:
+        with MetaFactories() as factories:
+            torch.manual_seed(seed)
+            inputs = module.get_inputs()
+        specs = []
+        for i, x in enumerate(inputs):
+            drawn = factories.spec(x) if isinstance(x, torch.Tensor) else None
+            if drawn is None:
+                raise LookupError(i)
+            specs.append(meta_spec(path, i, x, *drawn))
+        if not specs:
+            raise LookupError("empty")
+        return specs
+    except Failure:
+        raise
+    except Exception:
+        pass  # get_inputs() does more than draw: look at real values
+    torch.manual_seed(seed)
+    inputs = call(path, "get_inputs()", module.get_inputs)
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise Failure(f"{path}: get_inputs() must return a non-empty list of tensors")
+    specs = []
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            raise Failure(f"{path}: get_inputs() item {i} is a {type(x).__name__}, not a tensor")
+        dist, note = distribution(path, i, x)
+        specs.append(InputSpec(list(x.shape), x.dtype, dist, lambda device, x=x: x.to(device), note))
+    return specs
+
+
+def meta_spec(path, index, x, kind, bounds):
+    import torch
+    shape, dtype = list(x.shape), x.dtype
+    if kind == "randint":
+        lo, hi = bounds if bounds else (0, 0)
+        # The worker draws integer inputs from [0, 1000); indices into a smaller range would fail.
+        if lo < 0 or hi < 1000:
+            raise Failure(f"{path}: input {index} is drawn by randint from [{lo}, {hi}); "
+                          "KernelForge draws integer inputs from [0, 1000)")
+        return InputSpec(shape, dtype, "uniform",
+                         lambda device: torch.randint(0, 1000, shape, dtype=dtype, device=device))
+    draw = torch.rand if kind == "uniform" else torch.randn
+    return InputSpec(shape, dtype, kind, lambda device: draw(shape, device=device).to(dtype))
+
+
+def distribution(path, index, t):
+    """The distribution get_inputs() drew `t` from, as KernelForge names them, with a note when
+    the values fit none of them well."""
+    import torch
+    if t.dtype == torch.bool:
+        return "uniform", None
+    if not t.is_floating_point():
+        lo, hi = int(t.min()), int(t.max())
+        if lo < 0 or hi >= 1000 or hi < 900:
+            raise Failure(f"{path}: input {index} is an integer tensor with values in [{lo}, {hi}]; "
+                          "KernelForge draws integer inputs from [0, 1000)")
+        return "uniform", None
+    s = t.detach().flatten()[:SAMPLE].double().cpu()
+    lo, hi, mean = float(s.min()), float(s.max()), float(s.mean())
+    std = float(s.std()) if s.numel() > 1 else 0.0
+    if lo >= 0 and hi < 1 and abs(mean - 0.5) < 0.05:
+        return "uniform", None
+    if abs(mean) < 0.05 and abs(std - 1) < 0.05:
+        return "normal", None
+    if lo > 0 and abs(mean - math.exp(0.5)) < 0.1:
+        return "lognormal", None
+    if lo >= 0 and abs(mean - 1) < 0.05 and abs(std - 1) < 0.05:
+        return "exponential", None
+    own = "uniform" if lo >= 0 else "normal"
+    return own, (f"input {index} of get_inputs() has values in [{lo:.3g}, {hi:.3g}] (mean {mean:.3g}, "
+                 f"std {std:.3g}); KernelForge draws it {own} first")
+
+
+def parameter_init(model, path, t):
+    """How PyTorch initialises the parameter at `path` ("conv.weight"), for trials after the first:
+    (init, extra keys)."""
+    import torch
+    owner_path, _, leaf = path.rpartition(".")
+    owner = model.get_submodule(owner_path) if owner_path else model
+    nn = torch.nn
+    fan_layers = (nn.Linear, nn.Bilinear, nn.Conv1d, nn.Conv2d, nn.Conv3d,
+                  nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+    if isinstance(owner, fan_layers) and leaf in ("weight", "bias"):
+        weight = owner.weight
+        fan_in, _ = nn.init._calculate_fan_in_and_fan_out(weight)
+        return "fan_in_uniform", {"fan_in": int(fan_in)}
+    if not t.is_floating_point():
+        return "zeros", {}
+    v = t.detach().double().flatten()
+    if v.numel() and bool((v == 1).all()):
+        return "ones", {}
+    if v.numel() and bool((v == 0).all()):
+        return "zeros", {}
+    lo, hi = float(v.min()), float(v.max())
+    mean = float(v.mean())
+    std = float(v.std()) if v.numel() > 1 else 0.0
+    # Uniform values have std (hi - lo) / sqrt(12); normal ones spread wider for their std.
+    if v.numel() > 16 and std > 0 and abs(std - (hi - lo) / math.sqrt(12)) < 0.1 * std:
+        return "uniform", {"low": lo, "high": hi}
+    return "normal", {"low": mean, "high": std if std > 0 else 1.0}
+
+
+def lower_graph(graph, root):
+    """Inlines forward, turns the module's non-tensor attributes into constants and folds what
+    they decide (as the worker does, core/reference/module_graph.cpp). Returns the paths of the
+    tensors forward still reads, in order of first use."""
+    import torch
+    objects = {graph.inputs().__next__().debugName(): ("", root)}
+    tensors = []
+    for node in list(graph.findAllNodes("prim::GetAttr", True)):
+        source = node.input().debugName()
+        if source not in objects:
+            raise Failure(f"forward reads attribute `{node.s('name')}` of something other than the model")
+        prefix, obj = objects[source]
+        name = node.s("name")
+        attr_path = f"{prefix}.{name}" if prefix else name
+        value = getattr(obj, name)
+        if isinstance(value, torch.nn.Module):
+            objects[node.output().debugName()] = (attr_path, value)
+        elif isinstance(value, torch.Tensor):
+            tensors.append((node, attr_path))
+        else:
+            with graph.insert_point_guard(node):
+                constant = graph.insertConstant(value)
+            node.output().replaceAllUsesWith(constant)
+    eliminate_exceptions(graph)
+    torch._C._jit_pass_constant_propagation(graph)
+    torch._C._jit_pass_dce(graph)
+    drop_dead_loops(graph)
+    torch._C._jit_pass_dce(graph)
+    alive = {n for n in graph.findAllNodes("prim::GetAttr", True)}
+    used = []
+    for node, attr_path in tensors:
+        if node in alive and attr_path not in used:
+            used.append(attr_path)
+    return used
+
+
+def eliminate_exceptions(graph):
+    """An `if` whose one branch only raises (an input-shape check) is taken to go the other way, as
+    libtorch's EliminateExceptions does: the shapes are fixed and were checked by a real run."""
+    def raises(block):
+        return any(n.kind() == "prim::RaiseException" for n in block.nodes())
+    for node in list(graph.findAllNodes("prim::If", True)):
+        blocks = list(node.blocks())
+        if len(blocks) != 2 or raises(blocks[0]) == raises(blocks[1]):
+            continue
+        with graph.insert_point_guard(node):
+            constant = graph.insertConstant(not raises(blocks[0]))
+        node.replaceInput(0, constant)
+
+
+def drop_dead_loops(graph):
+    """A loop left from a check whose `raise` is gone (F.group_norm's batch-size check) computes
+    only numbers nobody reads; DCE keeps loops, so drop such ones (as the worker does)."""
+    def pure(block):
+        for n in block.nodes():
+            if n.kind() in ("prim::RaiseException", "prim::SetAttr", "prim::Print"):
+                return False
+            if any(o.type().isSubtypeOf(torch_tensor_type()) for o in n.outputs()):
+                return False
+            if not all(pure(b) for b in n.blocks()):
+                return False
+        return True
+    for node in list(graph.nodes()):
+        if node.kind() == "prim::Loop" and not any(o.uses() for o in node.outputs()) and pure(next(node.blocks())):
+            node.destroy()
+
+
+def torch_tensor_type():
+    import torch
+    return torch._C.TensorType.get()
+
+
+def outputs_of(path, result, what):
+    import torch
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            raise Failure(f"{path}: {what} returns a {type(o).__name__} (output {i}); KernelForge problems return tensors")
+    if not outs:
+        raise Failure(f"{path}: {what} returns nothing")
+    return outs
+
+
+def output_specs(model, specs):
+    """Output shapes and dtypes without computing anything (the meta device); None when an op has
+    no meta implementation."""
+    import torch
+    try:
+        meta_model = copy.deepcopy(model).to("meta")
+        with torch.no_grad():
+            outs = meta_model(*[torch.empty(s.shape, dtype=s.dtype, device="meta") for s in specs])
+        outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+        return [(list(o.shape), o.dtype) for o in outs]
+    except Exception:
+        return None  # a real run says what is wrong
+
+
+def same_result(a, b):
+    """The module computes what the model does. Not bit for bit: on a GPU, cuDNN may pick another
+    algorithm (TF32 by default) for the second run; a wrong trace is off by far more."""
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    a, b = a.double(), b.double()
+    finite = torch.isfinite(b)
+    if not torch.equal(finite, torch.isfinite(a)):
+        return False
+    a, b = a[finite], b[finite]
+    if b.numel() == 0:
+        return True
+    rms = float(b.pow(2).mean().sqrt())
+    return bool(((a - b).abs() <= 1e-2 * (b.abs() + rms)).all())
+
+
+def script_or_trace(path, model, make_inputs):
+    import torch
+    try:
+        return torch.jit.script(model), "script", None
+    except Exception as e:
+        script_error = first_line(e)
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(model, tuple(make_inputs("cpu")), check_trace=False)
+        return traced, "trace", script_error
+    except Exception as e:
+        raise Failure(f"{where(path, e)}: the model can be neither scripted ({script_error}) "
+                      f"nor traced ({first_line(e)})")
+
+
+def toml_string(s):
+    return json.dumps(s, ensure_ascii=False)
+
+
+def toml_source(text):
+    if "'''" not in text:
+        return "'''\n" + text + ("" if text.endswith("\n") else "\n") + "'''"
+    return '"""\n' + text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '"""'
+
+
+def convert(path, name, out_dir, args):
+    import torch
+    source, module = load_source(path)
+    torch.manual_seed(args.seed)
+    init_inputs = call(path, "get_init_inputs()", module.get_init_inputs)
+    if not isinstance(init_inputs, (list, tuple)):
+        raise Failure(f"{path}: get_init_inputs() must return a list (of the arguments of Model())")
+    model = call(path, "Model(*get_init_inputs())", lambda: module.Model(*init_inputs)).eval()
+    specs = input_specs(path, module, args.seed)
+
+    params = list(inspect.signature(module.Model.forward).parameters.values())[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or len(params) < len(specs):
+        input_names = [f"x{i}" for i in range(len(specs))]
+    else:
+        input_names = [identifier(p.name) for p in params[:len(specs)]]
+
+    notes = [s.note for s in specs if s.note]
+    device = args.device
+    made = {}
+
+    def make_inputs(where_to):
+        # The same tensors for every use on one device: the eager run and the module's must agree.
+        if where_to not in made:
+            torch.manual_seed(args.seed)
+            made[where_to] = [s.make(where_to) for s in specs]
+        return made[where_to]
+
+    elements = sum(math.prod(s.shape) for s in specs)
+    check = device == "cuda" or elements <= CPU_CHECK_ELEMENTS
+    outputs = output_specs(model, specs)
+    eager = None
+    if check or outputs is None:
+        with torch.no_grad():
+            run_model = copy.deepcopy(model).to(device)
+            eager = outputs_of(path, call(path, "forward", run_model, *make_inputs(device)), "forward")
+        outputs = [(list(o.shape), o.dtype) for o in eager]
+        del run_model
+
+    saved, method, script_error = script_or_trace(path, model, make_inputs)
+    if method == "trace":
+        notes.append(f"traced (scripting failed: {script_error}); control flow follows the recorded inputs")
+    if eager is not None:
+        with torch.no_grad():
+            moved = copy.deepcopy(saved).to(device)
+            got = outputs_of(path, call(path, f"the {method}d module", moved, *make_inputs(device)),
+                             f"the {method}d module")
+        for i, (a, b) in enumerate(zip(got, eager)):
+            if not same_result(a, b):
+                raise Failure(f"{path}: the {method}d module's output {i} differs from the eager model's")
+        del moved, got, eager
+    else:
+        notes.append("not run here (too large for the CPU): the worker runs the module when it loads the problem")
+    made.clear()
+
+    graph = saved.inlined_graph
+    try:
+        used = lower_graph(graph, saved)
+    except Failure as e:
+        raise Failure(f"{path}: {e}")
+    reserved = set(input_names)
+    param_names = []
+    for attr_path in used:
+        n = identifier(attr_path.replace(".", "_"))
+        while n in reserved:
+            n = "p_" + n
+        reserved.add(n)
+        param_names.append(n)
+
+    pt_name = name + ".pt"
+    saved = saved.cpu()
+    torch.jit.save(saved, os.path.join(out_dir, pt_name),
+                   _extra_files={"kernelforge.json": json.dumps({"torch": torch.__version__, "source": os.path.basename(path)})})
+
+    lines = [f"name = {toml_string(name)}"]
+    doc = (inspect.getdoc(module.Model) or "").strip().split("\n\n")[0]
+    summary = " ".join(doc.split())
+    description = (summary + " " if summary else "") + f"(KernelBench-style file {os.path.basename(path)})"
+    lines.append(f"description = {toml_string(description)}")
+    lines.append(f"policy = {toml_string(args.policy)}")
+    for note in notes:
+        lines.append(f"# {note}")
+    lines.append("")
+    for spec, n in zip(specs, input_names):
+        lines += ["[[inputs]]", f"name = {toml_string(n)}", f"shape = {spec.shape}",
+                  f"dtype = {toml_string(dtype_name(spec.dtype))}", f"init = {toml_string(spec.dist)}", ""]
+    state = dict(saved.named_parameters())
+    state.update(dict(saved.named_buffers()))
+    for attr_path, n in zip(used, param_names):
+        t = state.get(attr_path)
+        if t is None:
+            t = saved
+            for part in attr_path.split("."):
+                t = getattr(t, part)
+        init, extra = parameter_init(model, attr_path, t)
+        lines += ["[[params]]", f"name = {toml_string(n)}", f"attribute = {toml_string(attr_path)}",
+                  f"shape = {list(t.shape)}", f"dtype = {toml_string(dtype_name(t.dtype))}",
+                  f"init = {toml_string(init)}"]
+        lines += [f"{k} = {v!r}" for k, v in extra.items()]
+        lines.append("")
+    for i, (shape, dtype) in enumerate(outputs):
+        out_name = "out" if len(outputs) == 1 else f"out{i}"
+        lines += ["[[outputs]]", f"name = {toml_string(out_name)}", f"shape = {shape}",
+                  f"dtype = {toml_string(dtype_name(dtype))}", ""]
+    lines += ["[reference]", f"module = {toml_string(pt_name)}", f"torch = {toml_string(torch.__version__)}",
+              f"method = {toml_string(method)}", f"source = {toml_source(source)}", ""]
+    toml_path = os.path.join(out_dir, name + ".toml")
+    with open(toml_path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return toml_path
+
+
+def sources(paths):
+    """(file, subfolder of the output) for each file to import: a folder's files keep their place
+    below it (level1/19_ReLU.py -> OUT/level1/19_ReLU.toml)."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs.sort()
+                rel = os.path.relpath(root, p)
+                files += [(os.path.join(root, n), "" if rel == "." else rel)
+                          for n in sorted(names, key=natural) if n.endswith(".py")]
+        else:
+            files.append((p, ""))
+    return files
+
+
+def natural(name):
+    # 2_gelu.py before 10_layernorm.py, as KernelBench numbers its problems
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def problem_name(path):
+    # KernelBench names its files "19_ReLU.py"; a problem name is one word.
+    return re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sources", nargs="+", help="KernelBench-style .py files or folders of them")
+    ap.add_argument("-o", "--out", required=True, help="folder for the .toml and .pt files")
+    ap.add_argument("--policy", choices=["strict", "loose"], default="strict")
+    ap.add_argument("--seed", type=int, default=42, help="torch.manual_seed before building the model and the inputs")
+    ap.add_argument("--device", choices=["cpu", "cuda"], help="where forward runs for the checks (default: cuda when present)")
+    args = ap.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("kernelbench-import: needs PyTorch (pip install torch, or apt-get install python3-torch)", file=sys.stderr)
+        return 2
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    files = sources(args.sources)
+    missing = [f for f, _ in files if not os.path.isfile(f)]
+    if missing or not files:
+        print(f"kernelbench-import: no such file: {', '.join(missing)}" if missing else
+              "kernelbench-import: no .py files found", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    failed = []
+    names = {}
+    for f, sub in files:
+        try:
+            name = problem_name(f)
+            if name in names:
+                raise Failure(f"{f}: its problem name {name} is already {names[name]}'s")
+            names[name] = f
+            out_dir = os.path.join(args.out, sub)
+            os.makedirs(out_dir, exist_ok=True)
+            toml_path = convert(f, name, out_dir, args)
+            print(f"ok      {f} -> {toml_path}")
+        except Failure as e:
+            failed.append((f, str(e)))
+            print(f"FAILED  {e}")
+        except Exception as e:  # something the checks above did not foresee
+            failed.append((f, f"{where(f, e)}: {first_line(e)}"))
+            print(f"FAILED  {where(f, e)}: {first_line(e)}")
+        sys.stdout.flush()
+    print(f"{len(files) - len(failed)} of {len(files)} files imported into {args.out}")
+    for f, why in failed:
+        print(f"  not imported: {why}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
