@@ -276,7 +276,11 @@ void MainWindow::connectEngine()
     connect(m_engine, &Engine::rebenchmarked, this, [this](std::int64_t node, const QString &verdict) {
         log(tr("Re-benchmark: #%1 %2").arg(node).arg(verdict));
         showInfo(tr("The edited kernel is #%1: %2").arg(node).arg(verdict));
-        m_selectAfterRefresh = node;
+        // A periodic refresh may already have read the new node; then no later reading brings news.
+        if (m_session && m_session->node(node))
+            selectNode(node);
+        else
+            m_selectAfterRefresh = node;
     });
     connect(m_engine, &Engine::finished, this, [this](const QString &m) {
         showInfo(m);

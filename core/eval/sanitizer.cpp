@@ -355,6 +355,10 @@ std::vector<std::string> sanitizerArgv(const std::vector<std::string> &tool, San
                              "--report-api-errors", "no", "--log-file", logFile});
     if (which == SanitizerTool::Racecheck)
         argv.insert(argv.end(), {"--racecheck-report", "analysis"});
+    // cudaMalloc may place two tensors back to back; a read just past one would land in the next
+    // and pass. A padding buffer after every allocation makes that read an error.
+    if (which == SanitizerTool::Memcheck)
+        argv.insert(argv.end(), {"--padding", "4096"});
     if (std::string filter = sanitizerKernelFilter(kernels); !filter.empty())
         argv.insert(argv.end(), {"--kernel-name", filter});
     argv.insert(argv.end(), worker.begin(), worker.end());

@@ -64,6 +64,12 @@ public:
         p.constants = readConstants(root);
         applyVariants(root, p.constants);
         m_env.constants = p.constants;
+        // Declared counts are for the main sizes; a variant's come from its op graph and tensors,
+        // or its roofline floor (and the check that no time beats physics) would be the main size's.
+        if (!m_variant.empty()) {
+            p.flops.reset();
+            p.bytesMoved.reset();
+        }
 
         readInputs(root, p);
         readParams(root, p);

@@ -66,7 +66,8 @@ int main(int argc, char **argv)
         else if (a == "--error-exitcode") errorExit = std::atoi(next().c_str());
         else if (a == "--log-file") log = next();
         else if (a == "--kernel-name") filter = next();
-        else if (a == "--print-limit" || a == "--report-api-errors" || a == "--racecheck-report") next();
+        else if (a == "--print-limit" || a == "--report-api-errors" || a == "--racecheck-report" ||
+                 a == "--padding") next();
         else if (a == "--fake-unsupported") unsupported = true;
         else if (a == "--fake-racecheck-unsupported") racecheckUnsupported = true;
         else if (a == "--fake-log") fakeLog = next();

@@ -142,7 +142,10 @@ private slots:
         QVERIFY2(line.startsWith("/opt/cs --tool racecheck --error-exitcode 86 --print-limit 20"), qPrintable(line));
         QVERIFY(line.contains("--log-file /tmp/l.log"));
         QVERIFY(line.contains("--racecheck-report analysis"));
+        QVERIFY(!line.contains("--padding"));
         QVERIFY(line.endsWith("--kernel-name kns=k kernelforge-worker"));
+        const QString memcheck = q(joinArgv(sanitizerArgv({"/opt/cs"}, SanitizerTool::Memcheck, {"k"}, "/tmp/l.log", {"w"})));
+        QVERIFY2(memcheck.contains("--padding 4096"), qPrintable(memcheck));
     }
 
     void probeWithoutTheTool()
