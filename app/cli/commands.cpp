@@ -155,6 +155,12 @@ int cmdBaseline(const Args &a)
 }
 
 namespace {
+std::string fmtRatio(double r)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, r >= 1e300 ? "inf" : "%.3g", r);
+    return b;
+}
 
 void printResult(const EvalResult &r, const std::optional<Timing> &eager)
 {
@@ -167,7 +173,7 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
         for (const TrialResult &t : r.trials)
             std::printf("            %-3d %-12s %-7s %-13.3e %-13.3e %-6s %s\n", t.index, t.distribution.c_str(),
                         t.randomParams ? "random" : "init", t.maxScaledError, t.maxAbsError, t.passed ? "yes" : "NO",
-                        t.kernelbenchPassed ? "pass" : "fail");
+                        (t.kernelbenchPassed ? "pass" : "fail (worst " + fmtRatio(t.kernelbenchRatio) + "x its allowance)").c_str());
     }
     for (const auto &[k, res] : r.resources)
         std::printf("kernel      %s: %d registers, %d B static shared, %d B stack\n", k.c_str(), res.registers,

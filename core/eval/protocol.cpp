@@ -245,6 +245,7 @@ void to_json(json &j, const TrialResult &t)
              {"random_params", t.randomParams}, {"max_scaled_error", number(t.maxScaledError)},
              {"max_abs_error", number(t.maxAbsError)}, {"tolerance", number(t.tolerance)},
              {"passed", t.passed}, {"kernelbench_passed", t.kernelbenchPassed},
+             {"kernelbench_ratio", number(t.kernelbenchRatio)},
              {"unwritten", t.unwritten}, {"non_finite", t.nonFinite}, {"note", t.note}};
 }
 
@@ -261,6 +262,7 @@ void from_json(const json &j, TrialResult &t)
     opt(j, "tolerance", t.tolerance);
     opt(j, "passed", t.passed);
     opt(j, "kernelbench_passed", t.kernelbenchPassed);
+    opt(j, "kernelbench_ratio", t.kernelbenchRatio);
     opt(j, "unwritten", t.unwritten);
     opt(j, "non_finite", t.nonFinite);
     opt(j, "note", t.note);

@@ -81,6 +81,8 @@ struct TrialResult {
     double tolerance = 0;         // the one this trial was judged at
     bool passed = false;
     bool kernelbenchPassed = false; // allclose(out, eager, atol=tol, rtol=tol)
+    // The largest |out - eager| / (atol + rtol |eager|) of that check: above 1 it failed, and by how much.
+    double kernelbenchRatio = 0;
     std::int64_t unwritten = 0;   // elements still poisoned
     std::int64_t nonFinite = 0;   // NaN/Inf where the reference is finite
     std::string note;
