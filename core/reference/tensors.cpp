@@ -44,8 +44,10 @@ torch::Tensor draw(const std::string &dist, torch::IntArrayRef shape, torch::Dev
     if (dist == "normal")
         return torch::randn(shape, o);
     if (dist == "laplace") {
+        // rand() returns exactly 0 about once in 2^24 draws: u = -0.5 would give -inf, so the
+        // magnitude stops at the one the next representable u gives (about 16.6).
         auto u = torch::rand(shape, o) - 0.5;
-        return -torch::sign(u) * torch::log1p(-2.0 * torch::abs(u));
+        return -torch::sign(u) * torch::log1p(-2.0 * torch::abs(u)).clamp_min(-16.7);
     }
     if (dist == "lognormal")
         return torch::exp(torch::randn(shape, o));
