@@ -36,20 +36,7 @@
 {{/POOL}}
 
 // ---- problem sizes and tile shapes ----
-constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutC = {{OUT_C}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
-constexpr int kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
-constexpr int kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
-constexpr int kPoolKH = {{POOL_KH}}, kPoolKW = {{POOL_KW}}, kPoolSH = {{POOL_SH}}, kPoolSW = {{POOL_SW}};
-constexpr int kPoolPadH = {{POOL_PAD_H}}, kPoolPadW = {{POOL_PAD_W}};
-constexpr int kPoolOutH = {{POOL_OUT_H}}, kPoolOutW = {{POOL_OUT_W}};
-constexpr bool kPool = kPoolKH > 0;
-
-constexpr int kPixels = kOutH * kOutW;
-constexpr int kGemmM = kBatch * kPixels;   // output pixels
-constexpr int kGemmN = kOutC;              // output channels
-constexpr int kGemmK = kInC * kKH * kKW;   // taps
+{{>conv_sizes}}
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
@@ -125,15 +112,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
 
     const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
 
-    // Tap k = (c, r, s): offset of x[., c, r*dil, s*dil] from a window's corner, and the packed shift.
-    for (int k = threadIdx.x; k < kKPadded; k += kThreads) {
-        int2 e = make_int2(0, kOutside << 16);
-        if (k < kGemmK) {
-            const int c = k / (kKH * kKW), r = (k / kKW) % kKH, s = k % kKW;
-            e = make_int2((c * kInH + r * kDilH) * kInW + s * kDilW, (r * kDilH) << 16 | (s * kDilW));
-        }
-        taps[k] = e;
-    }
+    {{>conv_tap_table}}
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 128 * kProducers + 1); // every gathering thread, plus the weight copies' expect_tx
