@@ -1,5 +1,6 @@
 #include "engine_jobs.h"
 
+#include "eval/candidate_run.h"
 #include "kernel/candidate.h"
 #include "kernel/export.h"
 #include "model/format.h"
@@ -31,15 +32,6 @@ int lineOf(const Error &e)
     return m.hasMatch() ? m.captured(1).toInt() : 0;
 }
 
-std::vector<std::string> kernelNames(const Candidate &c)
-{
-    std::vector<std::string> k;
-    for (const LaunchDecl &l : c.launches)
-        if (std::find(k.begin(), k.end(), l.kernel) == k.end())
-            k.push_back(l.kernel);
-    return k;
-}
-
 QString sassOf(const std::string &cubin)
 {
     const QString tool = findCudaTool(QStringLiteral("cuobjdump"));
@@ -56,8 +48,6 @@ QString sassOf(const std::string &cubin)
         return QObject::tr("cuobjdump did not finish within a minute");
     return QString::fromUtf8(p.readAllStandardOutput());
 }
-
-Policy policyOf(const SearchSettings &s, const Problem &p) { return s.policy.value_or(p.policy); }
 
 } // namespace
 
@@ -152,38 +142,27 @@ RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, c
     if (auto s = settingsFromJson(meta->settings))
         settings = *s;
 
-    WorkerConfig wc;
-    wc.argv = config.workerArgv;
-    WorkerClient w(wc);
-    client(&w);
-    struct Release {
-        const std::function<void(WorkerClient *)> &client;
-        ~Release() { client(nullptr); }
-    } release{client};
-    if (Status s = w.start(); !s) {
-        out.error = qs(s.error().text());
+    CandidateRunOptions o;
+    o.worker.argv = config.workerArgv;
+    o.policy = effectivePolicy(settings, *problem);
+    o.trials = settings.trials;
+    o.timingTrials = settings.timingTrials;
+    o.baselineTrials = settings.timingTrials;
+    if (const double eager = baselineMedianMs(meta->baseline); eager > 0)
+        o.baseline = BaselineResult{(*meta->baseline)["timing"].get<Timing>(), meta->baseline->value("flags", nlohmann::json())};
+    o.track = client;
+    auto run = runCandidate(*problem, source, o);
+    if (!run) {
+        out.error = qs(run.error().text());
         return out;
     }
-    if (!w.info()->gpu.present) {
-        out.error = QObject::tr("Re-benchmark needs an NVIDIA GPU: %1").arg(qs(w.info()->gpu.reason));
+    if (!run->result) {
+        out.error = QObject::tr("Re-benchmark needs an NVIDIA GPU: %1").arg(qs(run->hello.gpu.reason));
         return out;
     }
-    if (auto l = w.load(*problem); !l) {
-        out.error = qs(l.error().text());
-        return out;
-    }
-    if (const double eager = baselineMedianMs(meta->baseline); eager > 0) {
-        w.setBaselineMs(eager);
-    } else if (auto b = w.baseline(settings.timingTrials)) {
-        (void)store->setBaseline(nlohmann::json{{"timing", b->timing}, {"flags", b->flags}});
-    }
-    (void)w.ceilings(); // lets checkFloor() fill the floor and catch times below it
-    auto r = w.evaluate("rebenchmark", source, "", policyOf(settings, *problem), settings.trials, settings.timingTrials);
-    if (!r) {
-        out.error = qs(r.error().text());
-        return out;
-    }
-    w.checkFloor(*r);
+    if (run->baselineMeasured)
+        (void)store->setBaseline(nlohmann::json{{"timing", run->baseline->timing}, {"flags", run->baseline->flags}});
+    const EvalResult *r = &*run->result;
     auto id = recordHandEdited(*store, *problem, parent ? std::optional<std::int64_t>(parent) : std::nullopt, title,
                                source, *r);
     if (!id) {

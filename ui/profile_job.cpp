@@ -4,6 +4,7 @@
 // protocol.
 #include "engine_jobs.h"
 
+#include "eval/candidate_run.h"
 #include "kernel/candidate.h"
 #include "model/format.h"
 
@@ -171,42 +172,32 @@ ProfileReport profileCandidate(const SessionSnapshot &s, std::int64_t node, cons
     for (const char *m : kStalls)
         metrics << QLatin1String(kStallPrefix) + QLatin1String(m) + QLatin1String(kStallSuffix);
 
-    WorkerConfig wc;
-    wc.argv = {ncu.toStdString(), "--target-processes", "all", "--kernel-name-base", "function", "--kernel-name",
-               ("regex:^(" + kernels.join(QLatin1Char('|')) + ")$").toStdString(), "--launch-count", "4", "--metrics",
-               metrics.join(QLatin1Char(',')).toStdString(), "--csv", "--page", "raw", "--log-file",
-               report.toStdString()};
+    CandidateRunOptions o;
+    o.worker.argv = {ncu.toStdString(), "--target-processes", "all", "--kernel-name-base", "function", "--kernel-name",
+                     ("regex:^(" + kernels.join(QLatin1Char('|')) + ")$").toStdString(), "--launch-count", "4",
+                     "--metrics", metrics.join(QLatin1Char(',')).toStdString(), "--csv", "--page", "raw",
+                     "--log-file", report.toStdString()};
     const std::vector<std::string> worker = config.workerArgv.empty() ? defaultWorkerArgv() : config.workerArgv;
-    wc.argv.insert(wc.argv.end(), worker.begin(), worker.end());
+    o.worker.argv.insert(o.worker.argv.end(), worker.begin(), worker.end());
     // Kernels run tens of times slower under ncu's replay.
-    wc.handshakeTimeout = wc.loadTimeout = milliseconds(900'000);
-    WorkerClient w(wc);
-    client(&w);
-    struct Release {
-        const std::function<void(WorkerClient *)> &client;
-        ~Release() { client(nullptr); }
-    } release{client};
-    if (Status st = w.start(); !st) {
-        r.error = qs(st.error().text());
+    o.worker.handshakeTimeout = o.worker.loadTimeout = milliseconds(900'000);
+    o.timeout = milliseconds(900'000);
+    o.policy = effectivePolicy(s.settings, *s.problem);
+    o.trials = 1;
+    o.timingTrials = 0; // verified once: what ncu needs to see
+    o.track = client;
+    auto run = runCandidate(*s.problem, n->record.text, o);
+    if (!run) {
+        r.error = qs(run.error().text());
         return r;
     }
-    if (!w.info()->gpu.present) {
-        r.error = QObject::tr("Profiling needs an NVIDIA GPU: %1").arg(qs(w.info()->gpu.reason));
-        return r;
-    }
-    if (auto l = w.load(*s.problem); !l) {
-        r.error = qs(l.error().text());
-        return r;
-    }
-    auto v = w.verify("profile", n->record.text, "", s.problem->policy, 1, milliseconds(900'000));
-    w.stop(); // ncu writes its report when the worker exits
-    if (!v) {
-        r.error = qs(v.error().text());
+    if (!run->result) {
+        r.error = QObject::tr("Profiling needs an NVIDIA GPU: %1").arg(qs(run->hello.gpu.reason));
         return r;
     }
     QFile f(report);
     if (!f.open(QIODevice::ReadOnly)) {
-        r.error = QObject::tr("Nsight Compute wrote no report (%1)").arg(qs(w.stderrTail()).right(300));
+        r.error = QObject::tr("Nsight Compute wrote no report (%1)").arg(qs(run->stderrTail).right(300));
         return r;
     }
     ProfileReport parsed = parseNcuCsv(QString::fromUtf8(f.readAll()), kernels);

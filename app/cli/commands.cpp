@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include "eval/candidate_run.h"
 #include "eval/worker_client.h"
 #include "kernel/candidate.h"
 #include "kernel/export.h"
@@ -165,6 +166,9 @@ std::string fmtRatio(double r)
 void printResult(const EvalResult &r, const std::optional<Timing> &eager)
 {
     std::printf("verdict     %s%s%s\n", toString(r.verdict).c_str(), r.reason.empty() ? "" : ": ", r.reason.c_str());
+    if (r.seed != 0)
+        std::printf("seed        %llu (--seed %llu replays these inputs)\n", (unsigned long long)r.seed,
+                    (unsigned long long)r.seed);
     std::printf("precision   %s, policy %s (tolerance %.0e)\n", toString(r.precision).c_str(), toString(r.policy).c_str(),
                 tolerance(r.policy));
     if (!r.trials.empty()) {
@@ -189,6 +193,16 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
             std::printf("roofline    floor %.4f ms at %s: %.1f %% of the floor's speed\n", r.floorMs,
                         toString(r.precision).c_str(), 100.0 * r.floorMs / t.medianMs);
     }
+    if (r.timingCheck) {
+        const TimingCheck &c = *r.timingCheck;
+        if (c.checked)
+            std::printf("checked     %d timed runs over %d verified input sets, worst scaled error %.3e\n", c.runs,
+                        c.inputSets, c.worstScaledError);
+        if (!c.floorNote.empty())
+            std::printf("floor       %s\n", c.floorNote.c_str());
+    }
+    if (r.peakGpuBytes > 0)
+        std::printf("gpu memory  %.2f GB at most in use while verifying\n", double(r.peakGpuBytes) / 1e9);
     if (r.sanitizer) {
         const SanitizerCheck &c = *r.sanitizer;
         std::string tools;
@@ -196,7 +210,9 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
             tools += (tools.empty() ? "" : ", ") + t;
         char when[64];
         std::snprintf(when, sizeof when, "%.1f s", c.seconds);
-        std::printf("sanitizer   %s (%s; %s)%s%s\n", c.outcome.c_str(), tools.c_str(),
+        std::printf("sanitizer   %s (%s; %s)%s%s\n",
+                    c.outcome == "unchecked" ? "UNCHECKED: compute-sanitizer could not judge it" : c.outcome.c_str(),
+                    tools.c_str(),
                     c.sameAs ? ("same source as #" + std::to_string(c.sameAs)).c_str() : when,
                     c.note.empty() ? "" : ": ", c.note.c_str());
     }
@@ -274,66 +290,165 @@ int recordSession(const std::string &path, const Problem &p, const std::string &
 
 } // namespace
 
-int cmdEval(const Args &a)
+namespace {
+
+// What `eval` runs: a problem and a candidate file, or a node of a session (a replay).
+struct EvalInput {
+    Problem problem;
+    std::string source;
+    std::string label;                 // the file, or "SESSION #NODE"
+    std::optional<std::uint64_t> seed; // the node's recorded seed, for a replay
+    std::optional<BaselineResult> baseline;
+};
+
+std::optional<BaselineResult> baselineOf(const SessionMeta &meta)
+{
+    if (!meta.baseline || baselineMedianMs(meta.baseline) <= 0)
+        return std::nullopt;
+    try {
+        BaselineResult b;
+        b.timing = (*meta.baseline)["timing"].get<Timing>();
+        if (meta.baseline->contains("flags"))
+            b.flags = (*meta.baseline)["flags"];
+        return b;
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+bool isSessionFile(const std::string &path) { return path.size() > 10 && path.ends_with(".kfsession"); }
+
+Result<EvalInput> evalInputFromSession(const Args &a)
+{
+    const std::string &path = a.positional[0];
+    auto store = SessionStore::open(path, true);
+    if (!store)
+        return store.error();
+    auto meta = store->sessionMeta();
+    if (!meta)
+        return meta.error();
+    std::int64_t id = 0;
+    try {
+        id = std::stoll(a.positional[1][0] == '#' ? a.positional[1].substr(1) : a.positional[1]);
+    } catch (const std::exception &) {
+        return makeError("usage", "a node is a number, not '" + a.positional[1] + "'");
+    }
+    auto node = store->node(id);
+    if (!node)
+        return makeError("not-found", path + " has no node " + std::to_string(id));
+    if (node->kind != NodeKind::Candidate || node->text.empty())
+        return makeError("not-found", "node " + std::to_string(id) + " of " + path + " is not a candidate");
+    auto problem = parseProblem(meta->problemText, meta->problemName + ".toml", meta->problemVariant);
+    if (!problem)
+        return problem.error();
+    EvalInput in{*problem, node->text, path + " #" + std::to_string(id), std::nullopt, baselineOf(*meta)};
+    if (auto reading = readCandidate(*node); reading && reading->result.seed != 0)
+        in.seed = reading->result.seed;
+    return in;
+}
+
+Result<EvalInput> evalInputFromFiles(const Args &a)
 {
     auto p = problemArg(a);
     if (!p)
-        return badProblem(p.error());
-    if (a.positional.size() < 2) { std::fprintf(stderr, "kernelforge-cli: eval needs PROBLEM and CANDIDATE.cu\n"); return BadInput; }
+        return p.error();
     const std::string path = a.positional[1];
     auto source = readFile(path);
-    if (!source) return badProblem(source.error());
-    auto cand = parseCandidate(*source, path);
+    if (!source)
+        return source.error();
+    EvalInput in{*p, *source, path, std::nullopt, std::nullopt};
+    // A session's eager baseline is pinned: its speedups stay comparable with each other.
+    if (auto session = a.option("--session"))
+        if (auto store = SessionStore::open(*session, true))
+            if (auto meta = store->sessionMeta())
+                in.baseline = baselineOf(*meta);
+    return in;
+}
+
+Result<std::optional<std::uint64_t>> seedOption(const Args &a)
+{
+    auto v = a.option("--seed");
+    if (!v)
+        return std::optional<std::uint64_t>();
+    try {
+        std::size_t used = 0;
+        const unsigned long long seed = std::stoull(*v, &used);
+        if (used == v->size() && seed != 0)
+            return std::optional<std::uint64_t>(seed);
+    } catch (const std::exception &) {
+    }
+    return makeError("usage", "--seed takes a positive integer (as `show` prints it), not '" + *v + "'");
+}
+
+} // namespace
+
+int cmdEval(const Args &a)
+{
+    if (a.positional.size() < 2) {
+        std::fprintf(stderr, "kernelforge-cli: eval needs PROBLEM and CANDIDATE.cu, or SESSION.kfsession and NODE\n");
+        return BadInput;
+    }
+    const bool replay = isSessionFile(a.positional[0]);
+    auto input = replay ? evalInputFromSession(a) : evalInputFromFiles(a);
+    if (!input)
+        return badProblem(input.error());
+    auto cand = parseCandidate(input->source, input->label);
     if (!cand) return badProblem(cand.error());
-    if (Status s = checkCandidate(*cand, *p, path); !s) return badProblem(s.error());
-    Policy policy = p->policy;
+    if (Status s = checkCandidate(*cand, input->problem, input->label); !s) return badProblem(s.error());
+    auto seed = seedOption(a);
+    if (!seed) return badProblem(seed.error());
+
+    CandidateRunOptions o;
+    o.worker = workerConfig(a);
+    o.policy = input->problem.policy;
     if (auto v = a.option("--policy")) {
         auto pol = parsePolicy(*v);
         if (!pol) { std::fprintf(stderr, "kernelforge-cli: --policy is strict or loose, not '%s'\n", v->c_str()); return BadInput; }
-        policy = *pol;
+        o.policy = *pol;
     }
-
-    WorkerClient w(workerConfig(a));
-    if (Status s = w.start(); !s) { printError(s.error()); return WorkerFailed; }
-    const Hello hello = *w.info();
-    if (!hello.gpu.present) {
+    o.trials = a.intOption("--trials", 5);
+    o.timingTrials = a.intOption("--timing-trials", 100);
+    o.baselineTrials = o.timingTrials;
+    o.seed = *seed ? *seed : input->seed;
+    o.baseline = input->baseline;
+    o.compileArchWithoutGpu = a.option("--arch").value_or("sm_90a");
+    auto run = runCandidate(input->problem, input->source, o);
+    if (!run) {
+        printError(run.error());
+        const std::string &code = run.error().code;
+        return code == "reference" || code == "parse" ? BadInput : WorkerFailed;
+    }
+    if (!run->result) {
         // Still worth knowing whether it compiles: NVRTC needs no GPU.
-        std::vector<std::string> kernels;
-        for (const auto &l : cand->launches) kernels.push_back(l.kernel);
-        const std::string arch = a.option("--arch").value_or("sm_90a");
-        auto c = w.compile(*source, kernels, arch);
-        if (c && c->ok)
-            std::printf("compiles for %s\n", arch.c_str());
-        else if (c)
-            for (const auto &d : c->diagnostics) std::printf("%s:%d: %s: %s\n", path.c_str(), d.line, d.severity.c_str(), d.message.c_str());
-        std::fprintf(stderr, "kernelforge-cli: evaluation needs an NVIDIA GPU: %s\n", hello.gpu.reason.c_str());
+        if (run->compiled && run->compiled->ok)
+            std::printf("compiles for %s\n", o.compileArchWithoutGpu.c_str());
+        else if (run->compiled)
+            for (const auto &d : run->compiled->diagnostics)
+                std::printf("%s:%d: %s: %s\n", input->label.c_str(), d.line, d.severity.c_str(), d.message.c_str());
+        std::fprintf(stderr, "kernelforge-cli: evaluation needs an NVIDIA GPU: %s\n", run->hello.gpu.reason.c_str());
         return NoGpu;
     }
-    auto loaded = w.load(*p);
-    if (!loaded) { printError(loaded.error()); return loaded.error().code == "reference" || loaded.error().code == "parse" ? BadInput : WorkerFailed; }
-    std::optional<BaselineResult> baseline;
-    if (auto b = w.baseline(a.intOption("--timing-trials", 100)))
-        baseline = *b;
-    else
-        printError(b.error());
-    auto r = w.evaluate("cli", *source, "", policy, a.intOption("--trials", 5), a.intOption("--timing-trials", 100));
-    if (!r) { printError(r.error()); return WorkerFailed; }
-    w.checkFloor(*r);
-    if (auto s = a.option("--session"))
-        if (int rc = recordSession(*s, *p, *source, path, *r, baseline, hello); rc != Success)
+    if (run->baselineError)
+        printError(*run->baselineError);
+    const EvalResult &r = *run->result;
+    if (auto s = a.option("--session"); s && !replay)
+        if (int rc = recordSession(*s, input->problem, input->source, input->label, r,
+                                   run->baselineMeasured ? run->baseline : std::nullopt, run->hello);
+            rc != Success)
             return rc;
     if (a.flag("--json")) {
-        nlohmann::json j{{"problem", p->name}, {"candidate", path}, {"gpu", hello.gpu.name}, {"result", *r}};
-        if (baseline) {
-            j["eager"] = baseline->timing;
-            if (r->timing && r->timing->medianMs > 0) j["speedup"] = baseline->timing.medianMs / r->timing->medianMs;
+        nlohmann::json j{{"problem", input->problem.name}, {"candidate", input->label}, {"gpu", run->hello.gpu.name},
+                         {"result", r}};
+        if (run->baseline) {
+            j["eager"] = run->baseline->timing;
+            if (r.timing && r.timing->medianMs > 0) j["speedup"] = run->baseline->timing.medianMs / r.timing->medianMs;
         }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::printf("%s on %s, candidate %s\n", p->name.c_str(), hello.gpu.name.c_str(), path.c_str());
-        printResult(*r, baseline ? std::optional<Timing>(baseline->timing) : std::nullopt);
+        std::printf("%s on %s, candidate %s\n", input->problem.name.c_str(), run->hello.gpu.name.c_str(), input->label.c_str());
+        printResult(r, run->baseline ? std::optional<Timing>(run->baseline->timing) : std::nullopt);
     }
-    return r->verdict == Verdict::Correct ? Success : NotCorrect;
+    return r.verdict == Verdict::Correct ? Success : NotCorrect;
 }
 
 int cmdExport(const Args &a)

@@ -17,8 +17,10 @@ const char *kUsage =
     "  show SESSION NODE                          a candidate of a session: verdict, trials, time, sanitizer report\n"
     "  baseline PROBLEM [--trials N] [--json]     time eager PyTorch on this GPU\n"
     "  eval PROBLEM CANDIDATE.cu [--policy strict|loose] [--trials N] [--timing-trials N]\n"
-    "       [--variant V] [--session FILE] [--json]\n"
-    "                                             verify and time a candidate kernel\n"
+    "       [--variant V] [--session FILE] [--seed N] [--json]\n"
+    "                                             verify and time a candidate kernel (every timed run checked)\n"
+    "  eval SESSION.kfsession NODE [--seed N]     evaluate a session's candidate again on the inputs it was\n"
+    "                                             judged on (its recorded seed), or on those of --seed\n"
     "  export PROBLEM CANDIDATE.cu -o FILE.cu [--arch sm_90a] [--speedup X] [--max-error E]\n"
     "                                             write a standalone .cu with a host launcher\n"
     "  search PROBLEM --session FILE [--resume] [--rounds N] [--ideas N] [--impls N] [--top-k N]\n"
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     using namespace kf::cli;
     Args args;
     std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
-                                 "--worker", "--arch", "--speedup", "--max-error"};
+                                 "--worker", "--arch", "--speedup", "--max-error", "--seed"};
     valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
     valued.insert(generatorValuedOptions().begin(), generatorValuedOptions().end());
     valued.insert(suiteValuedOptions().begin(), suiteValuedOptions().end());

@@ -83,9 +83,10 @@ void requireObject(const json &j, const char *what)
         throw std::invalid_argument(std::string(what) + " must be a JSON object, got " + j.dump());
 }
 
-constexpr std::array<const char *, 12> kVerdictNames = {
+constexpr std::array<const char *, 14> kVerdictNames = {
     "queued", "compiling", "compile error", "launch error", "wrong", "racy",
-    "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer"};
+    "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer",
+    "inconsistent", "engine error"};
 
 } // namespace
 
@@ -317,6 +318,12 @@ void to_json(json &j, const EvalResult &r)
         j["timing"] = *r.timing;
     if (r.sanitizer)
         j["sanitizer"] = *r.sanitizer;
+    if (r.seed != 0)
+        j["seed"] = r.seed;
+    if (r.timingCheck)
+        j["timing_check"] = *r.timingCheck;
+    if (r.peakGpuBytes > 0)
+        j["peak_gpu_bytes"] = r.peakGpuBytes;
 }
 
 void from_json(const json &j, EvalResult &r)
@@ -339,6 +346,62 @@ void from_json(const json &j, EvalResult &r)
     opt(j, "sanitizer_report", r.sanitizerReport);
     if (auto it = j.find("sanitizer"); it != j.end() && !it->is_null())
         r.sanitizer = it->get<SanitizerCheck>();
+    opt(j, "seed", r.seed);
+    if (auto it = j.find("timing_check"); it != j.end() && !it->is_null())
+        r.timingCheck = it->get<TimingCheck>();
+    opt(j, "peak_gpu_bytes", r.peakGpuBytes);
+}
+
+void to_json(json &j, const TimingCheck &c)
+{
+    j = json{{"checked", c.checked}, {"runs", c.runs}, {"input_sets", c.inputSets},
+             {"worst_scaled_error", number(c.worstScaledError)}, {"physical_floor_ms", number(c.physicalFloorMs)},
+             {"launch_ms", number(c.launchMs)}, {"floor_note", c.floorNote},
+             {"wall_seconds", number(c.wallSeconds)}, {"check_seconds", number(c.checkSeconds)}};
+}
+
+void from_json(const json &j, TimingCheck &c)
+{
+    requireObject(j, "timing check");
+    c = TimingCheck{};
+    opt(j, "checked", c.checked);
+    opt(j, "runs", c.runs);
+    opt(j, "input_sets", c.inputSets);
+    opt(j, "worst_scaled_error", c.worstScaledError);
+    opt(j, "physical_floor_ms", c.physicalFloorMs);
+    opt(j, "launch_ms", c.launchMs);
+    opt(j, "floor_note", c.floorNote);
+    opt(j, "wall_seconds", c.wallSeconds);
+    opt(j, "check_seconds", c.checkSeconds);
+}
+
+void to_json(json &j, const TimedRun &t)
+{
+    j = json{{"verdict", toString(t.verdict)}, {"reason", t.reason}, {"check", t.check}};
+    if (t.timing)
+        j["timing"] = *t.timing;
+}
+
+void from_json(const json &j, TimedRun &t)
+{
+    requireObject(j, "timed run");
+    t = TimedRun{};
+    optEnum(j, "verdict", t.verdict, &parseVerdict, "verdict");
+    opt(j, "reason", t.reason);
+    if (auto it = j.find("check"); it != j.end() && !it->is_null())
+        t.check = it->get<TimingCheck>();
+    if (auto it = j.find("timing"); it != j.end() && !it->is_null())
+        t.timing = it->get<Timing>();
+}
+
+void applyTimedRun(EvalResult &r, const TimedRun &t)
+{
+    r.timingCheck = t.check;
+    r.timing = t.timing;
+    if (t.verdict != Verdict::Correct && r.verdict == Verdict::Correct) {
+        r.verdict = t.verdict;
+        r.reason = t.reason;
+    }
 }
 
 // ---- compile ----------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ inline constexpr int kProtocolVersion = 1;
 
 enum class Verdict {
     Queued, Compiling, CompileError, LaunchError, Wrong, Racy, Correct, Crashed, TimedOut, Suspect, NeedsGpu,
-    Sanitizer // passed verification, then compute-sanitizer memcheck found errors (docs/search.md)
+    Sanitizer,    // passed verification, then compute-sanitizer memcheck found errors (docs/search.md)
+    Inconsistent, // passed verification, then a timed run's output failed its check (docs/verification.md)
+    EngineError   // the engine could not judge it (out of GPU memory, a failure of its own): not the kernel's verdict
 };
 std::string toString(Verdict);          // "compile error", "timed out", ...
 std::optional<Verdict> parseVerdict(std::string_view);
@@ -98,6 +100,27 @@ struct SanitizerCheck {
     std::int64_t sameAs = 0;        // the candidate with the same source whose check this reuses
 };
 
+// How the timed runs of a candidate were checked and judged (docs/verification.md).
+struct TimingCheck {
+    bool checked = true;          // false only for a measurement of the checks' own cost
+    int runs = 0;                 // timed runs whose outputs were compared with their reference
+    int inputSets = 0;            // verified trials' input sets the timed runs cycled through
+    double worstScaledError = 0;  // over every checked timed run
+    double physicalFloorMs = 0;   // the FLOPs at the fastest rate, the bytes at the highest bandwidth
+    double launchMs = 0;          // one empty launch on this GPU
+    std::string floorNote;        // set where the floor check cannot tell (the floor is under a launch)
+    double wallSeconds = 0;       // the whole timing step: module load, warm-up, runs, checks
+    double checkSeconds = 0;      // of which poisoning and comparing, outside the event windows
+};
+
+// The answer to a timing request: a time only when every timed run passed its check.
+struct TimedRun {
+    std::optional<Timing> timing;
+    Verdict verdict = Verdict::Correct; // correct, inconsistent or suspect
+    std::string reason;
+    TimingCheck check;
+};
+
 struct EvalResult {
     Verdict verdict = Verdict::Queued;
     std::string reason;
@@ -113,7 +136,14 @@ struct EvalResult {
     double compileSeconds = 0;
     std::string sanitizerReport;  // the tool's output for a finding (or for a run that could not judge)
     std::optional<SanitizerCheck> sanitizer; // absent until the gate has looked at it
+    std::uint64_t seed = 0;       // the evaluation's random seed: `eval --seed` replays its inputs
+    std::optional<TimingCheck> timingCheck;
+    std::int64_t peakGpuBytes = 0; // the most GPU memory in use while the worker judged it
 };
+
+// Takes a timing step's answer into a verified result: its time, its check, and its verdict
+// where the timed runs changed it (inconsistent, suspect).
+void applyTimedRun(EvalResult &, const TimedRun &);
 
 void to_json(nlohmann::json &, const GpuInfo &);
 void from_json(const nlohmann::json &, GpuInfo &);
@@ -133,6 +163,10 @@ void to_json(nlohmann::json &, const TrialResult &);
 void from_json(const nlohmann::json &, TrialResult &);
 void to_json(nlohmann::json &, const SanitizerCheck &);
 void from_json(const nlohmann::json &, SanitizerCheck &);
+void to_json(nlohmann::json &, const TimingCheck &);
+void from_json(const nlohmann::json &, TimingCheck &);
+void to_json(nlohmann::json &, const TimedRun &);
+void from_json(const nlohmann::json &, TimedRun &);
 void to_json(nlohmann::json &, const EvalResult &);
 void from_json(const nlohmann::json &, EvalResult &);
 void to_json(nlohmann::json &, const KernelResources &);

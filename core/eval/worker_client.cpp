@@ -169,16 +169,6 @@ milliseconds evalTimeout(double baselineMs, int trials, int timingTrials)
     return milliseconds(std::llround(std::clamp(ms, floorMs, capMs)));
 }
 
-double physicalFloorMs(double flops, double bytes, const Ceilings &ceilings)
-{
-    double fastest = 0;
-    for (const auto &[name, rate] : ceilings.tflops)
-        fastest = std::max(fastest, rate);
-    double computeMs = fastest > 0 && flops > 0 ? flops / (fastest * 1e12) * 1e3 : 0;
-    double memoryMs = ceilings.bandwidthGBs > 0 && bytes > 0 ? bytes / (ceilings.bandwidthGBs * 1e9) * 1e3 : 0;
-    return std::max(computeMs, memoryMs);
-}
-
 // ---- life cycle -------------------------------------------------------------------------------
 
 WorkerClient::WorkerClient(WorkerConfig config) : m_config(std::move(config))
@@ -577,13 +567,19 @@ Result<CompileOutput> WorkerClient::compile(const std::string &source, const std
 
 Result<EvalResult> WorkerClient::verify(const std::string &key, const std::string &source, const std::string &cubin,
                                         Policy policy, int trials, std::optional<milliseconds> timeout,
-                                        bool raceRerun)
+                                        bool raceRerun, std::optional<std::uint64_t> seed,
+                                        const std::map<std::string, std::string> &loweredNames)
 {
     json message{{"op", "verify"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)}, {"trials", trials}};
+    if (seed)
+        message["seed"] = *seed;
     if (!raceRerun)
         message["race_rerun"] = false; // a key older workers ignore: they run it all the same
-    if (!cubin.empty())
+    if (!cubin.empty()) {
         message["cubin"] = base64Encode(cubin);
+        if (!loweredNames.empty())
+            message["lowered_names"] = loweredNames;
+    }
     WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, trials, 0)));
     if (reply.kind == Kind::Died || reply.kind == Kind::TimedOut)
         return failedResult(reply, source, policy, "verifying");
@@ -593,28 +589,37 @@ Result<EvalResult> WorkerClient::verify(const std::string &key, const std::strin
     if (result && result->verdict == Verdict::Crashed)
         m_needsRestart = true;
     if (result)
-        checkFloor(*result);
+        fillFloor(*result);
     return result;
 }
 
-Result<Timing> WorkerClient::time(const std::string &key, int trials, std::optional<milliseconds> timeout)
+Result<TimedRun> WorkerClient::time(const std::string &key, int trials, std::optional<milliseconds> timeout, bool checked)
 {
-    WorkerReply reply = call({{"op", "time"}, {"key", key}, {"trials", trials}},
-                             timeout.value_or(evalTimeout(m_baselineMs, 0, trials)));
+    json message{{"op", "time"}, {"key", key}, {"trials", trials}};
+    if (!checked)
+        message["checked"] = false;
+    // Each timed run is poisoned and compared as well: twice the runs in the time-out.
+    WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, 0, 2 * trials)));
     if (reply.kind != Kind::Ok)
         return replyError(reply, "timing");
-    return field<Timing>(reply.body, "timing", "time");
+    return field<TimedRun>(reply.body, "timed", "time");
 }
 
 Result<EvalResult> WorkerClient::evaluate(const std::string &key, const std::string &source, const std::string &cubin,
                                           Policy policy, int trials, int timingTrials,
-                                          std::optional<milliseconds> timeout)
+                                          std::optional<milliseconds> timeout, std::optional<std::uint64_t> seed,
+                                          const std::map<std::string, std::string> &loweredNames)
 {
     json message{{"op", "evaluate"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)},
                  {"trials", trials}, {"timing_trials", timingTrials}};
-    if (!cubin.empty())
+    if (seed)
+        message["seed"] = *seed;
+    if (!cubin.empty()) {
         message["cubin"] = base64Encode(cubin);
-    WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, trials, timingTrials)));
+        if (!loweredNames.empty())
+            message["lowered_names"] = loweredNames;
+    }
+    WorkerReply reply = call(message, timeout.value_or(evalTimeout(m_baselineMs, trials, 2 * timingTrials)));
     if (reply.kind == Kind::Died || reply.kind == Kind::TimedOut)
         return failedResult(reply, source, policy, "evaluating");
     if (reply.kind != Kind::Ok)
@@ -623,7 +628,7 @@ Result<EvalResult> WorkerClient::evaluate(const std::string &key, const std::str
     if (result && result->verdict == Verdict::Crashed)
         m_needsRestart = true;
     if (result)
-        checkFloor(*result);
+        fillFloor(*result);
     return result;
 }
 
@@ -637,24 +642,10 @@ Status WorkerClient::release(const std::string &key)
     return Ok{};
 }
 
-void WorkerClient::checkFloor(EvalResult &result) const
+void WorkerClient::fillFloor(EvalResult &result) const
 {
-    if (!m_loaded || !m_ceilings)
-        return;
-    if (result.floorMs <= 0)
+    if (m_loaded && m_ceilings && result.floorMs <= 0)
         result.floorMs = floorMs(m_loaded->flops, m_loaded->bytes, result.precision, *m_ceilings);
-    if (result.verdict != Verdict::Correct || !result.timing)
-        return;
-    double physical = physicalFloorMs(m_loaded->flops, m_loaded->bytes, *m_ceilings);
-    if (physical > 0 && result.timing->medianMs < 0.9 * physical) {
-        char buffer[256];
-        std::snprintf(buffer, sizeof buffer,
-                      "median %.4g ms is below the physical floor of %.4g ms (the FLOPs at the fastest "
-                      "measured rate, the bytes at the measured bandwidth)",
-                      result.timing->medianMs, physical);
-        result.verdict = Verdict::Suspect;
-        result.reason = buffer;
-    }
 }
 
 } // namespace kf

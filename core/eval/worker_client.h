@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,9 +51,6 @@ std::vector<std::string> splitCommandLine(const std::string &text);
 // generation, while a hung kernel is killed within seconds on small problems. The 20 s floor
 // covers what does not scale with the problem: module load, context and cuBLAS warm-up.
 milliseconds evalTimeout(double baselineMs, int trials, int timingTrials);
-
-// The physical floor: max(FLOPs / the fastest measured dense rate, bytes / bandwidth), in ms.
-double physicalFloorMs(double flops, double bytes, const Ceilings &);
 
 struct WorkerReply; // one reply, or why there was none
 
@@ -93,27 +91,35 @@ public:
                                   const std::string &arch);
 
     // The worker keeps the loaded module under `key` for time(). `cubin` is the binary ("" lets
-    // the worker compile). A worker death or time-out is a result (verdict crashed / timed out),
+    // the worker compile), with the compiler's lowered names of its kernels (C++ kernels are found
+    // by them; extern "C" ones need none). A worker death or time-out is a result (verdict crashed / timed out),
     // not an error; errors are refusals (no problem loaded) and protocol failures.
     // `raceRerun` false leaves out the second run of the first trial's inputs (the racy check).
+    // `seed` replays an earlier evaluation's inputs; without one the worker draws a fresh seed.
+    // An error with code "engine" means the worker could not judge the kernel (out of GPU memory).
     Result<EvalResult> verify(const std::string &key, const std::string &source, const std::string &cubin,
                               Policy policy, int trials = 5, std::optional<milliseconds> timeout = {},
-                              bool raceRerun = true);
-    // Error codes "crashed" and "timeout" when the worker died or was killed.
-    Result<Timing> time(const std::string &key, int trials = 100, std::optional<milliseconds> timeout = {});
+                              bool raceRerun = true, std::optional<std::uint64_t> seed = {},
+                              const std::map<std::string, std::string> &loweredNames = {});
+    // Every timed run is checked; the answer carries the verdict of the timed runs (correct,
+    // inconsistent, suspect) and a time only where they passed. `checked` false measures what the
+    // checks cost and is never used to judge a kernel. Error codes "crashed" and "timeout" when
+    // the worker died or was killed.
+    Result<TimedRun> time(const std::string &key, int trials = 100, std::optional<milliseconds> timeout = {},
+                          bool checked = true);
     Result<EvalResult> evaluate(const std::string &key, const std::string &source, const std::string &cubin,
                                 Policy policy, int trials = 5, int timingTrials = 100,
-                                std::optional<milliseconds> timeout = {});
+                                std::optional<milliseconds> timeout = {}, std::optional<std::uint64_t> seed = {},
+                                const std::map<std::string, std::string> &loweredNames = {});
     Status release(const std::string &key);
 
     // The eager baseline's median, which scales the evaluation time-outs (0 until known).
     double baselineMs() const { return m_baselineMs; }
     void setBaselineMs(double ms) { m_baselineMs = ms; }
 
-    // Fills floorMs from the ceilings and the loaded problem when the worker left it at 0, and
-    // marks a correct result whose median is under 90 % of the physical floor as suspect (the
-    // margin covers timing noise and measured ceilings a little under the hardware's peak).
-    void checkFloor(EvalResult &) const;
+    // Fills the roofline floor at the result's precision (for "% of floor") when the worker left
+    // it at 0. Judging a time against the physical floor is the worker's (gpu/physical_floor.h).
+    void fillFloor(EvalResult &) const;
 
     // Kills the worker from another thread; the request in flight returns error "cancelled".
     void interrupt();

@@ -46,6 +46,9 @@ WorkerPool::WorkerPool(PoolConfig config) : m_config(std::move(config))
             WorkerConfig worker = m_config.worker;
             if (m_config.setVisibleDevices)
                 worker.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+            // Workers sharing a GPU each plan their verification for their share of its memory.
+            if (perGpu > 1)
+                worker.env.push_back("KERNELFORGE_WORKERS_PER_GPU=" + std::to_string(perGpu));
             worker.name = "gpu " + std::to_string(gpu) + (perGpu > 1 ? " worker " + std::to_string(k + 1) : "");
             m_slots.push_back(Slot{std::make_unique<WorkerClient>(std::move(worker)), gpu});
         }
@@ -143,27 +146,28 @@ EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &hand
         return unfinished(request, Verdict::Queued, "cancelled");
 
     auto verified = client.verify(request.key, request.source, request.cubin, request.policy, request.trials,
-                                  request.timeout);
+                                  request.timeout, true, request.seed, request.loweredNames);
     if (!verified) {
         if (verified.error().code == "cancelled")
             return unfinished(request, Verdict::Queued, "cancelled");
+        if (verified.error().code == "engine")
+            return unfinished(request, Verdict::EngineError, verified.error().text());
         return unfinished(request, Verdict::Crashed, "evaluation failed: " + verified.error().text());
     }
     EvalResult result = std::move(*verified);
 
     if (result.verdict == Verdict::Correct && request.timingTrials > 0 && !m_cancel) {
-        Result<Timing> timing = [&] {
+        Result<TimedRun> timed = [&] {
             std::lock_guard lock(gpuLock(slot.gpu));
             return client.time(request.key, request.timingTrials, request.timeout);
         }();
-        if (timing) {
-            result.timing = *timing;
-            client.checkFloor(result);
+        if (timed) {
+            applyTimedRun(result, *timed);
         } else {
-            const Error &e = timing.error();
+            const Error &e = timed.error();
             if (e.code == "cancelled")
                 return unfinished(request, Verdict::Queued, "cancelled");
-            result.verdict = e.code == "timeout" ? Verdict::TimedOut : Verdict::Crashed;
+            result.verdict = e.code == "timeout" ? Verdict::TimedOut : e.code == "engine" ? Verdict::EngineError : Verdict::Crashed;
             result.reason = "verified, then failed while timing: " + e.text();
         }
     }

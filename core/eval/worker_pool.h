@@ -23,10 +23,12 @@ struct EvalRequest {
     std::string key;        // the candidate's id; the worker keeps its module under it until released
     std::string source;     // the candidate file
     std::string cubin;      // compiled binary, or "" to let the worker compile
+    std::map<std::string, std::string> loweredNames; // the cubin's kernel symbols, by name as written
     Policy policy = Policy::Strict;
     int trials = 5;
     int timingTrials = 100; // 0: verify only
     std::optional<milliseconds> timeout; // per step; default evalTimeout() from the baseline
+    std::optional<std::uint64_t> seed;   // replays an evaluation; none draws a fresh one (the default)
 };
 
 struct PoolConfig {

@@ -1,5 +1,6 @@
 #include "kernel/candidate.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -441,6 +442,15 @@ Status checkCandidate(const Candidate &c, const Problem &problem, const std::str
     auto plan = resolveCandidate(c, problem, path);
     if (!plan) return plan.error();
     return Ok{};
+}
+
+std::vector<std::string> kernelNames(const Candidate &c)
+{
+    std::vector<std::string> names;
+    for (const LaunchDecl &l : c.launches)
+        if (std::find(names.begin(), names.end(), l.kernel) == names.end())
+            names.push_back(l.kernel);
+    return names;
 }
 
 } // namespace kf

@@ -56,6 +56,8 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
 
 // Checks every name in the directives against the problem (tensors, constants, scratch).
 Status checkCandidate(const Candidate &, const Problem &, const std::string &path = "candidate.cu");
+// The kernels its launches name, each once, in launch order (what NVRTC must find).
+std::vector<std::string> kernelNames(const Candidate &);
 
 // The environment for launch expressions: problem constants and the shapes of every tensor.
 ExprEnv launchEnv(const Problem &);

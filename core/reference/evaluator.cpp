@@ -1,27 +1,56 @@
 #include "evaluator.h"
+#include "evaluator_parts.h"
 #include "kernel/compiler.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 
 namespace kf::ref {
 
-struct Evaluator::Prepared {
-    Candidate candidate;
-    ResolvedPlan plan;
-    std::unique_ptr<gpu::Module> module;
-    std::map<std::string, torch::Tensor> scratch;
-    // The first trial's data, kept for the racy re-run and for timing.
-    std::vector<torch::Tensor> inputs, params, outputs;
-    EvalResult result;
-};
-
 namespace {
 
-constexpr std::uint64_t kBaseSeed = 20250501;
+// The problem's own inputs for the op graph and the eager baseline: no candidate ever sees them
+// judged, so a fixed seed costs nothing there. Candidates get a seed of their own each time.
+constexpr std::uint64_t kLoadSeed = 20250501;
+
+std::uint64_t randomSeed()
+{
+    std::random_device rd;
+    std::uint64_t s = (std::uint64_t(rd()) << 32) ^ rd();
+    return s ? s : 1;
+}
+
+std::int64_t bytesOf(const std::vector<torch::Tensor> &ts)
+{
+    std::int64_t n = 0;
+    for (const auto &t : ts) n += std::int64_t(t.nbytes());
+    return n;
+}
+
+std::string gb(double bytes)
+{
+    std::ostringstream s;
+    s.precision(3);
+    s << bytes / 1e9 << " GB";
+    return s.str();
+}
+
+// What a check keeps of an output's reference: fp32 for floating outputs (fp64 ones stay fp64),
+// integers in the output's own type.
+torch::Tensor keptReference(const torch::Tensor &ref64, const TensorSpec &out)
+{
+    if (out.dtype == DType::F64)
+        return ref64;
+    if (isFloating(out.dtype))
+        return ref64.to(torch::kFloat32);
+    return ref64.to(torchDtype(out.dtype));
+}
+
+} // namespace
 
 std::string fmt(double v)
 {
@@ -31,48 +60,28 @@ std::string fmt(double v)
     return s.str();
 }
 
-struct Comparison {
-    double maxScaled = 0, maxAbs = 0;
-    std::int64_t nonFinite = 0, mismatched = 0;
-};
-
-// The design's scale-aware rule: |out - ref| <= tol * (|ref| + rms(ref)), elementwise, in fp64.
-Comparison compare(const torch::Tensor &out, const torch::Tensor &ref)
+bool isOutOfMemory(const std::string &what)
 {
-    Comparison c;
-    if (!out.is_floating_point()) {
-        c.mismatched = out.ne(ref.to(out.scalar_type())).sum().item<std::int64_t>();
-        c.maxScaled = c.mismatched ? std::numeric_limits<double>::infinity() : 0;
-        return c;
-    }
-    auto o = out.to(torch::kFloat64);
-    auto r = ref.to(torch::kFloat64);
-    auto refFinite = torch::isfinite(r);
-    auto outFinite = torch::isfinite(o);
-    c.nonFinite = (refFinite & outFinite.logical_not()).sum().item<std::int64_t>();
-    auto both = refFinite & outFinite;
-    auto rz = torch::where(refFinite, r, torch::zeros_like(r));
-    const double rms = std::sqrt(rz.pow(2).mean().item<double>());
-    auto diff = torch::where(both, (o - r).abs(), torch::zeros_like(r));
-    c.maxAbs = diff.max().item<double>();
-    auto scaled = diff / (rz.abs() + rms + std::numeric_limits<double>::min());
-    c.maxScaled = scaled.max().item<double>();
-    return c;
+    return what.find("out of memory") != std::string::npos || what.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos;
 }
 
-const TensorSpec *findTensor(const Problem &p, const std::string &name) { return p.tensor(name); }
-
-} // namespace
+void MemoryBudget::notePeak()
+{
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+        peak = std::max<std::int64_t>(peak, std::int64_t(total - free));
+}
 
 Evaluator::~Evaluator() = default;
 
 void Evaluator::release(const std::string &key) { m_prepared.erase(key); }
 
-Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuInfo &gpu)
+Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuInfo &gpu, std::int64_t capacityBytes)
 {
     std::unique_ptr<Evaluator> e(new Evaluator);
     e->m_problem = p;
     e->m_gpu = gpu;
+    e->m_memory.capacity = capacityBytes;
     e->m_device = gpu.present ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
     auto r = Reference::compile(p);
     if (!r)
@@ -87,9 +96,10 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
     const bool run = gpu.present || elements <= (std::int64_t(1) << 24);
     LoadedProblem &L = e->m_loaded;
     L.bytes = p.bytes();
+    const std::string where = p.path.empty() ? p.name : p.path;
     if (run) {
         try {
-            TrialSpec t0 = trialPlan(p, 1, kBaseSeed).front();
+            TrialSpec t0 = trialPlan(p, 1, kLoadSeed).front();
             auto inputs = makeInputs(p, t0, e->m_device);
             auto params = e->paramsFor(t0);
             try {
@@ -102,7 +112,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
             if (outs.size() != p.outputs.size())
                 return makeError("reference", "the reference returns " + std::to_string(outs.size()) +
                                                   " tensors but the file declares " + std::to_string(p.outputs.size()),
-                                 (p.path.empty() ? p.name : p.path) + ": outputs");
+                                 where + ": outputs");
             for (std::size_t i = 0; i < outs.size(); ++i) {
                 const TensorSpec &d = p.outputs[i];
                 if (outs[i].sizes().vec() != d.shape || outs[i].scalar_type() != torchDtype(d.dtype)) {
@@ -110,12 +120,15 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
                     s << "the reference's output " << i << " is " << outs[i].sizes() << " "
                       << outs[i].scalar_type() << " but the file declares " << d.name << " as "
                       << c10::IntArrayRef(d.shape) << " " << toString(d.dtype);
-                    return makeError("reference", s.str(), (p.path.empty() ? p.name : p.path) + ": outputs");
+                    return makeError("reference", s.str(), where + ": outputs");
                 }
             }
         } catch (const std::exception &ex) {
+            if (gpu.present && isOutOfMemory(ex.what()))
+                return makeError("engine", std::string("out of GPU memory while running the reference once at load: ") +
+                                               ex.what(), where);
             return makeError("reference", std::string("the reference failed to run: ") + ex.what(),
-                             (p.path.empty() ? p.name : p.path) + ": reference.source");
+                             where + ": reference.source");
         }
     } else {
         L.graph = e->m_reference->structure();
@@ -131,67 +144,24 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
         L.flopsSource = run ? "graph" : "unknown (graph not run without a GPU)";
     }
     if (gpu.present) {
+        auto checks = CheckKernels::load(gpu.arch.empty() ? std::string("sm_90a") : gpu.arch);
+        if (!checks)
+            return checks.error();
+        e->m_checks = std::move(*checks);
         // Twice the L2, so that nothing a timed run reads is still cached from the run before.
         const std::int64_t bytes = std::max<std::int64_t>(2 * gpu.l2Bytes, 64ll << 20);
         e->m_flush = torch::empty({bytes}, torch::TensorOptions().dtype(torch::kUInt8).device(e->m_device));
+        e->m_launchMs = e->measureLaunchMs();
+        e->m_memory.notePeak();
     }
     return e;
-}
-
-Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int trials)
-{
-    trials = std::max(trials, 1);
-    for (int i = 0; i < 3; ++i) { // warm-up: module load, allocator, caches of the driver
-        if (Status s = body(); !s)
-            return s.error();
-    }
-    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-        m_contextLost = gpu::isSticky(e);
-        return makeError(m_contextLost ? "fatal" : "launch", "warm-up failed: " + gpu::errorText(e));
-    }
-    std::vector<cudaEvent_t> ev(2 * std::size_t(trials));
-    for (auto &x : ev) cudaEventCreate(&x);
-    Status failed = Ok{};
-    for (int i = 0; i < trials && failed; ++i) {
-        cudaMemsetAsync(m_flush.data_ptr(), i & 0xff, std::size_t(m_flush.numel()), nullptr);
-        cudaEventRecord(ev[2 * i], nullptr); // the legacy default stream, where libtorch works too
-        failed = body();
-        cudaEventRecord(ev[2 * i + 1], nullptr);
-    }
-    const cudaError_t se = cudaDeviceSynchronize();
-    std::vector<double> ms;
-    for (int i = 0; i < trials && failed && se == cudaSuccess; ++i) {
-        float t = 0;
-        cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
-        ms.push_back(t);
-    }
-    for (auto &x : ev) cudaEventDestroy(x);
-    if (!failed)
-        return failed.error();
-    if (se != cudaSuccess) {
-        m_contextLost = gpu::isSticky(se);
-        return makeError(m_contextLost ? "fatal" : "launch", "timed run failed: " + gpu::errorText(se));
-    }
-    std::sort(ms.begin(), ms.end());
-    auto at = [&](double q) { return ms[std::min(ms.size() - 1, std::size_t(q * double(ms.size() - 1) + 0.5))]; };
-    Timing t;
-    t.trials = int(ms.size());
-    t.medianMs = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-    t.minMs = ms.front();
-    t.maxMs = ms.back();
-    t.p10Ms = at(0.1);
-    t.p90Ms = at(0.9);
-    double sum = 0;
-    for (double v : ms) sum += v;
-    t.meanMs = sum / double(ms.size());
-    return t;
 }
 
 Result<Timing> Evaluator::baseline(int trials)
 {
     if (!m_gpu.present)
         return makeError("no-gpu", "timing needs an NVIDIA GPU: " + m_gpu.reason);
-    TrialSpec t0 = trialPlan(m_problem, 1, kBaseSeed).front();
+    TrialSpec t0 = trialPlan(m_problem, 1, kLoadSeed).front();
     auto inputs = makeInputs(m_problem, t0, m_device);
     auto params = paramsFor(t0);
     return timeLoop(
@@ -206,8 +176,27 @@ Result<Timing> Evaluator::baseline(int trials)
         trials);
 }
 
-Status Evaluator::runPlan(Prepared &p, const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params,
-                          const std::vector<torch::Tensor> &outputs, PlanUse use)
+void Evaluator::poisonScratch(Prepared &p)
+{
+    // An uninitialized buffer holds all-ones bytes (NaN, -1) before every run, verified or timed,
+    // so a kernel that reads what it never wrote fails, and none can keep state in it.
+    for (const ResolvedScratch &s : p.plan.scratch)
+        if (!s.zeroed) {
+            torch::Tensor &t = p.scratch.at(s.name);
+            cudaMemsetAsync(t.data_ptr(), 0xff, std::size_t(t.nbytes()), nullptr);
+        }
+}
+
+Status Evaluator::poisonOutputs(const std::vector<torch::Tensor> &outputs)
+{
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        if (Status s = m_checks->poison(outputs[i].data_ptr(), outputs[i].numel(), m_problem.outputs[i].dtype); !s)
+            return s;
+    return Ok{};
+}
+
+Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params,
+                             const std::vector<torch::Tensor> &outputs)
 {
     std::map<std::string, void *> ptr;
     for (std::size_t i = 0; i < inputs.size(); ++i) ptr[m_problem.inputs[i].name] = inputs[i].data_ptr();
@@ -216,12 +205,10 @@ Status Evaluator::runPlan(Prepared &p, const std::vector<torch::Tensor> &inputs,
     for (const ResolvedScratch &s : p.plan.scratch) {
         torch::Tensor &t = p.scratch.at(s.name);
         ptr[s.name] = t.data_ptr();
-        // An uninitialized buffer holds all-ones bytes (NaN, -1) while verifying, so a kernel that
-        // reads what it never wrote fails; timed runs leave it as the last run left it.
+        // The zero fill is part of the launch sequence (the exported launcher does it too), so a
+        // timed run pays for it.
         if (s.zeroed)
             cudaMemsetAsync(t.data_ptr(), 0, std::size_t(t.nbytes()), nullptr);
-        else if (use == PlanUse::Verify)
-            cudaMemsetAsync(t.data_ptr(), 0xff, std::size_t(t.nbytes()), nullptr);
     }
     for (const ResolvedLaunch &l : p.plan.launches) {
         const gpu::KernelHandle *k = p.module->kernel(l.kernel);
@@ -263,14 +250,98 @@ std::vector<torch::Tensor> Evaluator::paramsFor(const TrialSpec &t)
     return out;
 }
 
-EvalResult Evaluator::fail(EvalResult r, Verdict v, const std::string &reason)
+Result<std::vector<std::uint64_t>> Evaluator::hashTensors(const TrialData &d, std::uint64_t salt)
+{
+    const std::size_t n = d.inputs.size() + d.params.size();
+    auto acc = torch::zeros({std::int64_t(std::max<std::size_t>(n, 1))}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    auto *accPtr = static_cast<std::uint64_t *>(acc.data_ptr());
+    std::size_t k = 0;
+    for (const auto *group : {&d.inputs, &d.params})
+        for (const torch::Tensor &t : *group) {
+            if (Status s = m_checks->hash(t.data_ptr(), std::int64_t(t.nbytes()), salt, accPtr + k++); !s)
+                return s.error();
+        }
+    std::vector<std::uint64_t> host(n);
+    if (n && cudaMemcpy(host.data(), accPtr, n * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return makeError("engine", "reading the input hashes back failed");
+    return host;
+}
+
+Result<std::string> Evaluator::changedInput(const TrialData &d, std::uint64_t salt)
+{
+    auto now = hashTensors(d, salt);
+    if (!now)
+        return now.error();
+    for (std::size_t i = 0; i < now->size(); ++i)
+        if ((*now)[i] != d.inputHashes[i])
+            return i < d.inputs.size() ? m_problem.inputs[i].name : m_problem.params[i - d.inputs.size()].name;
+    return std::string();
+}
+
+Result<std::vector<double>> Evaluator::rmsOf(const std::vector<torch::Tensor> &refs64)
+{
+    std::vector<double> rms(refs64.size(), 0.0);
+    auto acc = torch::zeros({std::int64_t(std::max<std::size_t>(refs64.size(), 1))},
+                            torch::TensorOptions().dtype(torch::kFloat64).device(m_device));
+    for (std::size_t i = 0; i < refs64.size(); ++i)
+        if (refs64[i].scalar_type() == torch::kFloat64)
+            if (Status s = m_checks->sumSquares(static_cast<const double *>(refs64[i].data_ptr()), refs64[i].numel(),
+                                                static_cast<double *>(acc.data_ptr()) + i);
+                !s)
+                return s.error();
+    std::vector<double> sums(refs64.size());
+    if (!sums.empty() && cudaMemcpy(sums.data(), acc.data_ptr(), sums.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return makeError("engine", "reading the reference's sum of squares back failed");
+    for (std::size_t i = 0; i < refs64.size(); ++i)
+        rms[i] = refs64[i].numel() ? std::sqrt(sums[i] / double(refs64[i].numel())) : 0.0;
+    return rms;
+}
+
+Result<std::vector<CompareStats>> Evaluator::compareOutputs(const std::vector<torch::Tensor> &outs, const TrialData &d,
+                                                            const std::vector<torch::Tensor> *eager,
+                                                            std::uint64_t *slots, bool readBack)
+{
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        const TensorSpec &spec = m_problem.outputs[i];
+        CompareArgs a;
+        a.out = outs[i].data_ptr();
+        a.outType = spec.dtype;
+        a.ref = d.refs[i].data_ptr();
+        a.refIsF64 = d.refs[i].scalar_type() == torch::kFloat64;
+        a.numel = outs[i].numel();
+        a.rms = d.rms[i];
+        a.slack = isFloating(spec.dtype) && !a.refIsF64 ? kFp32RefSlack : 0.0;
+        torch::Tensor e;
+        if (eager) {
+            e = (*eager)[i].scalar_type() == outs[i].scalar_type() ? (*eager)[i] : (*eager)[i].to(outs[i].scalar_type());
+            a.eager = e.data_ptr();
+        }
+        if (Status s = m_checks->compare(a, slots + i * kStatsWords); !s)
+            return s.error();
+    }
+    std::vector<CompareStats> stats;
+    if (!readBack)
+        return stats;
+    std::vector<std::uint64_t> host(outs.size() * kStatsWords);
+    if (cudaError_t e = cudaMemcpy(host.data(), slots, host.size() * 8, cudaMemcpyDeviceToHost); e != cudaSuccess)
+        return makeError(gpu::isSticky(e) ? "fatal" : "engine", "reading the comparison back: " + gpu::errorText(e));
+    for (std::size_t i = 0; i < outs.size(); ++i) stats.push_back(CheckKernels::read(host.data() + i * kStatsWords));
+    return stats;
+}
+
+
+namespace {
+
+EvalResult fail(EvalResult r, Verdict v, const std::string &reason)
 {
     r.verdict = v;
     r.reason = reason;
     return r;
 }
 
-EvalResult Evaluator::verify(const VerifyRequest &req)
+} // namespace
+
+Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
 {
     EvalResult r;
     r.policy = req.policy;
@@ -290,11 +361,10 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
     auto prep = std::make_unique<Prepared>();
     prep->candidate = *parsed;
     prep->plan = *plan;
-    std::string cubin = req.cubin;
-    std::map<std::string, std::string> names = req.loweredNames;
-    if (cubin.empty()) {
-        std::vector<std::string> kernels;
-        for (const auto &l : parsed->launches) kernels.push_back(l.kernel);
+    prep->cubin = req.cubin;
+    prep->names = req.loweredNames;
+    if (prep->cubin.empty()) {
+        const std::vector<std::string> kernels = kernelNames(*parsed);
         CompileOptions o;
         o.arch = m_gpu.arch;
         o.cacheDir = defaultCompileCacheDir();
@@ -305,46 +375,104 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
         r.compileSeconds = c->seconds;
         if (!c->ok)
             return fail(r, Verdict::CompileError, c->diagnostics.empty() ? "compile failed" : c->diagnostics.front().message);
-        cubin = c->cubin;
-        names = c->loweredNames;
+        prep->cubin = c->cubin;
+        prep->names = c->loweredNames;
     }
     for (const auto &l : parsed->launches)
-        if (!names.count(l.kernel))
-            names[l.kernel] = l.kernel;
-    auto module = gpu::Module::load(cubin, names);
+        if (!prep->names.count(l.kernel))
+            prep->names[l.kernel] = l.kernel;
+    auto module = gpu::Module::load(prep->cubin, prep->names);
     if (!module) {
         m_contextLost = module.error().code == "fatal";
         return fail(r, m_contextLost ? Verdict::Crashed : Verdict::LaunchError, module.error().text());
     }
     prep->module = std::move(*module);
     for (const auto &[name, h] : prep->module->kernels()) r.resources[name] = h.resources;
+
+    std::int64_t scratchBytes = 0;
     for (const ResolvedScratch &s : prep->plan.scratch)
-        prep->scratch[s.name] = torch::zeros({s.count}, torch::TensorOptions().dtype(torchDtype(s.dtype)).device(m_device));
+        scratchBytes += s.count * std::int64_t(torch::elementSize(torchDtype(s.dtype)));
+    if (m_memory.capacity > 0 && scratchBytes > m_memory.capacity / 2)
+        return fail(r, Verdict::LaunchError,
+                    "the kernel's scratch buffers take " + gb(double(scratchBytes)) + ", more than half of the " +
+                        gb(double(m_memory.capacity)) + " this worker may use on the GPU");
 
-    const double strictTol = tolerance(req.policy);
-    std::vector<torch::Tensor> firstOut;
+    prep->seed = req.seed.value_or(randomSeed());
+    prep->salt = randomSeed();
+    r.seed = prep->seed;
     try {
-        for (const TrialSpec &t : trialPlan(m_problem, std::max(req.trials, 1), kBaseSeed)) {
-            TrialResult tr;
-            tr.index = t.index;
-            tr.seed = t.seed;
-            tr.distribution = t.distribution;
-            tr.randomParams = t.randomParams;
-            tr.tolerance = t.loose ? tolerance(Policy::Loose) : strictTol;
-            auto inputs = makeInputs(m_problem, t, m_device);
-            auto params = paramsFor(t);
-            std::vector<torch::Tensor> in64, par64;
-            for (auto &x : inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-            for (auto &x : params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-            auto ref = m_reference->run(in64, par64);
-            auto eager = m_reference->run(inputs, params);
-            std::vector<torch::Tensor> copies;
-            for (auto &x : inputs) copies.push_back(x.clone());
-            for (auto &x : params) copies.push_back(x.clone());
-            std::vector<torch::Tensor> outs;
-            for (const auto &o : m_problem.outputs) outs.push_back(poisoned(o, m_device));
+        for (const ResolvedScratch &s : prep->plan.scratch)
+            prep->scratch[s.name] = torch::zeros({s.count}, torch::TensorOptions().dtype(torchDtype(s.dtype)).device(m_device));
+        auto judged = runTrials(*prep, req, r);
+        m_memory.notePeak();
+        if (judged)
+            judged->peakGpuBytes = m_memory.peak;
+        if (!judged || judged->verdict != Verdict::Correct)
+            return judged;
+        prep->result = *judged;
+        m_prepared[req.key] = std::move(prep);
+        return judged;
+    } catch (const std::exception &e) {
+        const cudaError_t le = cudaGetLastError();
+        m_contextLost = m_contextLost || gpu::isSticky(le);
+        if (m_contextLost)
+            return fail(r, Verdict::Crashed, std::string("the kernel left the GPU unusable: ") + e.what());
+        // libtorch or the engine's own kernels failed, not the candidate: no verdict on it.
+        return makeError("engine", std::string(isOutOfMemory(e.what()) ? "out of GPU memory while verifying: "
+                                                                        : "verification failed in the engine: ") +
+                                       e.what());
+    }
+}
 
-            Status s = runPlan(*prep, inputs, params, outs, PlanUse::Verify);
+Result<EvalResult> Evaluator::runTrials(Prepared &prep, const VerifyRequest &req, EvalResult r)
+{
+    const double strictTol = tolerance(req.policy);
+    const auto plan = trialPlan(m_problem, std::max(req.trials, 1), prep.seed);
+    // One slot of comparison words per output, reused by every comparison of this evaluation.
+    const std::size_t nOut = m_problem.outputs.size();
+    auto slots = torch::zeros({std::int64_t(nOut * kStatsWords)}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    auto *slot = static_cast<std::uint64_t *>(slots.data_ptr());
+    std::int64_t keptBytes = 0;
+
+    for (const TrialSpec &t : plan) {
+        TrialResult tr;
+        tr.index = t.index;
+        tr.seed = t.seed;
+        tr.distribution = t.distribution;
+        tr.randomParams = t.randomParams;
+        tr.tolerance = t.loose ? tolerance(Policy::Loose) : strictTol;
+        TrialData d;
+        d.spec = t;
+        d.tolerance = tr.tolerance;
+        d.inputs = makeInputs(m_problem, t, m_device);
+        d.params = paramsFor(t);
+        {
+            // The upcast copies live only while the fp64 reference is computed.
+            std::vector<torch::Tensor> in64, par64;
+            for (auto &x : d.inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+            for (auto &x : d.params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+            d.refs = m_reference->run(in64, par64);
+            m_memory.notePeak();
+        }
+        auto rms = rmsOf(d.refs);
+        if (!rms)
+            return rms.error();
+        d.rms = *rms;
+        auto eager = m_reference->run(d.inputs, d.params);
+        auto hashes = hashTensors(d, prep.salt);
+        if (!hashes)
+            return hashes.error();
+        d.inputHashes = *hashes;
+        std::vector<torch::Tensor> outs;
+        for (const auto &o : m_problem.outputs)
+            outs.push_back(torch::empty(o.shape, torch::TensorOptions().dtype(torchDtype(o.dtype)).device(m_device)));
+        m_memory.notePeak();
+
+        auto launchOnce = [&](const std::vector<torch::Tensor> &into) -> std::optional<EvalResult> {
+            if (Status s = poisonOutputs(into); !s)
+                return fail(r, Verdict::Crashed, s.error().text());
+            poisonScratch(prep);
+            Status s = launchPlan(prep, d.inputs, d.params, into);
             cudaError_t se = cudaDeviceSynchronize();
             if (se != cudaSuccess && gpu::isSticky(se))
                 m_contextLost = true;
@@ -354,126 +482,133 @@ EvalResult Evaluator::verify(const VerifyRequest &req)
                 return fail(r, Verdict::LaunchError, s.error().text());
             if (se != cudaSuccess)
                 return fail(r, Verdict::Crashed, "the kernel failed: " + gpu::errorText(se));
+            return std::nullopt;
+        };
+        if (auto failed = launchOnce(outs))
+            return *failed;
 
-            // A kernel may not write its inputs or parameters.
-            std::size_t k = 0;
-            for (auto *group : {&inputs, &params}) {
-                for (std::size_t i = 0; i < group->size(); ++i, ++k) {
-                    if (!torch::equal((*group)[i], copies[k])) {
-                        const std::string &name = group == &inputs ? m_problem.inputs[i].name : m_problem.params[i].name;
-                        tr.note = "the kernel wrote its input '" + name + "'";
-                        r.trials.push_back(tr);
-                        return fail(r, Verdict::Wrong, tr.note + " (trial " + std::to_string(t.index) + ")");
-                    }
-                }
-            }
-            tr.passed = true;
-            tr.kernelbenchPassed = true;
-            for (std::size_t i = 0; i < outs.size(); ++i) {
-                Comparison c = compare(outs[i], ref[i]);
-                tr.maxScaledError = std::max(tr.maxScaledError, c.maxScaled);
-                tr.maxAbsError = std::max(tr.maxAbsError, c.maxAbs);
-                tr.nonFinite += c.nonFinite;
-                tr.unwritten += c.mismatched;
-                // KernelBench's own check, at its own tolerance (1e-2), for comparison with
-                // published results: against PyTorch's eager output, not the fp64 reference.
-                const double kbTol = tolerance(Policy::Loose);
-                // One number decides it and says by how much: the worst |out - eager| over
-                // allclose's allowance (equal values, infinities included, are 0; NaN fails).
-                const torch::Tensor mine = outs[i].to(eager[i].scalar_type());
-                double ratio = 0;
-                if (outs[i].numel() == 0) {
-                    // nothing to compare
-                } else if (outs[i].is_floating_point()) {
-                    const torch::Tensor m64 = mine.to(torch::kFloat64), e64 = eager[i].to(torch::kFloat64);
-                    const torch::Tensor diff = torch::where(m64 == e64, torch::zeros_like(e64), (m64 - e64).abs());
-                    ratio = (diff / (kbTol + kbTol * e64.abs())).nan_to_num(1e300).max().item<double>();
-                } else if (!torch::equal(mine, eager[i])) {
-                    ratio = 1e300;
-                }
-                tr.kernelbenchRatio = std::max(tr.kernelbenchRatio, ratio);
-                tr.kernelbenchPassed = tr.kernelbenchPassed && ratio <= 1;
-                if (c.nonFinite || c.mismatched || !(c.maxScaled <= tr.tolerance)) {
-                    tr.passed = false;
-                    std::ostringstream s;
-                    s << "output '" << m_problem.outputs[i].name << "' on trial " << t.index << " (" << t.distribution << "): ";
-                    if (c.nonFinite)
-                        s << c.nonFinite << " elements not written or not finite";
-                    else if (c.mismatched)
-                        s << c.mismatched << " elements differ";
-                    else
-                        s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(tr.tolerance)
-                          << " (max abs error " << fmt(c.maxAbs) << ")";
-                    tr.note = s.str();
-                }
-            }
-            r.maxScaledError = std::max(r.maxScaledError, tr.maxScaledError);
+        // A kernel may not write its inputs or parameters.
+        auto changed = changedInput(d, prep.salt);
+        if (!changed)
+            return changed.error();
+        if (!changed->empty()) {
+            tr.note = "the kernel wrote its input '" + *changed + "'";
             r.trials.push_back(tr);
-            if (!tr.passed)
-                return fail(r, Verdict::Wrong, tr.note);
-            if (t.index == 0) {
-                prep->inputs = inputs;
-                prep->params = params;
-                firstOut = outs;
+            return fail(r, Verdict::Wrong, tr.note + " (trial " + std::to_string(t.index) + ")");
+        }
+
+        cudaMemsetAsync(slot, 0, nOut * kStatsWords * 8, nullptr);
+        auto stats = compareOutputs(outs, d, &eager, slot, true);
+        if (!stats)
+            return stats.error();
+        tr.passed = true;
+        tr.kernelbenchPassed = true;
+        for (std::size_t i = 0; i < nOut; ++i) {
+            const CompareStats &c = (*stats)[i];
+            tr.maxScaledError = std::max(tr.maxScaledError, c.maxScaled);
+            tr.maxAbsError = std::max(tr.maxAbsError, c.maxAbs);
+            tr.nonFinite += c.nonFinite;
+            tr.unwritten += c.mismatched;
+            // KernelBench's own check (allclose against the eager output at 1e-2), for comparison
+            // with published results; one number says whether and by how much it missed.
+            tr.kernelbenchRatio = std::max(tr.kernelbenchRatio, c.kernelbenchRatio);
+            tr.kernelbenchPassed = tr.kernelbenchPassed && c.kernelbenchRatio <= 1;
+            if (c.nonFinite || c.mismatched || !(c.maxScaled <= tr.tolerance)) {
+                tr.passed = false;
+                std::ostringstream s;
+                s << "output '" << m_problem.outputs[i].name << "' on trial " << t.index << " (" << t.distribution << "): ";
+                if (c.nonFinite)
+                    s << c.nonFinite << " elements not written or not finite";
+                else if (c.mismatched)
+                    s << c.mismatched << " elements differ";
+                else
+                    s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(tr.tolerance)
+                      << " (max abs error " << fmt(c.maxAbs) << ")";
+                tr.note = s.str();
             }
         }
-        r.kernelbenchPassed = std::all_of(r.trials.begin(), r.trials.end(), [](const TrialResult &t) { return t.kernelbenchPassed; });
+        r.maxScaledError = std::max(r.maxScaledError, tr.maxScaledError);
+        r.trials.push_back(tr);
+        if (!tr.passed)
+            return fail(r, Verdict::Wrong, tr.note);
+        eager.clear();
 
-        // The first trial's inputs once more: two results that differ beyond the tolerance mean a race.
-        // Skipped on request: under compute-sanitizer one launch sequence shows what the tool can see,
-        // and each one there runs ten to a hundred times slower.
-        prep->outputs = firstOut;
-        if (req.raceRerun) {
+        // The first trial's inputs once more: two results that differ beyond the tolerance mean a
+        // race. Skipped on request: under compute-sanitizer one launch sequence shows what the tool
+        // can see, and each one there runs ten to a hundred times slower.
+        if (t.index == 0 && req.raceRerun) {
+            TrialData first;
+            first.rms = d.rms;
+            for (std::size_t i = 0; i < nOut; ++i) first.refs.push_back(keptReference(outs[i], m_problem.outputs[i]));
             std::vector<torch::Tensor> again;
-            for (const auto &o : m_problem.outputs) again.push_back(poisoned(o, m_device));
-            Status s = runPlan(*prep, prep->inputs, prep->params, again, PlanUse::Verify);
-            cudaError_t se = cudaDeviceSynchronize();
-            if (!s || se != cudaSuccess) {
-                m_contextLost = m_contextLost || gpu::isSticky(se);
-                return fail(r, Verdict::Crashed, !s ? s.error().text() : "the kernel failed on a re-run: " + gpu::errorText(se));
-            }
-            for (std::size_t i = 0; i < again.size(); ++i) {
-                Comparison c = compare(again[i], firstOut[i]);
+            for (const auto &o : outs) again.push_back(torch::empty_like(o));
+            if (auto failed = launchOnce(again))
+                return fail(*failed, failed->verdict, failed->reason + " (on a second run of trial 0)");
+            cudaMemsetAsync(slot, 0, nOut * kStatsWords * 8, nullptr);
+            auto rerun = compareOutputs(again, first, nullptr, slot, true);
+            if (!rerun)
+                return rerun.error();
+            for (std::size_t i = 0; i < nOut; ++i) {
+                const CompareStats &c = (*rerun)[i];
                 if (c.nonFinite || c.mismatched || !(c.maxScaled <= strictTol))
                     return fail(r, Verdict::Racy,
                                 "two runs on the same inputs differ: max scaled difference " + fmt(c.maxScaled) +
                                     " on output '" + m_problem.outputs[i].name + "'");
             }
-            prep->outputs = again;
         }
-    } catch (const std::exception &e) {
-        const cudaError_t le = cudaGetLastError();
-        m_contextLost = m_contextLost || gpu::isSticky(le);
-        return fail(r, m_contextLost ? Verdict::Crashed : Verdict::Wrong, std::string("evaluation failed: ") + e.what());
+
+        // Kept for the timed runs while the memory plan allows (at least two sets, so that timed
+        // runs never see one input set only).
+        outs.clear();
+        std::vector<torch::Tensor> kept;
+        std::int64_t refBytes = 0;
+        for (std::size_t i = 0; i < nOut; ++i) {
+            const auto &o = m_problem.outputs[i];
+            refBytes += o.numel() * std::int64_t(isFloating(o.dtype) && o.dtype != DType::F64 ? 4 : torch::elementSize(torchDtype(o.dtype)));
+        }
+        const std::int64_t setBytes = bytesOf(d.inputs) + bytesOf(d.params) + refBytes;
+        const std::int64_t working = m_memory.peak - keptBytes; // what one trial needed on top of the kept sets
+        const bool fits = m_memory.capacity <= 0 || keptBytes + setBytes + working <= m_memory.capacity;
+        if (prep.sets.size() < 2 || fits) {
+            for (std::size_t i = 0; i < nOut; ++i) d.refs[i] = keptReference(d.refs[i], m_problem.outputs[i]);
+            keptBytes += setBytes;
+            prep.sets.push_back(std::move(d));
+        }
     }
+    r.kernelbenchPassed = std::all_of(r.trials.begin(), r.trials.end(), [](const TrialResult &t) { return t.kernelbenchPassed; });
     r.verdict = Verdict::Correct;
     r.floorMs = floorMs(m_loaded.flops, m_loaded.bytes, r.precision, m_ceilings);
-    prep->result = r;
-    m_prepared[req.key] = std::move(prep);
     return r;
 }
 
-Result<Timing> Evaluator::time(const std::string &key, int trials, EvalResult *judged)
+Result<nlohmann::json> Evaluator::trialData(std::uint64_t seed, int trials)
 {
-    auto it = m_prepared.find(key);
-    if (it == m_prepared.end())
-        return makeError("protocol", "no verified candidate under key '" + key + "'");
-    Prepared &p = *it->second;
-    auto t = timeLoop([&]() { return runPlan(p, p.inputs, p.params, p.outputs, PlanUse::Time); }, trials);
-    if (t && judged) {
-        // Faster than physics allows: the fastest dense rate and the datasheet bandwidth.
-        Ceilings peak = m_ceilings;
-        const gpu::Datasheet d = gpu::datasheetFor(m_gpu.name);
-        peak.bandwidthGBs = std::max(peak.bandwidthGBs, d.bandwidthGBs);
-        for (const auto &[k, v] : d.tflops) peak.tflops[k] = std::max(peak.tflops[k], v);
-        const double fastest = floorMs(m_loaded.flops, m_loaded.bytes, Precision::FP16, peak);
-        if (fastest > 0 && t->medianMs < fastest) {
-            judged->verdict = Verdict::Suspect;
-            judged->reason = "median " + fmt(t->medianMs) + " ms is below the physical floor of " + fmt(fastest) +
-                             " ms: the kernel cannot have done all the work";
-        }
+    constexpr std::int64_t kLimit = std::int64_t(1) << 20; // numbers in the reply, all trials together
+    std::int64_t numbers = 0;
+    for (const auto &t : m_problem.inputs) numbers += t.numel();
+    for (const auto &t : m_problem.params) numbers += t.numel();
+    for (const auto &t : m_problem.outputs) numbers += t.numel();
+    if (numbers * std::max(trials, 1) > kLimit)
+        return makeError("usage", "trial data is for small problems (a variant): this one has " + std::to_string(numbers) +
+                                      " numbers a trial");
+    auto flat = [](const torch::Tensor &t) {
+        auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
+        return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+    };
+    nlohmann::json out = nlohmann::json::array();
+    for (const TrialSpec &t : trialPlan(m_problem, std::max(trials, 1), seed)) {
+        auto inputs = makeInputs(m_problem, t, m_device);
+        auto params = paramsFor(t);
+        std::vector<torch::Tensor> in64, par64;
+        for (auto &x : inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        nlohmann::json trial{{"index", t.index}, {"seed", t.seed}, {"distribution", t.distribution}};
+        for (std::size_t i = 0; i < inputs.size(); ++i) trial["inputs"][m_problem.inputs[i].name] = flat(inputs[i]);
+        for (std::size_t i = 0; i < params.size(); ++i) trial["params"][m_problem.params[i].name] = flat(params[i]);
+        auto refs = m_reference->run(in64, par64);
+        for (std::size_t i = 0; i < refs.size(); ++i) trial["outputs"][m_problem.outputs[i].name] = flat(refs[i]);
+        out.push_back(std::move(trial));
     }
-    return t;
+    return out;
 }
-
 } // namespace kf::ref

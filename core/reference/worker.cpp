@@ -1,12 +1,14 @@
 #include "worker.h"
 
 #include "ceilings.h"
+#include "check_kernels.h"
 #include "evaluator.h"
 #include "gpu/runtime.h"
 #include "kernel/compiler.h"
 #include "torch_shim.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <unistd.h>
@@ -41,6 +43,7 @@ nlohmann::json errorJson(const Error &e) { return {{"code", e.code}, {"message",
 struct State {
     bool compileOnly = false;
     GpuInfo gpu;
+    std::int64_t capacity = 0; // GPU bytes this worker may plan for
     Ceilings ceilings;
     bool haveCeilings = false;
     std::unique_ptr<ref::Evaluator> evaluator;
@@ -53,6 +56,22 @@ const Ceilings &ceilingsOf(State &s)
         s.haveCeilings = true;
     }
     return s.ceilings;
+}
+
+// What this worker may plan to use of the GPU: what was free when it started, less a margin for
+// libtorch's workspaces and the driver, shared with the other workers a pool runs on the same GPU.
+std::int64_t gpuCapacity(const State &s)
+{
+    if (s.compileOnly || !s.gpu.present)
+        return 0;
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess)
+        return 0;
+    int share = 1;
+    if (const char *n = std::getenv("KERNELFORGE_WORKERS_PER_GPU"); n && std::atoi(n) > 1)
+        share = std::atoi(n);
+    const std::int64_t margin = std::min<std::int64_t>(std::int64_t(total) / 20, 4ll << 30);
+    return std::max<std::int64_t>(0, (std::int64_t(free) - margin) / share);
 }
 
 Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
@@ -77,6 +96,12 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
             return c.error();
         return nlohmann::json{{"compile", *c}};
     }
+    if (op == "compile_checks") { // the engine's own check kernels, for a test that they build
+        auto c = ref::compileCheckKernels(req.value("arch", s.gpu.arch.empty() ? std::string("sm_90a") : s.gpu.arch));
+        if (!c)
+            return c.error();
+        return nlohmann::json{{"compile", *c}};
+    }
     if (s.compileOnly)
         return makeError("protocol", "this worker runs in compile-only mode and does not take '" + op + "'");
     if (op == "load") {
@@ -85,7 +110,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         if (!p)
             return p.error();
         s.evaluator.reset();
-        auto e = ref::Evaluator::load(*p, s.gpu);
+        auto e = ref::Evaluator::load(*p, s.gpu, s.capacity);
         if (!e)
             return e.error();
         s.evaluator = std::move(*e);
@@ -116,29 +141,41 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
             v.policy = *p;
         v.trials = req.value("trials", 5);
         v.raceRerun = req.value("race_rerun", true);
-        EvalResult r = s.evaluator->verify(v);
-        if (op == "evaluate" && r.verdict == Verdict::Correct) {
-            auto t = s.evaluator->time(v.key, req.value("timing_trials", 100), &r);
+        if (auto seed = req.find("seed"); seed != req.end() && seed->is_number_unsigned())
+            v.seed = seed->get<std::uint64_t>();
+        auto verified = s.evaluator->verify(v);
+        if (!verified)
+            return verified.error(); // the engine could not judge it: no verdict on the kernel
+        EvalResult r = *verified;
+        const int timingTrials = req.value("timing_trials", 100);
+        if (op == "evaluate" && r.verdict == Verdict::Correct && timingTrials > 0) {
+            auto t = s.evaluator->time(v.key, timingTrials);
             if (t) {
-                r.timing = *t;
+                applyTimedRun(r, *t);
+            } else if (t.error().code == "engine") {
+                return t.error();
             } else {
                 r.verdict = s.evaluator->contextLost() ? Verdict::Crashed : Verdict::LaunchError;
-                r.reason = t.error().text();
+                r.reason = "verified, then failed while timing: " + t.error().text();
             }
         }
         return nlohmann::json{{"result", r}};
     }
     if (op == "time") {
-        EvalResult judged;
-        judged.verdict = Verdict::Correct;
-        auto t = s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), &judged);
+        auto t = s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), req.value("checked", true));
         if (!t) {
             Error e = t.error();
             if (s.evaluator->contextLost())
                 e.code = "crashed"; // the client records the candidate as crashed and restarts
             return e;
         }
-        return nlohmann::json{{"timing", *t}, {"verdict", toString(judged.verdict)}, {"reason", judged.reason}};
+        return nlohmann::json{{"timed", *t}};
+    }
+    if (op == "trial_data") {
+        auto d = s.evaluator->trialData(req.at("seed").get<std::uint64_t>(), req.value("trials", 5));
+        if (!d)
+            return d.error();
+        return nlohmann::json{{"trials", *d}};
     }
     if (op == "release") {
         s.evaluator->release(req.value("key", ""));
@@ -161,6 +198,7 @@ int runWorker(int argc, char **argv)
         s.gpu.present = false;
         s.gpu.reason = "this worker's libtorch " + shim::torchVersion() + " was built without CUDA";
     }
+    s.capacity = gpuCapacity(s);
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty())

@@ -127,7 +127,7 @@ private:
             store(Status(r.error()));
     }
     void watch(const std::atomic<bool> &cancel);
-    Policy policy() const { return m_settings.policy.value_or(m_problem.policy); }
+    Policy policy() const { return effectivePolicy(m_settings, m_problem); }
 
     Problem m_problem;
     std::shared_ptr<Generator> m_generator;

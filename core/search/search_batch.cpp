@@ -24,6 +24,7 @@ bool repairable(Verdict v)
     case Verdict::Racy:
     case Verdict::Sanitizer:
     case Verdict::Crashed:
+    case Verdict::Inconsistent: // a timed run failed its check: often a race that verification missed
     case Verdict::TimedOut: return true;
     default: return false;
     }
@@ -180,6 +181,8 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
         r.key = "n" + std::to_string(p.node);
         r.source = p.source;
         r.cubin = p.compiled ? p.compiled->cubin : std::string();
+        if (p.compiled)
+            r.loweredNames = p.compiled->loweredNames;
         r.policy = policy();
         r.trials = m_settings.trials;
         r.timingTrials = m_settings.timingTrials;
@@ -207,6 +210,10 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
         const std::int64_t node = p.node;
         finish(p, r);
         report(CandidateVerified{node, r.verdict, r.reason, r.maxScaledError});
+        // The engine could not judge it (out of GPU memory, say): the next candidates would fare
+        // the same, so the search stops and says why rather than fill the tree with them.
+        if (r.verdict == Verdict::EngineError)
+            requestStop(StopReason::Error, "the engine could not judge candidates: " + r.reason);
         if (r.verdict == Verdict::Correct && r.timing) {
             KernelRecord k;
             k.node = node;

@@ -104,4 +104,6 @@ Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
     return s;
 }
 
+Policy effectivePolicy(const SearchSettings &s, const Problem &p) { return s.policy.value_or(p.policy); }
+
 } // namespace kf

@@ -38,5 +38,7 @@ void to_json(nlohmann::json &, const SearchSettings &);
 // Missing keys keep their defaults, so older sessions still open; wrong types and values out of
 // range are errors naming the key.
 Result<SearchSettings> settingsFromJson(const nlohmann::json &);
+// The tolerance policy a search judges by: the settings' own, else the problem's.
+Policy effectivePolicy(const SearchSettings &, const Problem &);
 
 } // namespace kf

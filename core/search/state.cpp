@@ -116,7 +116,7 @@ void SearchState::recordOutcome(std::int64_t ideaNode, const EvalResult &r, std:
     if (it == m_ideas.end())
         return;
     IdeaRecord &idea = *it;
-    if (r.verdict == Verdict::NeedsGpu) { // not an outcome of the idea: nothing judged it
+    if (r.verdict == Verdict::NeedsGpu || r.verdict == Verdict::EngineError) { // nothing judged it
         ++idea.unjudged;
         return;
     }

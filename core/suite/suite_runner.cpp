@@ -321,7 +321,7 @@ void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std
     }
     e.name = problem->name;
     SearchSettings settings = m_options.settings;
-    e.policy = toString(settings.policy.value_or(problem->policy));
+    e.policy = toString(effectivePolicy(settings, *problem));
     if (settings.timeBudgetSeconds > 0) {
         const double left = settings.timeBudgetSeconds - e.seconds;
         if (left < 1) {

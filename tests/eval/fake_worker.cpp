@@ -4,7 +4,8 @@
 //            --hang-hello, --log FILE (appends "start", "load", "verify", "time", "compile" lines
 //            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,
-//            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor),
+//            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor: suspect),
+//            FAKE_INCONSISTENT (a timed run fails its check), FAKE_ENGINE (an engine error, code "engine"),
 //            FAKE_PROGRESS (two progress events first), FAKE_REFUSE (an error reply),
 //            FAKE_COMPILE_ERROR, FAKE_MS=<number> (the median time it reports, in ms; 0.5 without it),
 //            FAKE_SMEM=<bytes> (the static shared memory its compile reports; 0 without it)
@@ -41,7 +42,7 @@ struct Options {
 } opts;
 
 bool loaded = false;
-std::set<std::string> keys, fastKeys;
+std::set<std::string> keys, fastKeys, inconsistentKeys;
 std::map<std::string, double> keyMs; // FAKE_MS=<number> per loaded key
 
 long long monotonicNs()
@@ -105,6 +106,26 @@ bool has(const std::string &text, const char *marker)
     return text.find(marker) != std::string::npos;
 }
 
+// What a real worker's checked timed runs answer: inconsistent (no time) for FAKE_INCONSISTENT,
+// suspect below the physical floor for FAKE_FAST, else correct.
+kf::TimedRun timedRun(const kf::Timing &t, bool fast, bool inconsistent)
+{
+    kf::TimedRun out;
+    out.check.runs = t.trials;
+    out.check.inputSets = 5;
+    if (inconsistent) {
+        out.verdict = kf::Verdict::Inconsistent;
+        out.reason = "timed run 7 of 100 (input set of trial 2, normal) failed its check on output 'out'";
+        return out;
+    }
+    out.timing = t;
+    if (fast) {
+        out.verdict = kf::Verdict::Suspect;
+        out.reason = "median 1e-06 ms is below the physical floor";
+    }
+    return out;
+}
+
 kf::Timing timeIt(int id, const std::string &key, bool fast, json &extra)
 {
     long long start = monotonicNs();
@@ -142,6 +163,8 @@ void verifyOp(int id, const json &req, bool thenTime)
     }
     if (has(source, "FAKE_REFUSE"))
         return fail(id, "bad-request", "refused on purpose");
+    if (has(source, "FAKE_ENGINE"))
+        return fail(id, "engine", "out of GPU memory while verifying: tried to allocate 12.8 GiB");
     if (has(source, "FAKE_PROGRESS")) {
         send({{"id", id}, {"event", "progress"}, {"message", "trial 1 of 2"}});
         send({{"id", id}, {"event", "progress"}, {"message", "trial 2 of 2"}});
@@ -193,6 +216,7 @@ void verifyOp(int id, const json &req, bool thenTime)
         r.reason = "trial 1: max scaled error 0.5 for " + key;
     }
     int trials = req.value("trials", 5);
+    r.seed = req.value("seed", std::uint64_t(987654321));
     for (int i = 0; i < trials; ++i) {
         kf::TrialResult t;
         t.index = i;
@@ -210,9 +234,12 @@ void verifyOp(int id, const json &req, bool thenTime)
         keyMs[key] = std::atof(source.c_str() + at + 8);
     else
         keyMs.erase(key);
+    if (has(source, "FAKE_INCONSISTENT"))
+        inconsistentKeys.insert(key);
     json extra;
     if (thenTime && r.verdict == kf::Verdict::Correct)
-        r.timing = timeIt(id, key, has(source, "FAKE_FAST"), extra);
+        kf::applyTimedRun(r, timedRun(timeIt(id, key, has(source, "FAKE_FAST"), extra), has(source, "FAKE_FAST"),
+                                      has(source, "FAKE_INCONSISTENT")));
     reply(id, {{"result", r}});
 }
 
@@ -338,8 +365,9 @@ int main(int argc, char **argv)
             }
             json extra;
             kf::Timing t = timeIt(id, key, fastKeys.count(key) > 0, extra);
-            json body{{"timing", t}};
-            body["timing"].update(extra);
+            json body{{"timed", timedRun(t, fastKeys.count(key) > 0, inconsistentKeys.count(key) > 0)}};
+            if (body["timed"].contains("timing"))
+                body["timed"]["timing"].update(extra);
             reply(id, body);
         } else if (op == "release") {
             keys.erase(req.value("key", ""));

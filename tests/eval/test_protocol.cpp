@@ -76,8 +76,9 @@ private slots:
         QTest::addColumn<int>("verdict");
         QTest::addColumn<QString>("name");
         const char *names[] = {"queued", "compiling", "compile error", "launch error", "wrong", "racy",
-                               "correct", "crashed", "timed out", "suspect", "needs gpu"};
-        for (int i = 0; i < 11; ++i)
+                               "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer",
+                               "inconsistent", "engine error"};
+        for (int i = 0; i < 14; ++i)
             QTest::newRow(names[i]) << i << QString(names[i]);
     }
     void verdictNames()
@@ -170,6 +171,62 @@ private slots:
         QCOMPARE(wire["verdict"].get<std::string>(), std::string("racy"));
         QVERIFY(wire["trials"][0].contains("kernelbench_passed"));
         QVERIFY(wire.contains("sanitizer_report") && wire.contains("floor_ms"));
+    }
+    // The seed, the timed runs' check and the peak memory travel and are kept by a session.
+    void evalResultWithTimingCheck()
+    {
+        EvalResult r = sampleResult();
+        r.seed = 0x1234567890abcdefull;
+        r.peakGpuBytes = 40'000'000'000;
+        TimingCheck c;
+        c.runs = 100;
+        c.inputSets = 5;
+        c.worstScaledError = 3e-6;
+        c.physicalFloorMs = 0.0004;
+        c.launchMs = 0.0025;
+        c.floorNote = "the physical floor is below the cost of one launch";
+        c.wallSeconds = 0.4;
+        c.checkSeconds = 0.1;
+        r.timingCheck = c;
+        json wire;
+        EvalResult back = roundTrip(r, &wire);
+        QVERIFY(sameJson(r, back));
+        QCOMPARE(back.seed, 0x1234567890abcdefull);
+        QCOMPARE(back.peakGpuBytes, std::int64_t(40'000'000'000));
+        QVERIFY(back.timingCheck && back.timingCheck->runs == 100 && back.timingCheck->inputSets == 5);
+        QCOMPARE(back.timingCheck->floorNote, c.floorNote);
+        QVERIFY(wire["timing_check"].contains("check_seconds"));
+    }
+    // A timed run that failed its check carries no time, and its verdict replaces "correct".
+    void timedRunVerdicts()
+    {
+        TimedRun bad;
+        bad.verdict = Verdict::Inconsistent;
+        bad.reason = "timed run 3 of 100 failed its check";
+        bad.check.runs = 3;
+        json wire = bad;
+        QVERIFY(!wire.contains("timing"));
+        TimedRun back = wire.get<TimedRun>();
+        QVERIFY(back.verdict == Verdict::Inconsistent && !back.timing && back.check.runs == 3);
+
+        EvalResult r;
+        r.verdict = Verdict::Correct;
+        applyTimedRun(r, back);
+        QVERIFY(r.verdict == Verdict::Inconsistent);
+        QVERIFY(!r.timing);
+        QCOMPARE(r.reason, bad.reason);
+
+        TimedRun good;
+        good.timing = Timing{0.5, 0.49, 0.6, 0.51, 0.49, 0.55, 100};
+        EvalResult ok;
+        ok.verdict = Verdict::Correct;
+        applyTimedRun(ok, good);
+        QVERIFY(ok.verdict == Verdict::Correct && ok.timing && ok.timingCheck);
+        // A verdict the verification gave is never overwritten by the timing step.
+        EvalResult wrong;
+        wrong.verdict = Verdict::Wrong;
+        applyTimedRun(wrong, bad);
+        QVERIFY(wrong.verdict == Verdict::Wrong);
     }
     void evalResultWithoutTiming()
     {

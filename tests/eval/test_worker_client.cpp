@@ -185,7 +185,9 @@ private slots:
         QVERIFY(!verified->timing);
         auto timing = client.time("c1", 100);
         QVERIFY(timing.ok());
-        QCOMPARE(timing->medianMs, 0.5);
+        QVERIFY(timing->timing);
+        QCOMPARE(timing->timing->medianMs, 0.5);
+        QCOMPARE(q(toString(timing->verdict)), QString("correct"));
         QVERIFY(client.release("c1").ok());
         auto unknown = client.time("c1", 100);
         QVERIFY(!unknown.ok());

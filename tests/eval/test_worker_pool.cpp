@@ -165,10 +165,19 @@ private slots:
         auto ceilings = pool.ceilings();
         QVERIFY(ceilings.ok());
         QCOMPARE(ceilings->bandwidthGBs, 4000.0);
-        auto results = pool.evaluate({request(0, "FAKE_FAST"), request(1)});
+        auto results = pool.evaluate({request(0, "FAKE_FAST"), request(1), request(2, "FAKE_INCONSISTENT"),
+                                      request(3, "FAKE_ENGINE")});
+        // The worker judges the timed runs; the pool keeps its verdict.
         QCOMPARE(q(toString(results[0].verdict)), QString("suspect"));
         QVERIFY2(results[0].reason.find("physical floor") != std::string::npos, results[0].reason.c_str());
         QCOMPARE(q(toString(results[1].verdict)), QString("correct"));
+        QVERIFY(results[1].timingCheck && results[1].timingCheck->runs == 100);
+        QCOMPARE(q(toString(results[2].verdict)), QString("inconsistent"));
+        QVERIFY2(!results[2].timing, "no time for timed runs that failed their check");
+        QVERIFY(results[2].reason.find("timed run 7") != std::string::npos);
+        // The engine could not judge it: an engine error, not a verdict on the kernel.
+        QCOMPARE(q(toString(results[3].verdict)), QString("engine error"));
+        QVERIFY(results[3].reason.find("out of GPU memory") != std::string::npos);
         // 8e6 bytes at 4000 GB/s: 2 µs, the fp32 floor; the fake's flops are negligible.
         QVERIFY(qFuzzyCompare(results[1].floorMs, 0.002));
     }

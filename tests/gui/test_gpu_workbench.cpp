@@ -2,6 +2,7 @@
 // re-benchmark a hand-edited candidate, reopen the session and find everything. Skips without a GPU.
 #include "candidate_pane.h"
 #include "cuda_editor.h"
+#include "gpu_gate.h"
 #include "gui_support.h"
 #include "model/format.h"
 #include "model/points_model.h"
@@ -24,6 +25,7 @@ private slots:
 
 void TestGpuWorkbench::searchCancelRebenchmarkReopen()
 {
+    KF_REQUIRE_GPU();
     Workbench wb;
     MainWindow &w = *wb.window;
     w.show();

@@ -2,6 +2,7 @@
 // server plays the model, and compile, verification and timing of its output run end to end.
 // Without a GPU it skips with the reason the worker gives.
 #include "search/trajectory.h"
+#include "gpu_gate.h"
 #include "search_support.h"
 
 #include <QtTest>
@@ -20,15 +21,7 @@ private slots:
         if (!haveWorker())
             QSKIP("KERNELFORGE_WORKER is not set (run through ctest)");
         qputenv(kKeyEnv, kTestKey);
-        PoolConfig pc;
-        pc.worker.argv = {std::getenv("KERNELFORGE_WORKER")};
-        pc.workersPerGpu = 1;
-        WorkerPool probe(pc);
-        if (Status s = probe.start(); !s)
-            QSKIP(qPrintable(QString::fromStdString("the worker does not start: " + s.error().text())));
-        const auto &info = probe.worker(0).info();
-        if (!info || !info->gpu.present)
-            QSKIP(qPrintable(QString::fromStdString("needs an NVIDIA GPU: " + (info ? info->gpu.reason : ""))));
+        KF_REQUIRE_GPU();
     }
 
     void twoRoundsOfRealKernels_data()

@@ -13,6 +13,8 @@
 #include "search/trajectory.h"
 #include "store/session_store.h"
 
+#include "gpu_gate.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -37,12 +39,7 @@ private slots:
         if (!w || !*w)
             QSKIP("KERNELFORGE_WORKER is not set (run through ctest)");
         qputenv("KERNELFORGE_TEMPLATES", QByteArrayLiteral(KF_SOURCE_DIR "/resources/templates"));
-        WorkerClient probe(WorkerConfig{workerArgv()});
-        if (Status s = probe.start(); !s)
-            QSKIP(qPrintable(QString::fromStdString("the worker does not start: " + s.error().text())));
-        if (!probe.info() || !probe.info()->gpu.present)
-            QSKIP(qPrintable(QString::fromStdString("needs an NVIDIA GPU: " +
-                                                    (probe.info() ? probe.info()->gpu.reason : std::string()))));
+        KF_REQUIRE_GPU();
     }
 
     void roundBestHoldsUp_data()

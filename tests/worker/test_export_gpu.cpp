@@ -1,6 +1,7 @@
 // On a GPU: an exported .cu builds with nvcc for this GPU, and its generated launcher computes
 // what the reference computes (softmax and matmul, small sizes, checked in fp64 on the host).
 #include "support.h"
+#include "gpu_gate.h"
 
 #include "gpu/runtime.h"
 #include "kernel/candidate.h"
@@ -87,6 +88,7 @@ class TestExportGpu : public QObject {
 private slots:
     void initTestCase()
     {
+        KF_REQUIRE_GPU();
         m_gpu = gpu::queryGpu();
         if (!m_gpu.present)
             QSKIP(qPrintable(QString::fromStdString("needs an NVIDIA GPU: " + m_gpu.reason)));

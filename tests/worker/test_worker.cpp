@@ -95,6 +95,37 @@ private slots:
         QVERIFY(!out->cubin.empty());
     }
 
+    // Every test kernel but the two that must not compile builds with NVRTC for sm_90a, and so do
+    // the engine's own check kernels (poison, compare, hash), without spills.
+    void testKernelsAndCheckKernelsCompile()
+    {
+        WorkerConfig c = test::workerConfig();
+        c.argv.push_back("--compile");
+        WorkerClient w(c);
+        QVERIFY(w.start().ok());
+        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/tests/kernels"), {"*.cu"}, QDir::Files, QDirIterator::Subdirectories);
+        int compiled = 0;
+        while (it.hasNext()) {
+            const QString path = it.next();
+            const std::string src = test::readText(path);
+            if (test::expectation(src, "expect") == "compile error")
+                continue;
+            auto cand = parseCandidate(src);
+            QVERIFY2(cand.ok(), qPrintable(path));
+            auto out = w.compile(src, kernelNames(*cand), "sm_90a");
+            QVERIFY2(out.ok() && out->ok, qPrintable(path + QStringLiteral(": ") + QString::fromStdString(out.ok() ? out->log : out.error().text())));
+            ++compiled;
+        }
+        QVERIFY(compiled >= 20);
+        auto checks = w.request({{"op", "compile_checks"}, {"arch", "sm_90a"}}, std::chrono::seconds(120));
+        QVERIFY2(checks.ok(), checks.ok() ? "" : checks.error().text().c_str());
+        const CompileOutput out = (*checks)["compile"].get<CompileOutput>();
+        QVERIFY2(out.ok, out.log.c_str());
+        QVERIFY(out.loweredNames.count("kf_cmp_f32_f64") && out.loweredNames.count("kf_hash"));
+        for (const auto &[name, res] : out.resources)
+            QVERIFY2(res.spillStores == 0 && res.spillLoads == 0, name.c_str());
+    }
+
     void evaluationWithoutGpuSaysSo()
     {
         std::string reason;

@@ -1,0 +1,50 @@
+#include "physical_floor.h"
+
+#include "datasheet.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kf::gpu {
+
+double physicalFloorMs(double flops, double bytes, const Ceilings &measured, const std::string &gpuName)
+{
+    const Datasheet sheet = datasheetFor(gpuName);
+    double fastest = 0;
+    for (const auto &[name, rate] : measured.tflops) fastest = std::max(fastest, rate);
+    for (const auto &[name, rate] : sheet.tflops) fastest = std::max(fastest, rate);
+    const double bandwidth = std::max(measured.bandwidthGBs, sheet.bandwidthGBs);
+    const double computeMs = fastest > 0 && flops > 0 ? flops / (fastest * 1e12) * 1e3 : 0;
+    const double memoryMs = bandwidth > 0 && bytes > 0 ? bytes / (bandwidth * 1e9) * 1e3 : 0;
+    return std::max(computeMs, memoryMs);
+}
+
+FloorJudgement judgeAgainstFloor(double medianMs, double flops, double bytes, const Ceilings &measured,
+                                 const std::string &gpuName, double launchMs)
+{
+    FloorJudgement j;
+    j.physicalFloorMs = physicalFloorMs(flops, bytes, measured, gpuName);
+    char text[320];
+    if (j.physicalFloorMs <= 0) {
+        j.note = "no FLOP or byte count: the floor check cannot tell; the checked timed runs vouch for this time";
+        return j;
+    }
+    if (launchMs > 0 && j.physicalFloorMs < launchMs) {
+        std::snprintf(text, sizeof text,
+                      "the physical floor (%.3g ms) is below the cost of one launch on this GPU (%.3g ms): the "
+                      "floor check cannot tell here; the checked timed runs vouch for this time",
+                      j.physicalFloorMs, launchMs);
+        j.note = text;
+    }
+    if (medianMs > 0 && medianMs < kSuspectFraction * j.physicalFloorMs) {
+        std::snprintf(text, sizeof text,
+                      "median %.4g ms is below the physical floor of %.4g ms (the FLOPs at the fastest rate, the "
+                      "bytes at the highest bandwidth): the kernel cannot have done all the work",
+                      medianMs, j.physicalFloorMs);
+        j.suspect = true;
+        j.reason = text;
+    }
+    return j;
+}
+
+} // namespace kf::gpu

@@ -1,0 +1,29 @@
+#pragma once
+// The one rule for "faster than physics" (docs/verification.md). A timed median under the time
+// the problem's FLOPs take at the GPU's fastest dense rate, or its bytes at its highest bandwidth,
+// cannot be a kernel that did all the work. It is a second line of defence behind the checked
+// timed runs, and only where a launch costs less than the floor can it tell anything at all.
+#include "eval/protocol.h"
+
+#include <string>
+
+namespace kf::gpu {
+
+// A measured median under this fraction of the floor is suspect: the margin covers timing noise.
+inline constexpr double kSuspectFraction = 0.9;
+
+struct FloorJudgement {
+    double physicalFloorMs = 0; // 0 when the problem has no FLOP or byte count
+    bool suspect = false;
+    std::string reason;         // why suspect
+    std::string note;           // where the check cannot tell (the floor is below one launch)
+};
+
+// The highest of the measured ceilings and the datasheet's rates for the named GPU decide the
+// floor, so that a stand-in ceiling a little under the hardware's never raises it.
+double physicalFloorMs(double flops, double bytes, const Ceilings &measured, const std::string &gpuName);
+
+FloorJudgement judgeAgainstFloor(double medianMs, double flops, double bytes, const Ceilings &measured,
+                                 const std::string &gpuName, double launchMs);
+
+} // namespace kf::gpu
