@@ -16,7 +16,7 @@ if [ ${#sessions[@]} -eq 0 ]; then
   for p in matmul conv2d conv2d_relu_maxpool softmax layernorm; do sessions+=("$here/resources/examples/$p.kfsession"); done
 fi
 if [ $skip_tests = 0 ]; then
-  (cd "$build" && ctest -R '^test_kernels_gpu$' -V --timeout 1800) >"$out/kernels-gpu.log" 2>&1
+  (cd "$build" && timeout "${KF_GPU_TEST_SECONDS:-1800}" ctest -R "^test_kernels_gpu$" -V --timeout 1800) >"$out/kernels-gpu.log" 2>&1
   echo "test_kernels_gpu: exit $?"
   grep -E "^[0-9]+: (PASS|FAIL|SKIP|QINFO|XFAIL)|Totals:" "$out/kernels-gpu.log" | sed -E 's/^[0-9]+: //' | cut -c1-260
 fi

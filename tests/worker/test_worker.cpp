@@ -116,7 +116,7 @@ private slots:
             QVERIFY2(out.ok() && out->ok, qPrintable(path + QStringLiteral(": ") + QString::fromStdString(out.ok() ? out->log : out.error().text())));
             ++compiled;
         }
-        QVERIFY(compiled >= 20);
+        QVERIFY(compiled >= 19); // every file under tests/kernels but the two compile errors
         auto checks = w.request({{"op", "compile_checks"}, {"arch", "sm_90a"}}, std::chrono::seconds(120));
         QVERIFY2(checks.ok(), checks.ok() ? "" : checks.error().text().c_str());
         const CompileOutput out = (*checks)["compile"].get<CompileOutput>();
