@@ -44,40 +44,76 @@ __device__ __forceinline__ void put_max(u64 *p, double v) {
 }
 
 // slot: [0] max scaled error, [1] max abs error, [2] non-finite, [3] mismatched, [4] KernelBench ratio
-template <typename O, typename R>
-__device__ void compare_floats(const O *out, const R *ref, const O *eager, long long n, double rms, double slack, double kb, u64 *slot) {
-    double maxScaled = 0.0, maxAbs = 0.0, kbRatio = 0.0;
+__device__ __forceinline__ float as_float(float v) { return v; }
+__device__ __forceinline__ float as_float(h16 v) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.b)); return f; }
+__device__ __forceinline__ float as_float(b16 v) { return __int_as_float(((u32)v.b) << 16); }
+__device__ __forceinline__ float as_float(double v) { return (float)v; }
+template <typename M, typename T> __device__ __forceinline__ M as_math(T v);
+template <> __device__ __forceinline__ double as_math<double>(float v) { return as_double(v); }
+template <> __device__ __forceinline__ double as_math<double>(double v) { return v; }
+template <> __device__ __forceinline__ double as_math<double>(h16 v) { return as_double(v); }
+template <> __device__ __forceinline__ double as_math<double>(b16 v) { return as_double(v); }
+template <> __device__ __forceinline__ float as_math<float>(float v) { return v; }
+template <> __device__ __forceinline__ float as_math<float>(double v) { return (float)v; }
+template <> __device__ __forceinline__ float as_math<float>(h16 v) { return as_float(v); }
+template <> __device__ __forceinline__ float as_math<float>(b16 v) { return as_float(v); }
+
+// M is the arithmetic: fp64 against the fp64 reference while verifying; fp32 against the fp32
+// reference a timed run is checked with (fp64 division would make the check compute-bound).
+// Each thread loads kUnroll elements of each tensor before it uses any, so that enough loads are
+// in flight to stream at the memory's rate.
+#define kUnroll 4
+template <typename O, typename R, typename M>
+__device__ void compare_floats(const O *out, const R *ref, const O *eager, long long n, double rms_, double slack_,
+                               double kb_, u64 *slot) {
+    const M rms = (M)rms_, slack = (M)slack_, kb = (M)kb_, tiny = (M)1e-30;
+    M maxScaled = 0, maxAbs = 0, kbRatio = 0;
     u64 nonFinite = 0;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const double o = as_double(out[i]);
-        const double r = as_double(ref[i]);
-        if (is_fin(r)) {
-            if (!is_fin(o)) {
-                ++nonFinite;
-            } else {
-                const double d = fabs(o - r);
-                maxAbs = fmax(maxAbs, d);
-                maxScaled = fmax(maxScaled, fmax(d - slack * fabs(r), 0.0) / (fabs(r) + rms + 2.2250738585072014e-308));
-            }
+    for (long long base = (long long)blockIdx.x * blockDim.x + threadIdx.x; base < n; base += kUnroll * stride) {
+        O ov[kUnroll];
+        R rv[kUnroll];
+#pragma unroll
+        for (int k = 0; k < kUnroll; ++k) {
+            const long long i = base + k * stride;
+            if (i < n) { ov[k] = out[i]; rv[k] = ref[i]; }
         }
-        if (eager) {
-            const double e = as_double(eager[i]);
-            if (!(o == e)) {
-                const double q = fabs(o - e) / (kb + kb * fabs(e));
-                kbRatio = fmax(kbRatio, q == q && q <= 1.79e308 ? q : 1e300);
+#pragma unroll
+        for (int k = 0; k < kUnroll; ++k) {
+            const long long i = base + k * stride;
+            if (i >= n) break;
+            const M o = as_math<M>(ov[k]);
+            const M r = as_math<M>(rv[k]);
+            if (r - r == (M)0) {
+                if (!(o - o == (M)0)) {
+                    ++nonFinite;
+                } else {
+                    const M d = o > r ? o - r : r - o;
+                    const M a = r < (M)0 ? -r : r;
+                    maxAbs = d > maxAbs ? d : maxAbs;
+                    const M e = d - slack * a;
+                    if (e > (M)0) {
+                        const M q = e / (a + rms + tiny);
+                        maxScaled = q > maxScaled ? q : maxScaled;
+                    }
+                }
+            }
+            if (eager) {
+                const M e = as_math<M>(eager[i]);
+                if (!(o == e)) {
+                    const M q = (o > e ? o - e : e - o) / (kb + kb * (e < (M)0 ? -e : e));
+                    kbRatio = q == q && q - q == (M)0 ? (q > kbRatio ? q : kbRatio) : (M)1e30;
+                }
             }
         }
     }
-    maxScaled = warp_max(maxScaled);
-    maxAbs = warp_max(maxAbs);
-    kbRatio = warp_max(kbRatio);
+    double ms = warp_max((double)maxScaled), ma = warp_max((double)maxAbs), kr = warp_max((double)kbRatio);
     nonFinite = warp_sum(nonFinite);
     if ((threadIdx.x & 31) == 0) {
-        put_max(slot + 0, maxScaled);
-        put_max(slot + 1, maxAbs);
+        put_max(slot + 0, ms);
+        put_max(slot + 1, ma);
         if (nonFinite) atomicAdd(slot + 2, nonFinite);
-        put_max(slot + 4, kbRatio);
+        put_max(slot + 4, kr >= 1e30 ? 1e300 : kr);
     }
 }
 
@@ -98,18 +134,18 @@ __device__ void compare_exact(const T *out, const T *ref, const T *eager, long l
     }
 }
 
-#define CMP_FLOAT(NAME, O, R) \
+#define CMP_FLOAT(NAME, O, R, M) \
 extern "C" __global__ void kf_cmp_##NAME(const O *out, const R *ref, const O *eager, long long n, double rms, \
                                          double slack, double kb, u64 *slot) { \
-    compare_floats<O, R>(out, ref, eager, n, rms, slack, kb, slot); }
-CMP_FLOAT(f32_f64, float, double)
-CMP_FLOAT(f32_f32, float, float)
-CMP_FLOAT(f16_f64, h16, double)
-CMP_FLOAT(f16_f32, h16, float)
-CMP_FLOAT(bf16_f64, b16, double)
-CMP_FLOAT(bf16_f32, b16, float)
-CMP_FLOAT(f64_f64, double, double)
-CMP_FLOAT(f64_f32, double, float)
+    compare_floats<O, R, M>(out, ref, eager, n, rms, slack, kb, slot); }
+CMP_FLOAT(f32_f64, float, double, double)
+CMP_FLOAT(f32_f32, float, float, float)
+CMP_FLOAT(f16_f64, h16, double, double)
+CMP_FLOAT(f16_f32, h16, float, float)
+CMP_FLOAT(bf16_f64, b16, double, double)
+CMP_FLOAT(bf16_f32, b16, float, float)
+CMP_FLOAT(f64_f64, double, double, double)
+CMP_FLOAT(f64_f32, double, float, double)
 
 #define CMP_EXACT(NAME, T) \
 extern "C" __global__ void kf_cmp_##NAME(const T *out, const T *ref, const T *eager, long long n, double rms, \
@@ -127,6 +163,11 @@ FILL(u8, u8)
 FILL(u16, u16)
 FILL(u32, u32)
 FILL(u64, u64)
+// The bulk of a fill, 16 bytes a store (the tail goes through the fills above).
+extern "C" __global__ void kf_fill_16(uint4 *p, long long n, uint4 v) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
+}
 
 extern "C" __global__ void kf_sumsq(const double *p, long long n, double *acc) {
     double s = 0.0;
@@ -179,7 +220,7 @@ const std::vector<std::string> &kernelNames()
     static const std::vector<std::string> names{
         "kf_cmp_f32_f64", "kf_cmp_f32_f32", "kf_cmp_f16_f64", "kf_cmp_f16_f32", "kf_cmp_bf16_f64",
         "kf_cmp_bf16_f32", "kf_cmp_f64_f64", "kf_cmp_f64_f32", "kf_cmp_i32", "kf_cmp_i64", "kf_cmp_u8",
-        "kf_fill_u8", "kf_fill_u16", "kf_fill_u32", "kf_fill_u64", "kf_sumsq", "kf_hash", "kf_empty"};
+        "kf_fill_u8", "kf_fill_u16", "kf_fill_u32", "kf_fill_u64", "kf_fill_16", "kf_sumsq", "kf_hash", "kf_empty"};
     return names;
 }
 
@@ -208,7 +249,7 @@ Result<std::unique_ptr<CheckKernels>> CheckKernels::load(const std::string &arch
     k->m_module = std::move(*m);
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess && sms > 0)
-        k->m_blocksCap = 8 * sms; // enough warps in flight to stream at the memory's rate
+        k->m_sms = sms;
     return k;
 }
 
@@ -217,8 +258,15 @@ Status CheckKernels::run(const std::string &kernel, std::int64_t work, void **ar
     const gpu::KernelHandle *k = m_module->kernel(kernel);
     if (!k)
         return makeError("engine", "check kernel '" + kernel + "' is missing");
+    // One full wave of resident blocks: a grid-stride loop needs no more, and a partial second
+    // wave would leave most of the GPU idle at its end.
+    int &resident = m_resident[kernel];
+    if (resident == 0 &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, reinterpret_cast<const void *>(k->kernel), kThreads, 0) !=
+            cudaSuccess)
+        resident = 1;
     const std::int64_t wanted = (std::max<std::int64_t>(work, 1) + kThreads - 1) / kThreads;
-    const unsigned blocks = unsigned(std::min<std::int64_t>(wanted, m_blocksCap));
+    const unsigned blocks = unsigned(std::min<std::int64_t>(wanted, std::int64_t(std::max(resident, 1)) * m_sms));
     cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void *>(k->kernel), dim3(blocks), dim3(kThreads), args, 0, nullptr);
     if (e != cudaSuccess)
         return makeError(gpu::isSticky(e) ? "fatal" : "engine", "check kernel '" + kernel + "': " + gpu::errorText(e));
@@ -227,49 +275,43 @@ Status CheckKernels::run(const std::string &kernel, std::int64_t work, void **ar
 
 Status CheckKernels::poison(void *data, std::int64_t numel, DType t)
 {
-    long long n = numel;
+    // One element's poison bits, then that pattern over 16 bytes for the bulk of the tensor.
+    std::uint64_t bits = 0;
+    int size = 4;
     switch (t) {
     case DType::F32: {
-        std::uint32_t v;
         const float nan = std::numeric_limits<float>::quiet_NaN();
-        std::memcpy(&v, &nan, 4);
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u32", n, a);
+        std::memcpy(&bits, &nan, 4);
+        break;
     }
     case DType::F64: {
-        std::uint64_t v;
         const double nan = std::numeric_limits<double>::quiet_NaN();
-        std::memcpy(&v, &nan, 8);
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u64", n, a);
+        std::memcpy(&bits, &nan, 8);
+        size = 8;
+        break;
     }
-    case DType::F16: {
-        std::uint16_t v = 0x7e00;
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u16", n, a);
+    case DType::F16: bits = 0x7e00; size = 2; break;
+    case DType::BF16: bits = 0x7fc0; size = 2; break;
+    case DType::I32: bits = 0x80000000u; break;
+    case DType::I64: bits = 0x8000000000000000ull; size = 8; break;
+    case DType::Bool: bits = 1; size = 1; break;
     }
-    case DType::BF16: {
-        std::uint16_t v = 0x7fc0;
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u16", n, a);
+    unsigned char pattern[16];
+    for (int i = 0; i < 16; i += size) std::memcpy(pattern + i, &bits, std::size_t(size));
+    const std::int64_t bytes = numel * size;
+    long long chunks = reinterpret_cast<std::uintptr_t>(data) % 16 == 0 ? bytes / 16 : 0;
+    if (chunks > 0) {
+        void *a[] = {&data, &chunks, pattern};
+        if (Status s = run("kf_fill_16", chunks, a); !s)
+            return s;
     }
-    case DType::I32: {
-        std::uint32_t v = 0x80000000u;
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u32", n, a);
-    }
-    case DType::I64: {
-        std::uint64_t v = 0x8000000000000000ull;
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u64", n, a);
-    }
-    case DType::Bool: {
-        std::uint8_t v = 1;
-        void *a[] = {&data, &n, &v};
-        return run("kf_fill_u8", n, a);
-    }
-    }
-    return makeError("engine", "no poison for this dtype");
+    long long rest = (bytes - chunks * 16) / size;
+    if (rest == 0)
+        return Ok{};
+    void *tail = static_cast<unsigned char *>(data) + chunks * 16;
+    const char *kernel = size == 8 ? "kf_fill_u64" : size == 4 ? "kf_fill_u32" : size == 2 ? "kf_fill_u16" : "kf_fill_u8";
+    void *a[] = {&tail, &rest, &bits};
+    return run(kernel, rest, a);
 }
 
 Status CheckKernels::sumSquares(const double *data, std::int64_t numel, double *acc)

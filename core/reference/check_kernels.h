@@ -9,6 +9,7 @@
 #include "problem/problem.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -63,7 +64,8 @@ private:
     CheckKernels() = default;
     Status run(const std::string &kernel, std::int64_t work, void **args);
     std::unique_ptr<gpu::Module> m_module;
-    int m_blocksCap = 1024;
+    int m_sms = 1;
+    std::map<std::string, int> m_resident; // blocks of each kernel one SM holds at once
 };
 
 } // namespace kf::ref

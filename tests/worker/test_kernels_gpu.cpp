@@ -92,7 +92,8 @@ private slots:
         QVERIFY2(expected(toString(r->verdict), expect),
                  qPrintable(QStringLiteral("expected %1, got %2").arg(QString::fromStdString(expect),
                                                                       QString::fromStdString(toString(r->verdict)))));
-        QVERIFY2(r->seed != 0, "every evaluation records its seed");
+        if (!r->trials.empty())
+            QVERIFY2(r->seed != 0, "every evaluation that drew inputs records its seed");
         if (r->verdict != Verdict::Correct) {
             QVERIFY2(!r->reason.empty(), "every verdict but correct comes with a reason");
             if (r->verdict == Verdict::Inconsistent)
