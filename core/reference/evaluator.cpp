@@ -246,7 +246,7 @@ std::vector<torch::Tensor> Evaluator::paramsFor(const TrialSpec &t)
         return makeParams(m_problem, t, m_device);
     std::vector<torch::Tensor> out;
     for (std::size_t i = 0; i < own.size(); ++i)
-        out.push_back(own[i].to(m_device, torchDtype(m_problem.params[i].dtype)).clone());
+        out.push_back(own[i].to(m_device, torchDtype(m_problem.params[i].dtype)).contiguous().clone());
     return out;
 }
 
@@ -339,6 +339,7 @@ EvalResult fail(EvalResult r, Verdict v, const std::string &reason)
     return r;
 }
 
+
 } // namespace
 
 Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
@@ -424,71 +425,164 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
     }
 }
 
+Result<Evaluator::TrialData> Evaluator::drawTrial(const TrialSpec &t, double tolerance, std::uint64_t salt,
+                                                  std::vector<torch::Tensor> &eager)
+{
+    TrialData d;
+    d.spec = t;
+    d.tolerance = tolerance;
+    d.inputs = makeInputs(m_problem, t, m_device);
+    d.params = paramsFor(t);
+    {
+        // The upcast copies live only while the fp64 reference is computed.
+        std::vector<torch::Tensor> in64, par64;
+        for (auto &x : d.inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : d.params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        d.refs = m_reference->run(in64, par64);
+        m_memory.notePeak();
+    }
+    // What the comparison kernels read: dense tensors, fp64 for floating outputs (a reference that
+    // casts inside may return fp32), integers in the output's own type.
+    for (std::size_t i = 0; i < d.refs.size() && i < m_problem.outputs.size(); ++i) {
+        const DType want = m_problem.outputs[i].dtype;
+        d.refs[i] = d.refs[i].to(isFloating(want) ? torch::kFloat64 : torchDtype(want)).contiguous();
+    }
+    auto rms = rmsOf(d.refs);
+    if (!rms)
+        return rms.error();
+    d.rms = *rms;
+    eager = m_reference->run(d.inputs, d.params);
+    for (auto &e : eager) e = e.contiguous();
+    auto hashes = hashTensors(d, salt);
+    if (!hashes)
+        return hashes.error();
+    d.inputHashes = *hashes;
+    return d;
+}
+
+std::optional<EvalResult> Evaluator::launchAndWait(Prepared &prep, const TrialData &d,
+                                                   const std::vector<torch::Tensor> &into, const EvalResult &r)
+{
+    if (Status s = poisonOutputs(into); !s)
+        return fail(r, Verdict::Crashed, s.error().text());
+    poisonScratch(prep);
+    Status s = launchPlan(prep, d.inputs, d.params, into);
+    cudaError_t se = cudaDeviceSynchronize();
+    if (se != cudaSuccess && gpu::isSticky(se))
+        m_contextLost = true;
+    if (m_contextLost)
+        return fail(r, Verdict::Crashed, s ? "the kernel faulted: " + gpu::errorText(se) : s.error().text());
+    if (!s)
+        return fail(r, Verdict::LaunchError, s.error().text());
+    if (se != cudaSuccess)
+        return fail(r, Verdict::Crashed, "the kernel failed: " + gpu::errorText(se));
+    return std::nullopt;
+}
+
+void Evaluator::judgeTrial(const std::vector<CompareStats> &stats, TrialResult &tr) const
+{
+    tr.passed = true;
+    tr.kernelbenchPassed = true;
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+        const CompareStats &c = stats[i];
+        tr.maxScaledError = std::max(tr.maxScaledError, c.maxScaled);
+        tr.maxAbsError = std::max(tr.maxAbsError, c.maxAbs);
+        tr.nonFinite += c.nonFinite;
+        tr.unwritten += c.mismatched;
+        // KernelBench's own check (allclose against the eager output at 1e-2), for comparison with
+        // published results; one number says whether and by how much it missed.
+        tr.kernelbenchRatio = std::max(tr.kernelbenchRatio, c.kernelbenchRatio);
+        tr.kernelbenchPassed = tr.kernelbenchPassed && c.kernelbenchRatio <= 1;
+        if (c.nonFinite || c.mismatched || !(c.maxScaled <= tr.tolerance)) {
+            tr.passed = false;
+            std::ostringstream s;
+            s << "output '" << m_problem.outputs[i].name << "' on trial " << tr.index << " (" << tr.distribution << "): ";
+            if (c.nonFinite)
+                s << c.nonFinite << " elements not written or not finite";
+            else if (c.mismatched)
+                s << c.mismatched << " elements differ";
+            else
+                s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(tr.tolerance)
+                  << " (max abs error " << fmt(c.maxAbs) << ")";
+            tr.note = s.str();
+        }
+    }
+}
+
+// The first trial's inputs once more: two results that differ beyond the tolerance mean a race.
+Result<std::optional<EvalResult>> Evaluator::raceCheck(Prepared &prep, const TrialData &d,
+                                                       const std::vector<torch::Tensor> &first, double tol,
+                                                       std::uint64_t *slot, const EvalResult &r)
+{
+    TrialData asRef;
+    asRef.rms = d.rms;
+    for (std::size_t i = 0; i < first.size(); ++i) asRef.refs.push_back(keptReference(first[i], m_problem.outputs[i]));
+    std::vector<torch::Tensor> again;
+    for (const auto &o : first) again.push_back(torch::empty_like(o));
+    if (auto failed = launchAndWait(prep, d, again, r))
+        return std::optional<EvalResult>(fail(*failed, failed->verdict, failed->reason + " (on a second run of trial 0)"));
+    cudaMemsetAsync(slot, 0, first.size() * kStatsWords * 8, nullptr);
+    auto rerun = compareOutputs(again, asRef, nullptr, slot, true);
+    if (!rerun)
+        return rerun.error();
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        const CompareStats &c = (*rerun)[i];
+        if (c.nonFinite || c.mismatched || !(c.maxScaled <= tol))
+            return std::optional<EvalResult>(fail(r, Verdict::Racy,
+                                                  "two runs on the same inputs differ: max scaled difference " +
+                                                      fmt(c.maxScaled) + " on output '" + m_problem.outputs[i].name + "'"));
+    }
+    return std::optional<EvalResult>();
+}
+
+// Kept for the timed runs while the memory plan allows, and always at least two sets, so that
+// timed runs never see one input set only.
+void Evaluator::keepForTiming(Prepared &prep, TrialData &d, std::int64_t &keptBytes)
+{
+    std::int64_t refBytes = 0;
+    for (const auto &o : m_problem.outputs)
+        refBytes += o.numel() * std::int64_t(isFloating(o.dtype) && o.dtype != DType::F64
+                                                 ? 4
+                                                 : torch::elementSize(torchDtype(o.dtype)));
+    const std::int64_t setBytes = bytesOf(d.inputs) + bytesOf(d.params) + refBytes;
+    const std::int64_t working = m_memory.peak - keptBytes; // what one trial needed on top of the kept sets
+    const bool fits = m_memory.capacity <= 0 || keptBytes + setBytes + working <= m_memory.capacity;
+    if (prep.sets.size() >= 2 && !fits)
+        return;
+    for (std::size_t i = 0; i < d.refs.size(); ++i) d.refs[i] = keptReference(d.refs[i], m_problem.outputs[i]);
+    keptBytes += setBytes;
+    prep.sets.push_back(std::move(d));
+}
+
 Result<EvalResult> Evaluator::runTrials(Prepared &prep, const VerifyRequest &req, EvalResult r)
 {
     const double strictTol = tolerance(req.policy);
-    const auto plan = trialPlan(m_problem, std::max(req.trials, 1), prep.seed);
-    // One slot of comparison words per output, reused by every comparison of this evaluation.
     const std::size_t nOut = m_problem.outputs.size();
+    // One slot of comparison words per output, reused by every comparison of this evaluation.
     auto slots = torch::zeros({std::int64_t(nOut * kStatsWords)}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
     auto *slot = static_cast<std::uint64_t *>(slots.data_ptr());
     std::int64_t keptBytes = 0;
 
-    for (const TrialSpec &t : plan) {
+    for (const TrialSpec &t : trialPlan(m_problem, std::max(req.trials, 1), prep.seed)) {
         TrialResult tr;
         tr.index = t.index;
         tr.seed = t.seed;
         tr.distribution = t.distribution;
         tr.randomParams = t.randomParams;
         tr.tolerance = t.loose ? tolerance(Policy::Loose) : strictTol;
-        TrialData d;
-        d.spec = t;
-        d.tolerance = tr.tolerance;
-        d.inputs = makeInputs(m_problem, t, m_device);
-        d.params = paramsFor(t);
-        {
-            // The upcast copies live only while the fp64 reference is computed.
-            std::vector<torch::Tensor> in64, par64;
-            for (auto &x : d.inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-            for (auto &x : d.params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-            d.refs = m_reference->run(in64, par64);
-            m_memory.notePeak();
-        }
-        auto rms = rmsOf(d.refs);
-        if (!rms)
-            return rms.error();
-        d.rms = *rms;
-        auto eager = m_reference->run(d.inputs, d.params);
-        auto hashes = hashTensors(d, prep.salt);
-        if (!hashes)
-            return hashes.error();
-        d.inputHashes = *hashes;
+        std::vector<torch::Tensor> eager;
+        auto d = drawTrial(t, tr.tolerance, prep.salt, eager);
+        if (!d)
+            return d.error();
         std::vector<torch::Tensor> outs;
         for (const auto &o : m_problem.outputs)
             outs.push_back(torch::empty(o.shape, torch::TensorOptions().dtype(torchDtype(o.dtype)).device(m_device)));
         m_memory.notePeak();
-
-        auto launchOnce = [&](const std::vector<torch::Tensor> &into) -> std::optional<EvalResult> {
-            if (Status s = poisonOutputs(into); !s)
-                return fail(r, Verdict::Crashed, s.error().text());
-            poisonScratch(prep);
-            Status s = launchPlan(prep, d.inputs, d.params, into);
-            cudaError_t se = cudaDeviceSynchronize();
-            if (se != cudaSuccess && gpu::isSticky(se))
-                m_contextLost = true;
-            if (m_contextLost)
-                return fail(r, Verdict::Crashed, s ? "the kernel faulted: " + gpu::errorText(se) : s.error().text());
-            if (!s)
-                return fail(r, Verdict::LaunchError, s.error().text());
-            if (se != cudaSuccess)
-                return fail(r, Verdict::Crashed, "the kernel failed: " + gpu::errorText(se));
-            return std::nullopt;
-        };
-        if (auto failed = launchOnce(outs))
+        if (auto failed = launchAndWait(prep, *d, outs, r))
             return *failed;
 
         // A kernel may not write its inputs or parameters.
-        auto changed = changedInput(d, prep.salt);
+        auto changed = changedInput(*d, prep.salt);
         if (!changed)
             return changed.error();
         if (!changed->empty()) {
@@ -496,84 +590,27 @@ Result<EvalResult> Evaluator::runTrials(Prepared &prep, const VerifyRequest &req
             r.trials.push_back(tr);
             return fail(r, Verdict::Wrong, tr.note + " (trial " + std::to_string(t.index) + ")");
         }
-
         cudaMemsetAsync(slot, 0, nOut * kStatsWords * 8, nullptr);
-        auto stats = compareOutputs(outs, d, &eager, slot, true);
+        auto stats = compareOutputs(outs, *d, &eager, slot, true);
         if (!stats)
             return stats.error();
-        tr.passed = true;
-        tr.kernelbenchPassed = true;
-        for (std::size_t i = 0; i < nOut; ++i) {
-            const CompareStats &c = (*stats)[i];
-            tr.maxScaledError = std::max(tr.maxScaledError, c.maxScaled);
-            tr.maxAbsError = std::max(tr.maxAbsError, c.maxAbs);
-            tr.nonFinite += c.nonFinite;
-            tr.unwritten += c.mismatched;
-            // KernelBench's own check (allclose against the eager output at 1e-2), for comparison
-            // with published results; one number says whether and by how much it missed.
-            tr.kernelbenchRatio = std::max(tr.kernelbenchRatio, c.kernelbenchRatio);
-            tr.kernelbenchPassed = tr.kernelbenchPassed && c.kernelbenchRatio <= 1;
-            if (c.nonFinite || c.mismatched || !(c.maxScaled <= tr.tolerance)) {
-                tr.passed = false;
-                std::ostringstream s;
-                s << "output '" << m_problem.outputs[i].name << "' on trial " << t.index << " (" << t.distribution << "): ";
-                if (c.nonFinite)
-                    s << c.nonFinite << " elements not written or not finite";
-                else if (c.mismatched)
-                    s << c.mismatched << " elements differ";
-                else
-                    s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(tr.tolerance)
-                      << " (max abs error " << fmt(c.maxAbs) << ")";
-                tr.note = s.str();
-            }
-        }
+        judgeTrial(*stats, tr);
         r.maxScaledError = std::max(r.maxScaledError, tr.maxScaledError);
         r.trials.push_back(tr);
         if (!tr.passed)
             return fail(r, Verdict::Wrong, tr.note);
         eager.clear();
-
-        // The first trial's inputs once more: two results that differ beyond the tolerance mean a
-        // race. Skipped on request: under compute-sanitizer one launch sequence shows what the tool
-        // can see, and each one there runs ten to a hundred times slower.
+        // Skipped on request: under compute-sanitizer one launch sequence shows what the tool can
+        // see, and each one there runs ten to a hundred times slower.
         if (t.index == 0 && req.raceRerun) {
-            TrialData first;
-            first.rms = d.rms;
-            for (std::size_t i = 0; i < nOut; ++i) first.refs.push_back(keptReference(outs[i], m_problem.outputs[i]));
-            std::vector<torch::Tensor> again;
-            for (const auto &o : outs) again.push_back(torch::empty_like(o));
-            if (auto failed = launchOnce(again))
-                return fail(*failed, failed->verdict, failed->reason + " (on a second run of trial 0)");
-            cudaMemsetAsync(slot, 0, nOut * kStatsWords * 8, nullptr);
-            auto rerun = compareOutputs(again, first, nullptr, slot, true);
-            if (!rerun)
-                return rerun.error();
-            for (std::size_t i = 0; i < nOut; ++i) {
-                const CompareStats &c = (*rerun)[i];
-                if (c.nonFinite || c.mismatched || !(c.maxScaled <= strictTol))
-                    return fail(r, Verdict::Racy,
-                                "two runs on the same inputs differ: max scaled difference " + fmt(c.maxScaled) +
-                                    " on output '" + m_problem.outputs[i].name + "'");
-            }
+            auto racy = raceCheck(prep, *d, outs, strictTol, slot, r);
+            if (!racy)
+                return racy.error();
+            if (*racy)
+                return **racy;
         }
-
-        // Kept for the timed runs while the memory plan allows (at least two sets, so that timed
-        // runs never see one input set only).
         outs.clear();
-        std::vector<torch::Tensor> kept;
-        std::int64_t refBytes = 0;
-        for (std::size_t i = 0; i < nOut; ++i) {
-            const auto &o = m_problem.outputs[i];
-            refBytes += o.numel() * std::int64_t(isFloating(o.dtype) && o.dtype != DType::F64 ? 4 : torch::elementSize(torchDtype(o.dtype)));
-        }
-        const std::int64_t setBytes = bytesOf(d.inputs) + bytesOf(d.params) + refBytes;
-        const std::int64_t working = m_memory.peak - keptBytes; // what one trial needed on top of the kept sets
-        const bool fits = m_memory.capacity <= 0 || keptBytes + setBytes + working <= m_memory.capacity;
-        if (prep.sets.size() < 2 || fits) {
-            for (std::size_t i = 0; i < nOut; ++i) d.refs[i] = keptReference(d.refs[i], m_problem.outputs[i]);
-            keptBytes += setBytes;
-            prep.sets.push_back(std::move(d));
-        }
+        keepForTiming(prep, *d, keptBytes);
     }
     r.kernelbenchPassed = std::all_of(r.trials.begin(), r.trials.end(), [](const TrialResult &t) { return t.kernelbenchPassed; });
     r.verdict = Verdict::Correct;

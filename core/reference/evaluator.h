@@ -69,6 +69,16 @@ private:
     // The trial's parameters: a module problem's own values where the trial takes the initialiser.
     std::vector<torch::Tensor> paramsFor(const TrialSpec &);
     Result<EvalResult> runTrials(Prepared &, const VerifyRequest &, EvalResult r);
+    // One trial's inputs, its fp64 reference with rms, the eager output (for KernelBench's check)
+    // and the salted hashes of its inputs.
+    Result<TrialData> drawTrial(const TrialSpec &, double tolerance, std::uint64_t salt, std::vector<torch::Tensor> &eager);
+    // Poisons, launches and waits; a verdict when the launch failed.
+    std::optional<EvalResult> launchAndWait(Prepared &, const TrialData &, const std::vector<torch::Tensor> &into,
+                                            const EvalResult &sofar);
+    void judgeTrial(const std::vector<CompareStats> &, TrialResult &) const;
+    Result<std::optional<EvalResult>> raceCheck(Prepared &, const TrialData &, const std::vector<torch::Tensor> &first,
+                                                double tol, std::uint64_t *slot, const EvalResult &sofar);
+    void keepForTiming(Prepared &, TrialData &, std::int64_t &keptBytes);
     // Compares each output with the trial's reference into its own slot (kStatsWords words each,
     // zeroed by the caller); with `readBack` waits and returns what each comparison found.
     Result<std::vector<CompareStats>> compareOutputs(const std::vector<torch::Tensor> &outs, const TrialData &,
@@ -80,6 +90,9 @@ private:
     // Names the first input or parameter whose hash changed, or "" when none did.
     Result<std::string> changedInput(const TrialData &, std::uint64_t salt);
     double measureLaunchMs();
+    Status reloadModule(Prepared &);
+    Status judgeTimedRuns(const Prepared &, const std::vector<std::size_t> &order, const std::vector<bool> &canary,
+                          const std::vector<std::uint64_t> &slots, TimedRun &out);
 
     Problem m_problem;
     GpuInfo m_gpu;

@@ -137,6 +137,67 @@ double Evaluator::measureLaunchMs()
     return summarize(ms).medianMs;
 }
 
+Status Evaluator::reloadModule(Prepared &p)
+{
+    // A fresh module: no __device__ variable keeps what the verified runs left in it.
+    p.module.reset();
+    auto module = gpu::Module::load(p.cubin, p.names);
+    if (!module) {
+        m_contextLost = module.error().code == "fatal";
+        return module.error();
+    }
+    p.module = std::move(*module);
+    return Ok{};
+}
+
+// Reads each timed run's check: the first that failed makes the verdict inconsistent.
+Status Evaluator::judgeTimedRuns(const Prepared &p, const std::vector<std::size_t> &order, const std::vector<bool> &canary,
+                                 const std::vector<std::uint64_t> &host, TimedRun &out)
+{
+    TimingCheck &check = out.check;
+    const int trials = int(order.size());
+    const std::size_t nOut = m_problem.outputs.size();
+    for (int i = 0; i < trials; ++i) {
+        const TrialData &d = p.sets[order[std::size_t(i)]];
+        for (std::size_t k = 0; k < nOut; ++k) {
+            const CompareStats c = CheckKernels::read(host.data() + (std::size_t(i) * nOut + k) * kStatsWords);
+            check.worstScaledError = std::max(check.worstScaledError, c.maxScaled);
+            if (c.nonFinite || c.mismatched || !(c.maxScaled <= d.tolerance)) {
+                std::ostringstream s;
+                s << "timed run " << i + 1 << " of " << trials << " (input set of trial " << d.spec.index << ", "
+                  << d.spec.distribution << ") failed its check on output '" << m_problem.outputs[k].name << "': ";
+                if (c.nonFinite)
+                    s << c.nonFinite << " elements not written or not finite";
+                else if (c.mismatched)
+                    s << c.mismatched << " elements differ";
+                else
+                    s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(d.tolerance);
+                s << (canary[std::size_t(i)] ? " (a canary run: the previous run's outputs stood in for the poison)"
+                                             : "")
+                  << "; the same kernel passed verification on these inputs";
+                out.verdict = Verdict::Inconsistent;
+                out.reason = s.str();
+                check.runs = i + 1;
+                break;
+            }
+        }
+        if (out.verdict == Verdict::Inconsistent)
+            break;
+        check.runs = i + 1;
+    }
+    // Inputs are compared again after the last run: a timed run may not write them either.
+    for (std::size_t k = 0; k < p.sets.size() && out.verdict == Verdict::Correct; ++k) {
+        auto changed = changedInput(p.sets[k], p.salt);
+        if (!changed)
+            return changed.error();
+        if (!changed->empty()) {
+            out.verdict = Verdict::Inconsistent;
+            out.reason = "the kernel wrote its input '" + *changed + "' while it was timed";
+        }
+    }
+    return Ok{};
+}
+
 Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checked)
 {
     const auto wallStart = std::chrono::steady_clock::now();
@@ -148,14 +209,8 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
         return makeError("engine", "no verified input set is kept for timing '" + key + "'");
     trials = std::max(trials, 1);
 
-    // A fresh module: no __device__ variable keeps what the verified runs left in it.
-    p.module.reset();
-    auto module = gpu::Module::load(p.cubin, p.names);
-    if (!module) {
-        m_contextLost = module.error().code == "fatal";
-        return module.error();
-    }
-    p.module = std::move(*module);
+    if (Status s = reloadModule(p); !s)
+        return s.error();
 
     const std::size_t nOut = m_problem.outputs.size();
     std::vector<torch::Tensor> outs;
@@ -238,44 +293,8 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
         std::vector<std::uint64_t> host(std::size_t(trials) * nOut * kStatsWords);
         if (cudaMemcpy(host.data(), slot, host.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
             return makeError("engine", "reading the timed runs' checks back failed");
-        for (int i = 0; i < trials; ++i) {
-            const TrialData &d = p.sets[order[std::size_t(i)]];
-            for (std::size_t k = 0; k < nOut; ++k) {
-                const CompareStats c = CheckKernels::read(host.data() + (std::size_t(i) * nOut + k) * kStatsWords);
-                check.worstScaledError = std::max(check.worstScaledError, c.maxScaled);
-                if (c.nonFinite || c.mismatched || !(c.maxScaled <= d.tolerance)) {
-                    std::ostringstream s;
-                    s << "timed run " << i + 1 << " of " << trials << " (input set of trial " << d.spec.index << ", "
-                      << d.spec.distribution << ") failed its check on output '" << m_problem.outputs[k].name << "': ";
-                    if (c.nonFinite)
-                        s << c.nonFinite << " elements not written or not finite";
-                    else if (c.mismatched)
-                        s << c.mismatched << " elements differ";
-                    else
-                        s << "max scaled error " << fmt(c.maxScaled) << " > tolerance " << fmt(d.tolerance);
-                    s << (canary[std::size_t(i)] ? " (a canary run: the previous run's outputs stood in for the poison)"
-                                                 : "")
-                      << "; the same kernel passed verification on these inputs";
-                    out.verdict = Verdict::Inconsistent;
-                    out.reason = s.str();
-                    check.runs = i + 1;
-                    break;
-                }
-            }
-            if (out.verdict == Verdict::Inconsistent)
-                break;
-            check.runs = i + 1;
-        }
-        // Inputs are compared again after the last run: a timed run may not write them either.
-        for (std::size_t k = 0; k < p.sets.size() && out.verdict == Verdict::Correct; ++k) {
-            auto changed = changedInput(p.sets[k], p.salt);
-            if (!changed)
-                return changed.error();
-            if (!changed->empty()) {
-                out.verdict = Verdict::Inconsistent;
-                out.reason = "the kernel wrote its input '" + *changed + "' while it was timed";
-            }
-        }
+        if (Status s = judgeTimedRuns(p, order, canary, host, out); !s)
+            return s.error();
     }
     check.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     if (out.verdict != Verdict::Correct)

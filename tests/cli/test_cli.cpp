@@ -59,6 +59,13 @@ private slots:
             << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "--policy", "lax"} << 2
             << "strict or loose";
         QTest::newRow("bad trials") << QStringList{"eval", "softmax", "x.cu", "--trials", "zero"} << 2 << "--trials";
+        QTest::newRow("bad seed")
+            << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "--seed", "abc"} << 2
+            << "--seed takes a positive integer";
+        QTest::newRow("replay of a node that is not a candidate")
+            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "1"} << 2 << "is not a candidate";
+        QTest::newRow("replay of a missing node")
+            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "99999"} << 2 << "has no node 99999";
     }
     void errors()
     {
@@ -68,6 +75,17 @@ private slots:
         const Run r = cli(args);
         QCOMPARE(r.code, code);
         QVERIFY2((r.err + r.out).contains(message), qPrintable(r.err));
+    }
+
+    // A session's candidate is evaluated again from the session itself (its problem, its source,
+    // its recorded seed); without a GPU that is a compile check and a plain "needs a GPU".
+    void replayWithoutGpu()
+    {
+        const Run r = cli({"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "16"});
+        if (r.code != 3)
+            QSKIP("this machine has a GPU");
+        QVERIFY2(r.out.contains("compiles for sm_90a"), qPrintable(r.out + r.err));
+        QVERIFY(r.err.contains("needs an NVIDIA GPU"));
     }
 
     // Without a GPU, eval still compile-checks the candidate and says plainly what it needs.
