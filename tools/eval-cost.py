@@ -10,12 +10,12 @@ For each session, its fastest correct kernel is evaluated by each worker in turn
 seconds of the `evaluate` request for each worker and their ratio, and the medians each reported.
 """
 import json
-import sqlite3
 import statistics
 import subprocess
 import sys
 import time
 
+from kfsession import best_candidate
 
 class Worker:
     def __init__(self, argv):
@@ -46,23 +46,11 @@ class Worker:
         self.p.wait(timeout=30)
 
 
-def session_best(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    meta = dict(db.execute("select key, value from meta"))
-    best = None
-    for node, text, rj in db.execute(
-            "select id, text, result_json from nodes where kind='candidate' and status='correct'"):
-        ms = ((json.loads(rj) if rj else {}).get("timing") or {}).get("median_ms")
-        if ms and (best is None or ms < best[1]):
-            best = (text, ms)
-    return meta, best
-
-
 def main():
     workers, sessions = sys.argv[1:3], sys.argv[3:]
     rows = []
     for path in sessions:
-        meta, best = session_best(path)
+        best, meta = best_candidate(path)
         name = path.rsplit("/", 1)[-1].removesuffix(".kfsession")
         if not best:
             continue
@@ -74,7 +62,7 @@ def main():
         for _ in range(3):
             for k, w in enumerate(ws):
                 start = time.monotonic()
-                r = w.ask({"op": "evaluate", "key": "k", "candidate": best[0], "policy": "strict", "trials": 5,
+                r = w.ask({"op": "evaluate", "key": "k", "candidate": best[1], "policy": "strict", "trials": 5,
                            "timing_trials": 100})["result"]
                 walls[k].append(time.monotonic() - start)
                 medians[k].append((r.get("timing") or {}).get("median_ms", float("nan")))

@@ -11,19 +11,10 @@ the input sets they cycled through, and the cost of the checks: the timing step'
 the same without the poisoning and comparing that the checks add (measured by CUDA events).
 """
 import json
-import sqlite3
 import subprocess
 import sys
 
-
-def best_node(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    best = None
-    for node, rj in db.execute("select id, result_json from nodes where kind='candidate' and status='correct'"):
-        ms = ((json.loads(rj) if rj else {}).get("timing") or {}).get("median_ms")
-        if ms and (best is None or ms < best[1]):
-            best = (node, ms)
-    return best
+from kfsession import best_candidate
 
 
 def main():
@@ -31,11 +22,11 @@ def main():
     rows = []
     for path in sessions:
         name = path.rsplit("/", 1)[-1].removesuffix(".kfsession")
-        best = best_node(path)
+        best, _ = best_candidate(path)
         if not best:
             rows.append(f"{name:<22} no correct candidate")
             continue
-        node, recorded = best
+        node, _, recorded = best
         run = subprocess.run([cli, "eval", path, str(node), "--json"], capture_output=True, text=True, timeout=600)
         try:
             r = json.loads(run.stdout)["result"]

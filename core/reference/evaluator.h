@@ -90,6 +90,8 @@ private:
     // Names the first input or parameter whose hash changed, or "" when none did.
     Result<std::string> changedInput(const TrialData &, std::uint64_t salt);
     double measureLaunchMs();
+    // Waits for the runs launched so far: the launch's own error first, then the device's.
+    Status finishRuns(const Status &launched, const char *what);
     Status reloadModule(Prepared &);
     Status judgeTimedRuns(const Prepared &, const std::vector<std::size_t> &order, const std::vector<bool> &canary,
                           const std::vector<std::uint64_t> &slots, TimedRun &out);

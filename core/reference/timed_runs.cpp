@@ -89,6 +89,18 @@ constexpr int kWarmUps = 3; // module load, allocator, the driver's caches
 
 } // namespace
 
+Status Evaluator::finishRuns(const Status &launched, const char *what)
+{
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess && gpu::isSticky(e))
+        m_contextLost = true;
+    if (!launched)
+        return launched;
+    if (e != cudaSuccess)
+        return makeError(m_contextLost ? "fatal" : "launch", std::string(what) + " failed: " + gpu::errorText(e));
+    return Ok{};
+}
+
 Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int trials)
 {
     trials = std::max(trials, 1);
@@ -96,10 +108,8 @@ Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int tria
         if (Status s = body(); !s)
             return s.error();
     }
-    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-        m_contextLost = gpu::isSticky(e);
-        return makeError(m_contextLost ? "fatal" : "launch", "warm-up failed: " + gpu::errorText(e));
-    }
+    if (Status s = finishRuns(Ok{}, "warm-up"); !s)
+        return s.error();
     Events ev(2 * std::size_t(trials));
     Status failed = Ok{};
     for (int i = 0; i < trials && failed; ++i) {
@@ -108,13 +118,8 @@ Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int tria
         failed = body();
         ev.record(2 * i + 1);
     }
-    const cudaError_t se = cudaDeviceSynchronize();
-    if (!failed)
-        return failed.error();
-    if (se != cudaSuccess) {
-        m_contextLost = gpu::isSticky(se);
-        return makeError(m_contextLost ? "fatal" : "launch", "timed run failed: " + gpu::errorText(se));
-    }
+    if (Status s = finishRuns(failed, "timed run"); !s)
+        return s.error();
     std::vector<double> ms;
     for (int i = 0; i < trials; ++i) ms.push_back(ev.ms(2 * i, 2 * i + 1));
     return summarize(ms);
@@ -239,12 +244,8 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
         if (failed)
             failed = launchPlan(p, d.inputs, d.params, outs);
     }
-    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess || !failed) {
-        m_contextLost = m_contextLost || gpu::isSticky(e);
-        if (!failed)
-            return failed.error();
-        return makeError(m_contextLost ? "fatal" : "launch", "warm-up failed: " + gpu::errorText(e));
-    }
+    if (Status s = finishRuns(failed, "warm-up"); !s)
+        return s.error();
 
     // Per run: [a] poison [b] flush [c] launches [d] compare [e]. Only c..d is the time.
     Events ev(5 * std::size_t(trials));
@@ -267,13 +268,8 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
         }
         ev.record(e0 + 4);
     }
-    const cudaError_t se = cudaDeviceSynchronize();
-    if (!failed)
-        return failed.error();
-    if (se != cudaSuccess) {
-        m_contextLost = gpu::isSticky(se);
-        return makeError(m_contextLost ? "fatal" : "launch", "timed run failed: " + gpu::errorText(se));
-    }
+    if (Status s = finishRuns(failed, "timed run"); !s)
+        return s.error();
 
     TimedRun out;
     TimingCheck &check = out.check;
