@@ -39,6 +39,7 @@ if [ -n "${KF_BENCH_CLI:-}" ]; then
   mkdir -p "$out"
   cli=$KF_BENCH_CLI
   export KERNELFORGE_PROBLEMS=${KERNELFORGE_PROBLEMS:-$here/problems}
+  export KERNELFORGE_TEMPLATES=${KERNELFORGE_TEMPLATES:-$here/resources/templates}
   [ -n "${KF_BENCH_WORKER:-}" ] && worker_args=(--worker "$KF_BENCH_WORKER" --compiler "$KF_BENCH_WORKER")
 else
   KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
@@ -105,7 +106,7 @@ for name in runs:
     except Exception:
         wall = nan
     parts = [b.get(k, nan) for k in ("setup_s", "compiling_s", "verifying_s", "timing_s", "gate_s", "idle_s")]
-    split = "/".join(f"{x:.0f}" for x in parts) if b else "-"
+    split = "/".join(f"{x:.{0 if budget >= 30 else 1}f}" for x in parts) if b else "-"
     gate = b.get("best_gate") or "-"
     if gate != "clean" and b.get("best_gate_note"):
         gate += f" ({b['best_gate_note'][:60]})"

@@ -7,13 +7,6 @@ namespace kf {
 
 namespace {
 
-std::string seconds(double s)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f s", s);
-    return b;
-}
-
 template <typename T>
 void read(const nlohmann::json &j, const char *key, T &out)
 {
@@ -26,6 +19,13 @@ void read(const nlohmann::json &j, const char *key, T &out)
 }
 
 } // namespace
+
+std::string secondsText(double s)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f s", s);
+    return b;
+}
 
 void to_json(nlohmann::json &j, const RunBudget &b)
 {
@@ -78,16 +78,16 @@ std::optional<RunBudget> readRunBudget(const nlohmann::json &j)
 
 std::string describe(const BudgetSplit &s)
 {
-    return "setup " + seconds(s.setup) + ", compiling " + seconds(s.compiling) + ", verifying " + seconds(s.verifying) +
-           ", timing " + seconds(s.timing) + ", gate " + seconds(s.gate) + ", idle " + seconds(s.idle);
+    return "setup " + secondsText(s.setup) + ", compiling " + secondsText(s.compiling) + ", verifying " + secondsText(s.verifying) +
+           ", timing " + secondsText(s.timing) + ", gate " + secondsText(s.gate) + ", idle " + secondsText(s.idle);
 }
 
 std::string describe(const RunBudget &b)
 {
-    std::string out = b.budgetSeconds > 0 ? "budget " + seconds(b.budgetSeconds) + ", used " : "no time budget, ran ";
-    out += seconds(b.elapsedSeconds) + ": " + describe(b.split);
+    std::string out = b.budgetSeconds > 0 ? "budget " + secondsText(b.budgetSeconds) + ", used " : "no time budget, ran ";
+    out += secondsText(b.elapsedSeconds) + ": " + describe(b.split);
     if (b.gateBackgroundSeconds > 0)
-        out += "; compute-sanitizer also ran " + seconds(b.gateBackgroundSeconds) + " while the GPU waited";
+        out += "; compute-sanitizer also ran " + secondsText(b.gateBackgroundSeconds) + " while the GPU waited";
     if (b.bestNode == 0)
         return out + "; no correct kernel";
     const std::string best = "best #" + std::to_string(b.bestNode);

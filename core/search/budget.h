@@ -44,6 +44,7 @@ void from_json(const nlohmann::json &, RunBudget &); // missing keys keep their 
 // None when the JSON is not an object (a session from before the budget was kept, or a damaged one).
 std::optional<RunBudget> readRunBudget(const nlohmann::json &);
 
+std::string secondsText(double seconds); // "12.3 s"
 // "setup 8.1 s, compiling 20.3 s, verifying 40.0 s, timing 30.2 s, gate 11.0 s, idle 4.1 s"
 std::string describe(const BudgetSplit &);
 // The run's account in one line: "budget 120 s, used 118.9 s: setup ... ; best #42 passed the gate"

@@ -154,9 +154,13 @@ std::string describe(const SearchEvent &event)
                     s += "; " + fmt("%.0f s", e.reserveSeconds) + " kept for the final gate";
                 if (e.gating != 0)
                     s += "; compute-sanitizer on " + node(e.gating) + (e.finalGate ? " (final gate)" : "");
+                const std::string &gate = e.budget.bestGate;
                 if (e.budget.bestNode != 0)
                     s += "; best " + node(e.budget.bestNode) + " " +
-                         (e.budget.bestGate == "clean" ? std::string("checked") : "not checked yet");
+                         (gate == "clean"     ? "checked"
+                          : gate == "pending" ? "not checked yet"
+                          : gate == "off"     ? "unchecked (the gate is off)"
+                                              : "unchecked");
                 return "budget: " + s;
             },
         },

@@ -524,6 +524,7 @@ void Search::runRound(int round)
     const auto started = Clock::now();
     Usage usage;
     m_tally = {};
+    m_lastRound = {}; // the tally the last round's summary came from is gone
     m_roundIdeas.clear();
     m_round = round;
     beginStretch(Gate::RoundStretch);

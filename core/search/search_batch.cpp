@@ -75,7 +75,7 @@ void Search::processBatch(std::vector<Pending> batch, Usage &usage)
         compileBatch(batch);
         evaluateBatch(batch);
         beginStretch(Gate::RepairStretch);
-        // Kernels of this round the gate demoted since the last repairs are repaired like any failure.
+        // Kernels the gate demoted since the last repairs are repaired like any failure.
         std::vector<Pending> failed = batch;
         std::move(m_demoted.begin(), m_demoted.end(), std::back_inserter(failed));
         m_demoted.clear();

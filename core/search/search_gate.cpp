@@ -19,13 +19,6 @@ namespace kf {
 
 namespace {
 
-std::string secondsText(double s)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f s", s);
-    return b;
-}
-
 std::int64_t nowNs()
 {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -153,12 +153,8 @@ private slots:
         auto problem = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
         QVERIFY(problem.ok());
         QTemporaryDir dir;
-        SessionMeta meta;
-        meta.problemName = problem->name;
-        meta.problemText = problem->text;
-        meta.problemVariant = problem->variant;
-        meta.writer = "test_search_gpu";
-        auto store = SessionStore::create(dir.filePath("budget.kfsession").toStdString(), meta);
+        auto store = SessionStore::create(dir.filePath("budget.kfsession").toStdString(),
+                                          SessionMeta{problem->name, problem->text, problem->variant});
         QVERIFY(store.ok());
         PoolConfig pc;
         pc.worker.argv = workerArgv();
