@@ -153,35 +153,36 @@ class TestSearchBudget : public QObject {
     }
 
 private slots:
-    // Costs in the H200's proportions, a twentieth of the time: a gate run of a second's
-    // twentieth (ten seconds there), evaluations of 0.1 s, compiles of 40 ms, a budget of 3 s.
+    // Costs in the H200's proportions, a twentieth of the time: a memcheck run of about 0.27 s
+    // (~5 s there), evaluations of 0.12 s, compiles of 40 ms, a budget of 4 s (80 s there).
     void aBudgetIsKeptAndAccountedFor()
     {
         auto f = fixture("kept", 100, 20, 40, 150);
         std::unique_ptr<Search> search;
-        const Timed t = runBudgeted(*f, 80, 3.0, search);
+        const Timed t = runBudgeted(*f, 80, 4.0, search);
         QVERIFY(t.status.ok());
         QCOMPARE(q(toString(search->stopReason())), QStringLiteral("time budget"));
         const RunBudget &b = search->budget();
-        qInfo("budget 3 s: %.2f s of wall time, %d rounds, %d candidates judged, best %.4f ms; gate %.0f %% of it; %s",
+        qInfo("budget 4 s: %.2f s of wall time, %d rounds, %d candidates judged, best %.4f ms; gate %.0f %% of it; %s",
               t.wall, search->roundsRun(), judged(*f), search->state().bestMs(), 100 * b.split.gate / t.wall,
               describe(b).c_str());
         // One evaluation is 0.12 s here; the rest covers stopping worker processes on a busy machine.
-        QVERIFY2(t.wall <= 3.0 + 0.12 + 0.6, qPrintable(QString::number(t.wall)));
+        QVERIFY2(t.wall <= 4.0 + 0.12 + 0.6, qPrintable(QString::number(t.wall)));
         checkAccount(*f, *search, t.wall);
         QVERIFY(b.split.setup > 0.3); // the probe: two runs under the stand-in, 0.15 s each at least
         QVERIFY(b.split.compiling > 0);
         QVERIFY(b.split.verifying > 0);
         QVERIFY(b.split.timing > 0);
-        QVERIFY(b.split.gate > 0.15); // the final gate ran, in the part of the budget kept for it
-        // It ran once or twice (the budget check before it), not once a round.
+        // The best ran under the tool: as the final gate, in the part of the budget kept for it, or
+        // while a compile left the GPU idle long enough. Once or twice, not once a round.
+        QVERIFY(b.split.gate + b.gateBackgroundSeconds > 0.15);
         QVERIFY2(b.gateRuns >= 1 && b.gateRuns <= 2, qPrintable(QString::number(b.gateRuns)));
         QCOMPARE(q(b.bestGate), QStringLiteral("clean"));
-        QVERIFY(search->roundsRun() >= 3);
+        QVERIFY(search->roundsRun() >= 2);
         QString why;
         QVERIFY2(timedApart(path("kept.log"), path("kept.times"), &why), qPrintable(why));
         QVERIFY(q(describe(f->eventsOf<SearchFinished>().back())).contains("passed compute-sanitizer"));
-        QVERIFY(q(describe(f->eventsOf<SearchStarted>().front())).contains("of the 3 s budget"));
+        QVERIFY(q(describe(f->eventsOf<SearchStarted>().front())).contains("of the 4 s budget"));
     }
 
     // Setup is part of the budget: a budget spent in setup stops the search there, as a stop.
@@ -237,7 +238,7 @@ private slots:
         ideas.push_back({"slow", "Slower", {fakeKernel(3.0), fakeKernel(3.1)}, true, {}});
         ideas.push_back({"slower", "Slower still", {fakeKernel(3.2), fakeKernel(3.3)}, true, {}});
         auto gen = std::make_shared<ScriptedGenerator>(ideas);
-        gen->thinkMs = {600};
+        gen->thinkMs = {1000};
         auto search = f->search(gen, quickSettings(3));
         const Timed t = run(*search);
         QVERIFY(t.status.ok());
@@ -268,7 +269,7 @@ private slots:
     {
         auto f = fixture("back", 20, 5, 5, 300);
         auto gen = std::make_shared<ScriptedGenerator>(improving(8));
-        gen->thinkMs = {700, 700, 0};
+        gen->thinkMs = {1500, 1500, 0};
         auto search = f->search(gen, quickSettings(4));
         QVERIFY(run(*search).status.ok());
         bool putOff = false;
