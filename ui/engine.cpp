@@ -422,6 +422,8 @@ void Engine::cancel()
 void Engine::onSearchEvent(const SearchEvent &e)
 {
     const double elapsed = m_searchClock.elapsed() / 1000.0;
+    if (noteGate(e))
+        return; // a status for the chart, not a line for the log
     const QString line = QStringLiteral("[%1:%2] %3")
                              .arg(int(elapsed) / 60, 2, 10, QLatin1Char('0'))
                              .arg(int(elapsed) % 60, 2, 10, QLatin1Char('0'))
@@ -447,6 +449,44 @@ void Engine::onSearchEvent(const SearchEvent &e)
     }
     if (nodeOf(e) != 0 || std::holds_alternative<SearchFinished>(e))
         scheduleRefresh();
+}
+
+// The budget and the sanitizer gate as the search reports them, for the chart's live line.
+// Returns true for a BudgetStatus, which is for views, not the log.
+bool Engine::noteGate(const SearchEvent &e)
+{
+    SearchProgress &p = m_progress;
+    if (const auto *s = std::get_if<CandidateSanitizing>(&e)) {
+        p.gating = s->node;
+        p.finalGate = !s->background;
+    } else if (const auto *s = std::get_if<CandidateSanitized>(&e); s && s->node == p.gating) {
+        p.gating = 0;
+    } else if (const auto *s = std::get_if<BudgetStatus>(&e)) {
+        p.budgetLeftSeconds = s->budget.budgetSeconds > 0
+                                  ? std::max(0.0, s->budget.budgetSeconds - s->budget.elapsedSeconds)
+                                  : -1;
+        p.reserveSeconds = s->reserveSeconds;
+        p.gating = s->gating;
+        p.finalGate = s->finalGate;
+        p.bestGate = qs(s->budget.bestGate);
+    } else {
+        return false;
+    }
+    QStringList parts;
+    if (p.budgetLeftSeconds >= 0)
+        parts << tr("%1 s of the budget left").arg(p.budgetLeftSeconds, 0, 'f', 0);
+    if (p.reserveSeconds > 0)
+        parts << tr("its last %1 s kept for the sanitizer gate").arg(p.reserveSeconds, 0, 'f', 0);
+    if (p.gating != 0)
+        parts << (p.finalGate ? tr("compute-sanitizer is checking the best, #%1").arg(p.gating)
+                              : tr("compute-sanitizer is checking #%1 while the GPU waits").arg(p.gating));
+    if (p.bestGate == QLatin1String("clean"))
+        parts << tr("the best passed compute-sanitizer");
+    else if (p.bestGate == QLatin1String("pending"))
+        parts << tr("the best is not checked yet");
+    p.live = parts.join(QStringLiteral(" · "));
+    emit searchProgress(p);
+    return std::holds_alternative<BudgetStatus>(e);
 }
 
 void Engine::scheduleRefresh()

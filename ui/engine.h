@@ -40,6 +40,13 @@ struct SearchProgress {
     int done = 0, total = 0; // candidates judged and expected in this run
     double fraction = 0;     // of the run, by candidates or by the time budget, whichever is further
     double etaSeconds = -1;  // -1 while unknown
+    // From the search's BudgetStatus and gate events (docs/search.md): the time budget left (-1:
+    // none), the end of it kept for the final gate, the kernel under compute-sanitizer now (0:
+    // none), the best's gate ("pending", "clean", ...), and all of it in one line for the chart.
+    double budgetLeftSeconds = -1, reserveSeconds = 0;
+    std::int64_t gating = 0;
+    bool finalGate = false;
+    QString bestGate, live;
 };
 
 class Engine : public QObject {
@@ -120,6 +127,7 @@ private:
     bool isLatest(Tag t, quint64 id) const { return m_latest[t].load() == id; }
     void gpuJob(bool started);
     void onSearchEvent(const SearchEvent &);
+    bool noteGate(const SearchEvent &);
     void scheduleRefresh();
     void watch(); // follows the current session's file and its -wal, which other processes may write
 

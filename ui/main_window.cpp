@@ -265,9 +265,11 @@ void MainWindow::connectEngine()
     });
     connect(m_engine, &Engine::searchEvent, this, [this](const QString &line) { log(line); });
     connect(m_engine, &Engine::searchProgress, m_search, &SearchPanel::showProgress);
+    connect(m_engine, &Engine::searchProgress, m_chart, [this](const SearchProgress &p) { m_chart->setLiveStatus(p.live); });
     connect(m_engine, &Engine::searchFinished, this, [this](const QString &reason, bool failed) {
         m_search->setRunning(false);
         m_search->showFinished(reason, failed);
+        m_chart->setLiveStatus({});
         log(failed ? tr("Search failed: %1").arg(reason) : tr("Search stopped: %1").arg(reason));
         if (failed)
             showError(tr("Search"), reason);

@@ -6,6 +6,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -105,6 +106,11 @@ RoundChart::RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget
     auto *l = new QVBoxLayout(this);
     l->setContentsMargins(0, 0, 0, 0);
     l->addWidget(m_view);
+    m_live = new QLabel(this);
+    m_live->setObjectName(QStringLiteral("roundChartLive"));
+    m_live->setWordWrap(true);
+    m_live->hide();
+    l->addWidget(m_live);
 
     connect(m_points, &QScatterSeries::hovered, this, [this](const QPointF &p, bool state) {
         if (!state) {
@@ -126,6 +132,14 @@ RoundChart::RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget
     }
     updateRange();
 }
+
+void RoundChart::setLiveStatus(const QString &text)
+{
+    m_live->setText(text);
+    m_live->setVisible(!text.isEmpty());
+}
+
+QString RoundChart::liveStatus() const { return m_live->text(); }
 
 std::int64_t RoundChart::nodeNear(const QPointF &value) const
 {

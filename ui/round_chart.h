@@ -8,6 +8,7 @@
 #include <cstdint>
 
 class QChart;
+class QLabel;
 class QChartView;
 class QLineSeries;
 class QScatterSeries;
@@ -25,6 +26,10 @@ public:
     RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget *parent = nullptr);
 
     void setReferenceLines(double eagerMs, double compiledMs); // compiledMs 0: unknown
+    // A line under the chart while a search runs: the budget left and what the sanitizer gate does
+    // (Engine's SearchProgress::live); empty hides it.
+    void setLiveStatus(const QString &text);
+    QString liveStatus() const;
     void selectNode(std::int64_t node);
     bool savePng(const QString &file, QString *error = nullptr) const;
     QChartView *chartView() const { return m_view; }
@@ -49,6 +54,7 @@ private:
     QLineSeries *m_best, *m_eager, *m_compile;
     QScatterSeries *m_points, *m_selected;
     QValueAxis *m_x, *m_y;
+    QLabel *m_live;
     double m_compiledSpeedup = 0;
     std::int64_t m_selectedNode = 0;
 };

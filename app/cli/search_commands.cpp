@@ -149,6 +149,8 @@ class Progress {
 public:
     void operator()(const SearchEvent &e)
     {
+        if (std::holds_alternative<BudgetStatus>(e))
+            return; // for live views; the run's account is the last line
         const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
         const char *indent = "";
         if (std::holds_alternative<IdeaProposed>(e))
@@ -314,8 +316,10 @@ int cmdSearch(const Args &a)
         std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
         return exitFor(ran.error());
     }
-    if (auto t = readTrajectory(*store))
+    if (auto t = readTrajectory(*store)) {
+        t->budget.reset(); // printed as the last line instead
         std::printf("\n%s", trajectoryTable(*t).c_str());
+    }
     if (auto exchanges = store->allExchanges(); exchanges && !exchanges->empty()) {
         std::int64_t prompt = 0, completion = 0, reasoning = 0;
         double cost = 0;
@@ -334,6 +338,8 @@ int cmdSearch(const Args &a)
                     llm ? llm->prices().currency.c_str() : "");
     }
     std::printf("session: %s\n", sessionPath->c_str());
+    // The last line: where the budget went, and whether the best passed the sanitizer gate.
+    std::printf("%s\n", describe(search->budget()).c_str());
     return search->stopReason() == StopReason::Cancelled ? Interrupted : Success;
 }
 

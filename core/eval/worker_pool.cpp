@@ -41,7 +41,7 @@ WorkerPool::WorkerPool(PoolConfig config) : m_config(std::move(config))
         m_config.gpus = {0};
     int perGpu = std::max(1, m_config.workersPerGpu);
     for (int gpu : m_config.gpus) {
-        m_gpuLocks.try_emplace(gpu, std::make_unique<std::mutex>());
+        m_gpuLocks.try_emplace(gpu, std::make_unique<GpuLock>());
         for (int k = 0; k < perGpu; ++k) {
             WorkerConfig worker = m_config.worker;
             if (m_config.setVisibleDevices)
@@ -124,6 +124,7 @@ Result<Ceilings> WorkerPool::ceilings()
 void WorkerPool::cancel()
 {
     m_cancel = true;
+    m_sanitizeCancel = true;
     for (auto &slot : m_slots)
         slot.client->interrupt();
     std::lock_guard lock(m_activeMutex);
@@ -215,6 +216,36 @@ std::vector<EvalResult> WorkerPool::evaluate(const std::vector<EvalRequest> &req
 
 // ---- the sanitizer gate --------------------------------------------------------------------------
 
+void GpuLock::lock()
+{
+    m_mutex.lock();
+    m_since = std::chrono::steady_clock::now();
+}
+
+void GpuLock::unlock()
+{
+    m_heldNs += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - m_since).count();
+    m_mutex.unlock();
+}
+
+double GpuLock::heldSeconds() const { return double(m_heldNs.load()) * 1e-9; }
+
+double WorkerPool::gpuLockSeconds() const
+{
+    double total = 0;
+    for (const auto &[gpu, lock] : m_gpuLocks)
+        total += lock->heldSeconds();
+    return total;
+}
+
+void WorkerPool::cancelSanitize()
+{
+    m_sanitizeCancel = true;
+    std::lock_guard lock(m_activeMutex);
+    for (WorkerClient *c : m_active)
+        c->interrupt();
+}
+
 SanitizerSetup WorkerPool::sanitizerSetup(std::size_t slot) const
 {
     SanitizerSetup s;
@@ -263,7 +294,9 @@ SanitizerProbe WorkerPool::probeSanitizer()
 std::vector<SanitizeResult> WorkerPool::sanitize(const std::vector<SanitizeRequest> &requests,
                                                  SanitizeCallback onResult)
 {
-    m_cancel = false;
+    // Its own flag, not m_cancel: a sanitize() in the background must neither clear a cancel meant
+    // for an evaluation nor be the only thing a cancel of it reaches.
+    m_sanitizeCancel = false;
     std::vector<SanitizeResult> results(requests.size());
     std::mutex callbackMutex;
     auto finish = [&](std::size_t index, SanitizeResult result) {
@@ -288,7 +321,7 @@ std::vector<SanitizeResult> WorkerPool::sanitize(const std::vector<SanitizeReque
         SanitizeResult r;
         {
             std::lock_guard lock(gpuLock(m_slots[worker].gpu));
-            r = runSanitizer(setup, *m_problem, requests[item], tracker(), &m_cancel);
+            r = runSanitizer(setup, *m_problem, requests[item], tracker(), &m_sanitizeCancel);
         }
         finish(item, std::move(r));
         return ItemOutcome::Done;
@@ -299,7 +332,7 @@ std::vector<SanitizeResult> WorkerPool::sanitize(const std::vector<SanitizeReque
         r.check.note = "the pool has no workers";
         finish(item, std::move(r));
     };
-    hooks.stopping = [&] { return m_cancel.load(); };
+    hooks.stopping = [&] { return m_sanitizeCancel.load(); };
     hooks.cancelled = [&](std::size_t item) {
         SanitizeResult r;
         r.cancelled = true;

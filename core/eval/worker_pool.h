@@ -8,6 +8,8 @@
 #include "eval/worker_client.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +42,20 @@ struct PoolConfig {
     bool setVisibleDevices = true;
     // The compute-sanitizer command for the sanitizer gate; empty: findSanitizer().
     std::vector<std::string> sanitizer;
+};
+
+// The lock that lets one kernel at a time be timed on a GPU and keeps compute-sanitizer off a GPU
+// while one is. It counts how long it was held, so a search can tell the part of its evaluations
+// spent timing from the part spent verifying (docs/search.md, "Where the budget goes").
+class GpuLock {
+public:
+    void lock();
+    void unlock();
+    double heldSeconds() const; // every hold that has ended
+private:
+    std::mutex m_mutex;
+    std::chrono::steady_clock::time_point m_since;
+    std::atomic<std::int64_t> m_heldNs{0};
 };
 
 class WorkerPool {
@@ -76,6 +92,15 @@ public:
     // problem loaded with load(). Results in the order of `requests`; `onResult` as in evaluate().
     using SanitizeCallback = std::function<void(std::size_t index, const SanitizeResult &)>;
     std::vector<SanitizeResult> sanitize(const std::vector<SanitizeRequest> &requests, SanitizeCallback onResult = {});
+    // Stops a sanitize() in flight, from another thread, and nothing else: its runs come back
+    // cancelled while evaluations go on. A search gates kernels in the background this way, and
+    // takes the GPU back when it needs it for timing.
+    void cancelSanitize();
+
+    // Seconds the GPU locks were held, summed over the GPUs: timings, the baseline, the ceilings
+    // and compute-sanitizer runs. A search reads it around an evaluation to split its time.
+    double gpuLockSeconds() const;
+    std::size_t gpuCount() const { return m_gpuLocks.size(); }
 
     std::size_t size() const { return m_slots.size(); }
     WorkerClient &worker(std::size_t i) { return *m_slots[i].client; }
@@ -87,15 +112,16 @@ private:
         int gpu = 0;
     };
     EvalResult runOne(Slot &, const EvalRequest &, bool &handBack);
-    std::mutex &gpuLock(int gpu) { return *m_gpuLocks.at(gpu); }
+    GpuLock &gpuLock(int gpu) { return *m_gpuLocks.at(gpu); }
     SanitizerSetup sanitizerSetup(std::size_t slot) const;
     ClientTracker tracker();
 
     PoolConfig m_config;
     std::vector<Slot> m_slots;
-    std::map<int, std::unique_ptr<std::mutex>> m_gpuLocks;
+    std::map<int, std::unique_ptr<GpuLock>> m_gpuLocks;
     std::vector<Error> m_startErrors;
     std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_sanitizeCancel{false}; // cancel() or cancelSanitize(); what sanitize() checks
     std::optional<Problem> m_problem;          // the loaded one, for the sanitizer's own workers
     std::mutex m_activeMutex;
     std::set<WorkerClient *> m_active;         // sanitizer workers running now, for cancel()

@@ -1,5 +1,6 @@
 #include "search/events.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace kf {
@@ -44,7 +45,7 @@ std::string eventKind(const SearchEvent &e)
     static const char *kNames[] = {"search-started", "round-started",  "idea-proposed",     "candidate-queued",
                                    "candidate-compiled", "compile-failed", "candidate-verified", "candidate-timed",
                                    "round-finished", "stopped",        "message",           "candidate-sanitizing",
-                                   "candidate-sanitized"};
+                                   "candidate-sanitized", "budget"};
     static_assert(std::size(kNames) == std::variant_size_v<SearchEvent>);
     return kNames[e.index()];
 }
@@ -56,7 +57,11 @@ std::string describe(const SearchEvent &event)
             [](const SearchStarted &e) {
                 std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " +
                                 e.generator + " generator, from round " + std::to_string(e.firstRound);
-                return s + (e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown");
+                s += e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown";
+                if (e.budgetSeconds > 0)
+                    s += "; setup took " + fmt("%.1f s", e.setupSeconds) + " of the " + fmt("%.0f s", e.budgetSeconds) +
+                         " budget";
+                return s;
             },
             [](const RoundStarted &e) {
                 return "round " + std::to_string(e.round) +
@@ -104,21 +109,31 @@ std::string describe(const SearchEvent &event)
                 if (e.sanitized > 0)
                     s += "; sanitizer " + std::to_string(e.sanitized) + " checked in " + fmt("%.1f s", e.sanitizerSeconds) +
                          (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
+                if (e.bestGate == "pending")
+                    s += "; the best is not yet through compute-sanitizer";
                 return s;
             },
             [](const SearchFinished &e) {
                 std::string s = "stopped (" + toString(e.reason) + (e.detail.empty() ? "" : ": " + e.detail) + ")";
                 s += " after " + std::to_string(e.roundsRun) + (e.roundsRun == 1 ? " round" : " rounds");
-                return e.bestMs > 0 ? s + "; best " + ms(e.bestMs) + " (" + node(e.bestNode) + ")" : s;
+                if (!(e.bestMs > 0))
+                    return s;
+                s += "; best " + ms(e.bestMs) + " (" + node(e.bestNode);
+                if (e.budget.bestGate == "clean")
+                    return s + ", passed compute-sanitizer)";
+                return s + (e.budget.bestGate.empty() ? ")" : ", not checked by compute-sanitizer)");
             },
             [](const SearchMessage &e) { return e.text; },
             [](const CandidateSanitizing &e) {
                 std::string tools;
                 for (const auto &t : e.tools)
                     tools += (tools.empty() ? "" : ", ") + t;
-                return node(e.node) + " sanitizing (" + tools + ")";
+                return node(e.node) + " sanitizing (" + tools + (e.background ? ", while the GPU waits" : ", final gate") +
+                       (e.estimateSeconds > 0 ? ", about " + fmt("%.0f s", e.estimateSeconds) : "") + ")";
             },
             [](const CandidateSanitized &e) {
+                if (e.putOff)
+                    return node(e.node) + " sanitizer run put off: the GPU is needed for timing";
                 const SanitizerCheck &c = e.check;
                 std::string tools;
                 for (const auto &t : c.tools)
@@ -129,6 +144,24 @@ std::string describe(const SearchEvent &event)
                 if (c.outcome == "clean")
                     return node(e.node) + " sanitizer clean (" + when + ")";
                 return node(e.node) + " not sanitized, kept: " + c.note + " (" + when + ")";
+            },
+            [](const BudgetStatus &e) {
+                std::string s = describe(e.budget.split);
+                if (e.budget.budgetSeconds > 0)
+                    s = fmt("%.0f s", std::max(0.0, e.budget.budgetSeconds - e.budget.elapsedSeconds)) + " of " +
+                        fmt("%.0f s", e.budget.budgetSeconds) + " left (" + s + ")";
+                if (e.reserveSeconds > 0)
+                    s += "; " + fmt("%.0f s", e.reserveSeconds) + " kept for the final gate";
+                if (e.gating != 0)
+                    s += "; compute-sanitizer on " + node(e.gating) + (e.finalGate ? " (final gate)" : "");
+                const std::string &gate = e.budget.bestGate;
+                if (e.budget.bestNode != 0)
+                    s += "; best " + node(e.budget.bestNode) + " " +
+                         (gate == "clean"     ? "checked"
+                          : gate == "pending" ? "not checked yet"
+                          : gate == "off"     ? "unchecked (the gate is off)"
+                                              : "unchecked");
+                return "budget: " + s;
             },
         },
         event);

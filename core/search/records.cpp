@@ -87,6 +87,7 @@ nlohmann::json roundSummaryJson(const RoundSummary &s)
             {"sanitized", s.sanitized},
             {"sanitizer_findings", s.sanitizerFindings},
             {"sanitizer_seconds", s.sanitizerSeconds},
+            {"best_gate", s.bestGate},
             {"usage",
              {{"prompt_tokens", s.usage.promptTokens},
               {"completion_tokens", s.usage.completionTokens},
@@ -111,6 +112,7 @@ std::optional<RoundSummary> readRoundSummary(const NodeRecord &node)
     s.sanitized = value(*j, "sanitized", 0);
     s.sanitizerFindings = value(*j, "sanitizer_findings", 0);
     s.sanitizerSeconds = value(*j, "sanitizer_seconds", 0.0);
+    s.bestGate = value(*j, "best_gate", std::string());
     if (auto u = j->find("usage"); u != j->end() && u->is_object()) {
         s.usage.promptTokens = value<std::int64_t>(*u, "prompt_tokens", 0);
         s.usage.completionTokens = value<std::int64_t>(*u, "completion_tokens", 0);

@@ -61,6 +61,7 @@ struct RoundSummary {
     Usage usage;
     int sanitized = 0, sanitizerFindings = 0; // kernels the sanitizer gate ran this round, and those it demoted
     double sanitizerSeconds = 0;
+    std::string bestGate; // the session best's gate at the round's end: "clean", "pending", "unchecked", "off"
 };
 nlohmann::json roundSummaryJson(const RoundSummary &);
 std::optional<RoundSummary> readRoundSummary(const NodeRecord &);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -110,20 +111,26 @@ void Search::watch(const std::atomic<bool> &cancel)
 {
     while (m_watching) {
         if (!m_stop) {
-            const std::int64_t deadline = m_deadlineNs;
+            const std::int64_t deadline = m_deadlineNs, reserve = m_reserveNs;
             if (cancel)
                 requestStop(StopReason::Cancelled, "");
-            else if (deadline != 0 && nowNs() >= deadline) {
-                char b[64];
+            else if (deadline != 0 && nowNs() >= deadline - reserve) {
+                char b[128];
                 std::snprintf(b, sizeof b, "%.0f s", m_settings.timeBudgetSeconds);
-                requestStop(StopReason::TimeBudget, b);
+                std::string detail = b;
+                if (reserve > 0 && nowNs() < deadline) {
+                    std::snprintf(b, sizeof b, ", of which the last %.0f s are kept for compute-sanitizer to check the best",
+                                  double(reserve) * 1e-9);
+                    detail += b;
+                }
+                requestStop(StopReason::TimeBudget, detail);
             }
         }
         if (m_stop) {
             if (m_phase == Compiling)
                 m_compiler.cancel();
-            else if (m_phase == Evaluating)
-                m_pool.cancel();
+            else if (m_phase == Evaluating || (m_phase == Gating && cancel))
+                m_pool.cancel(); // the final gate had its time kept for it: only a cancel cuts it
         }
         std::this_thread::sleep_for(kPoll);
     }
@@ -136,27 +143,37 @@ Status Search::run(const std::atomic<bool> &cancel)
     m_detail.clear();
     m_error.reset();
     m_roundsRun = 0;
-    m_deadlineNs = 0;
+    m_reserveNs = 0;
+    m_cancel = &cancel;
+    m_demoted.clear();
+    m_runIdeas.clear();
+    m_lastRound = {};
+    m_clock = BudgetClock{};
+    // The budget counts from here: setup (workers, baseline, ceilings, the probe) is part of it.
+    m_deadlineNs = m_settings.timeBudgetSeconds > 0 ? nowNs() + std::int64_t(m_settings.timeBudgetSeconds * 1e9) : 0;
 
     m_watching = true;
     std::thread watcher([this, &cancel] { watch(cancel); });
     Status prepared = prepare();
+    m_clock.enter(BudgetClock::Idle);
     if (prepared) {
-        if (m_settings.timeBudgetSeconds > 0)
-            m_deadlineNs = nowNs() + std::int64_t(m_settings.timeBudgetSeconds * 1e9);
+        const double setup = m_clock.split().setup;
         report(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
-                           m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0});
+                           m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0,
+                           m_settings.timeBudgetSeconds, setup});
         if (!m_gate.message.empty())
             report(SearchMessage{m_gate.message});
         store(m_store.appendEvent("search-started", {{"first_round", m_state.lastRound + 1},
                                                      {"settings", m_settings},
                                                      {"generator", m_generator->name()},
-                                                     {"sanitizer", gateJson()}}));
+                                                     {"sanitizer", gateJson()},
+                                                     {"setup_s", setup}}));
         int round = m_state.lastRound + 1;
         checkUsageBudget(); // a resumed session may have spent its budget already
-        // Kernels of earlier runs (a session from before the gate, hand-edited ones, runs with the
-        // gate off) are checked before the generator sees them.
-        gate(nullptr);
+        // A resumed session's best, if unchecked, has the end of the budget kept for it; the
+        // kernels of earlier runs that the generator is shown are checked while the GPU waits.
+        updateReserve();
+        reportBudget();
         while (!stopping()) {
             if (round > m_settings.rounds) {
                 requestStop(StopReason::Rounds, m_roundsRun == 0 ? "the session already has " +
@@ -166,26 +183,38 @@ Status Search::run(const std::atomic<bool> &cancel)
             }
             runRound(round++);
         }
-    } else if (stopping() && m_reason == StopReason::Cancelled) {
-        prepared = Ok{}; // cancelled while the workers started: a stop, not a failure
+        finalGate();
+        // The final gate may have demoted the last round's best: its summary says so, as every
+        // round's does, after the gate.
+        if (m_lastRound.node != 0 && m_gate.applied != m_gate.appliedAtRoundEnd)
+            writeRoundSummary(roundSummary(true));
+    } else if (stopping() && (m_reason == StopReason::Cancelled || m_reason == StopReason::TimeBudget)) {
+        prepared = Ok{}; // stopped while the workers started: a stop, not a failure
     } else {
         requestStop(StopReason::Error, prepared.error().text());
         std::lock_guard lock(m_stopMutex);
         if (!m_error)
             m_error = prepared.error();
     }
+    if (m_gate.runner && !m_gate.runner->idle())
+        m_gate.runner->cancel(); // a setup cut short, say; nothing runs on after run() returns
     m_watching = false;
     watcher.join();
 
     const KernelRecord *best = m_state.best();
-    SearchFinished done{m_reason, m_detail, m_roundsRun, m_state.bestMs(), best ? best->node : 0};
+    const RunBudget budget = m_budget = runBudget(true);
+    SearchFinished done{m_reason, m_detail, m_roundsRun, m_state.bestMs(), best ? best->node : 0, budget};
     // A session that could not be opened for writing cannot take the event either.
-    if (!m_store.readOnly())
+    if (!m_store.readOnly()) {
+        (void)m_store.setMetaJson(session_meta::Budget, budget);
         (void)m_store.appendEvent("stopped", {{"reason", toString(done.reason)},
                                               {"detail", done.detail},
                                               {"rounds_run", done.roundsRun},
                                               {"best_ms", done.bestMs},
-                                              {"best_node", done.bestNode}});
+                                              {"best_node", done.bestNode},
+                                              {"budget", budget}});
+    }
+    report(BudgetStatus{budget, 0, 0, false});
     report(done);
     if (m_error)
         return *m_error;
@@ -279,6 +308,21 @@ Status Search::startWorkers()
         ~PhaseReset() { phase = Search::Idle; }
     } reset{m_phase};
 
+    // The sanitizer's probe starts workers of its own, so it runs while the pool's start and the
+    // problem's load do; the baseline waits for it on the GPU lock. It is stopped on any way out.
+    std::future<SanitizerProbe> probe;
+    if (!m_settings.compileOnly && m_settings.sanitize)
+        probe = std::async(std::launch::async, [this] { return m_pool.probeSanitizer(); });
+    struct ProbeGuard {
+        std::future<SanitizerProbe> &probe;
+        WorkerPool &pool;
+        ~ProbeGuard()
+        {
+            if (probe.valid())
+                pool.cancel();
+        }
+    } probeGuard{probe, m_pool};
+
     if (Status s = m_pool.start(); !s)
         return s;
     std::string why = "no worker reported a GPU";
@@ -303,8 +347,10 @@ Status Search::startWorkers()
         if (Status s = m_store.setMeta(session_meta::Gpu, m_gpu.name); !s) return s;
     }
 
+    const auto loading = Clock::now();
     if (Status s = m_pool.load(m_problem); !s)
         return s;
+    m_loadSeconds = std::chrono::duration<double>(Clock::now() - loading).count();
     for (std::size_t i = 0; i < m_pool.size(); ++i)
         if (const auto &l = m_pool.worker(i).loaded()) {
             m_loaded = *l;
@@ -313,8 +359,10 @@ Status Search::startWorkers()
 
     // Nothing is timed in a compile-only search, so neither the baseline nor the ceilings are
     // worth the minutes they take (and without a GPU they cannot be measured).
-    if (m_settings.compileOnly)
+    if (m_settings.compileOnly) {
+        setupGate({});
         return Ok{};
+    }
 
     // A resumed session keeps its baseline, so every round of it is measured against one time.
     std::optional<nlohmann::json> stored;
@@ -346,7 +394,7 @@ Status Search::startWorkers()
             return c.error();
         report(SearchMessage{"the GPU's ceilings are unknown (" + c.error().text() + ")"});
     }
-    setupGate();
+    setupGate(probe.valid() ? probe.get() : SanitizerProbe{});
     if (stopping())
         return makeError("cancelled", "cancelled while probing compute-sanitizer");
     return Ok{};
@@ -476,11 +524,15 @@ void Search::runRound(int round)
     const auto started = Clock::now();
     Usage usage;
     m_tally = {};
+    m_lastRound = {}; // the tally the last round's summary came from is gone
     m_roundIdeas.clear();
+    m_round = round;
+    beginStretch(Gate::RoundStretch);
     // Ideas first: a round node appears only when there is something to try in it.
     std::vector<Idea> ideas = proposeIdeas(round, usage);
     if (ideas.empty() || stopping())
         return;
+    gateWhileIdle();
 
     NodeRecord rn;
     rn.parent = m_root;
@@ -525,6 +577,7 @@ void Search::runRound(int round)
             store(m_store.linkExchange(idea.exchange, *id));
         m_state.addIdea(IdeaRecord{*id, round, idea.id, in.title, idea.text, idea.parentNode, 0, 0, 0, 0, {}, {}});
         m_roundIdeas[*id] = idea;
+        m_runIdeas[*id] = idea;
         report(IdeaProposed{round, *id, idea.id, in.title, idea.text, idea.why, idea.parentNode});
         placed.emplace_back(std::move(idea), *id);
     }
@@ -532,6 +585,23 @@ void Search::runRound(int round)
     processBatch(draftCandidates(round, placed, usage), usage);
     finishIdeas(placed);
 
+    const bool cut = stopping();
+    m_lastRound = LastRound{*roundNode, cut, usage, std::chrono::duration<double>(Clock::now() - started).count()};
+    m_gate.appliedAtRoundEnd = m_gate.applied;
+    const RoundSummary s = roundSummary(false);
+    nlohmann::json summary = writeRoundSummary(s);
+    summary["round"] = round;
+    summary["node"] = *roundNode;
+    if (!m_store.readOnly())
+        (void)m_store.appendEvent("round-finished", summary);
+    report(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
+                       usage.tokens(), usage.cost, s.sanitized, s.sanitizerFindings, s.sanitizerSeconds, s.bestGate});
+    reportBudget();
+}
+
+// The summary a round node keeps: the round's candidates after the gate, and the session's best.
+RoundSummary Search::roundSummary(bool final) const
+{
     RoundSummary s;
     if (const KernelRecord *best = m_state.best()) {
         s.bestMs = m_state.bestMs();
@@ -544,18 +614,20 @@ void Search::runRound(int round)
     s.sanitized = m_tally.sanitized;
     s.sanitizerFindings = m_tally.findings;
     s.sanitizerSeconds = m_tally.sanitizerSeconds;
-    s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    s.usage = usage;
-    const bool cut = stopping();
+    s.bestGate = bestGate(final);
+    s.seconds = m_lastRound.seconds;
+    s.usage = m_lastRound.usage;
+    return s;
+}
+
+nlohmann::json Search::writeRoundSummary(const RoundSummary &s)
+{
+    const bool cut = m_lastRound.cut;
     std::string reason = cut ? toString(m_reason) : s.bestMs > 0 ? "best " + msText(s.bestMs) : "no correct kernel yet";
     nlohmann::json summary = roundSummaryJson(s);
-    store(m_store.updateNode(*roundNode, cut ? node_status::Stopped : node_status::Finished, reason, summary.dump()));
-    summary["round"] = round;
-    summary["node"] = *roundNode;
-    if (!m_store.readOnly())
-        (void)m_store.appendEvent("round-finished", summary);
-    report(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
-                       usage.tokens(), usage.cost, s.sanitized, s.sanitizerFindings, s.sanitizerSeconds});
+    store(m_store.updateNode(m_lastRound.node, cut ? node_status::Stopped : node_status::Finished, reason,
+                             summary.dump()));
+    return summary;
 }
 
 std::int64_t Search::addCandidate(Pending &p, std::int64_t parent)
@@ -593,6 +665,7 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
     Usage used;
     auto results = m_generator->implementAll(ctx, asked, m_settings.implsPerIdea, &used);
     add(usage, used);
+    gateWhileIdle();
     for (std::size_t i = 0; i < ideas.size() && i < results.size(); ++i) {
         const auto &[idea, ideaNode] = ideas[i];
         const auto &drafts = results[i];

@@ -10,7 +10,9 @@
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
 #include "gen/generator.h"
+#include "search/budget.h"
 #include "search/events.h"
+#include "search/gate_runner.h"
 #include "search/records.h"
 #include "search/settings.h"
 #include "search/state.h"
@@ -58,6 +60,8 @@ public:
     const Problem &problem() const { return m_problem; }
     std::int64_t rootNode() const { return m_root; }
     int roundsRun() const { return m_roundsRun; }
+    // Where the last run's time went and the best's gate (also in the session's meta "budget").
+    const RunBudget &budget() const { return m_budget; }
 
 private:
     // A candidate on its way through compile, evaluation and maybe repair.
@@ -85,8 +89,23 @@ private:
         std::string why;                                  // why it is off
         std::string message;                              // the line that says so, once per run
         std::map<std::string, std::pair<std::int64_t, SanitizeResult>> bySource; // content hash -> first run
+        std::unique_ptr<GateRunner> runner;               // the runs while the GPU waits on something else
+        double perTool = 0;         // the longest measured run of one tool on this problem (s); 0: none yet
+        double perToolFallback = 0; // before any: the probe's time per tool plus the problem's load
+        int runs = 0, findings = 0; // of this run() (each round's are in its summary too)
+        int applied = 0, appliedAtRoundEnd = 0; // checks applied, in all and when the last round ended
+        double backgroundSeconds = 0;
+        // The stretch the GPU waits in now (on the generator, the compiler), from the start of a
+        // round or of a repair batch to its evaluation; what the last one of each kind lasted.
+        enum Stretch { RoundStretch, RepairStretch };
+        Stretch stretch = RoundStretch;
+        std::int64_t stretchSinceNs = 0; // 0: not in one
+        double lastStretch[2] = {0, 0};
+        std::int64_t reservedFor = 0; // the kernel the reserve at the end of the budget is kept for
+        std::string bestNote;         // why the best is left unchecked at the end
     };
-    enum Phase { Idle, Compiling, Evaluating };
+    // What the watcher may cut at a stop: compiles, evaluations; the final gate only on a cancel.
+    enum Phase { Idle, Compiling, Evaluating, Gating };
 
     Status prepare();
     Status restore();
@@ -104,13 +123,25 @@ private:
     EvalResult failure(const Pending &, Verdict, std::string reason) const;
     void leaveQueued(std::vector<Pending> &batch);
     void finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas);
-    void setupGate();
+    void setupGate(SanitizerProbe);
     nlohmann::json gateJson() const;
-    void gate(std::vector<Pending> *batch);
     std::vector<KernelRecord> awaitingGate() const;
     SanitizeRequest sanitizeRequest(const KernelRecord &) const;
-    void applyGate(const KernelRecord &, const SanitizeResult &, std::int64_t sameAs, std::vector<Pending> *batch);
+    double gateEstimate(const SanitizeRequest &) const;
+    bool reuseCheck(const KernelRecord &); // applies the check of an identical source; false when none
+    void beginStretch(Gate::Stretch);
+    void gateWhileIdle();
+    void takeGpuBack();
+    void applyOutcome(const GateRunner::Outcome &, bool background);
+    void finalGate();
+    void updateReserve();
+    std::string bestGate(bool final) const;
+    RunBudget runBudget(bool final) const;
+    void reportBudget(std::int64_t gating = 0, bool finalRun = false);
+    void applyGate(const KernelRecord &, const SanitizeResult &, std::int64_t sameAs);
     void reviseIdea(std::int64_t ideaNode);
+    RoundSummary roundSummary(bool final) const;
+    nlohmann::json writeRoundSummary(const RoundSummary &);
     GenContext context(int round);
     std::int64_t recordExchange(const Exchange &, int round);
     void checkUsageBudget();
@@ -146,7 +177,16 @@ private:
     std::optional<Timing> m_eager;
     int m_roundsRun = 0;
     Tally m_tally;
-    std::map<std::int64_t, Idea> m_roundIdeas; // idea node -> the generator's idea, for repairs
+    std::map<std::int64_t, Idea> m_roundIdeas; // idea node -> the generator's idea, this round's
+    std::map<std::int64_t, Idea> m_runIdeas;   // and this run's, for repairs
+    int m_round = 0;                           // the round running now
+    struct LastRound {                         // the last round's node and what its summary needs
+        std::int64_t node = 0;
+        bool cut = false;
+        Usage usage;
+        double seconds = 0;
+    };
+    LastRound m_lastRound;
     Usage m_sessionUsage;   // every exchange of the session, earlier runs included (the budgets count it)
     Gate m_gate;
 
@@ -154,6 +194,12 @@ private:
     std::atomic<bool> m_watching{false};
     std::atomic<int> m_phase{Idle};
     std::atomic<std::int64_t> m_deadlineNs{0}; // steady clock; 0: no time budget
+    std::atomic<std::int64_t> m_reserveNs{0};  // the end of the budget kept for the final gate
+    const std::atomic<bool> *m_cancel = nullptr; // run()'s flag
+    BudgetClock m_clock;
+    RunBudget m_budget;
+    double m_loadSeconds = 0;      // the problem's load into the workers, for the gate's first estimate
+    std::vector<Pending> m_demoted; // kernels of this run's ideas the gate demoted since the last repairs
     std::mutex m_stopMutex; // guards m_reason and m_detail, set from the watcher and the pools' threads
     StopReason m_reason = StopReason::Rounds;
     std::string m_detail;

@@ -6,11 +6,15 @@
 #include "kernel/candidate.h"
 
 #include <algorithm>
+#include <chrono>
+#include <iterator>
 #include <set>
 
 namespace kf {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // Failures worth showing the generator: it may fix code that does not compile, computes the
 // wrong thing, races or faults. A suspect time (faster than physics) is a measurement question,
@@ -71,8 +75,13 @@ void Search::processBatch(std::vector<Pending> batch, Usage &usage)
     while (!batch.empty()) {
         compileBatch(batch);
         evaluateBatch(batch);
-        gate(&batch); // before repairs: a kernel the gate demotes is repaired like any failure
-        std::vector<Pending> repairs = stopping() ? std::vector<Pending>{} : repairBatch(batch, usage);
+        beginStretch(Gate::RepairStretch);
+        // Kernels the gate demoted since the last repairs are repaired like any failure.
+        std::vector<Pending> failed = batch;
+        std::move(m_demoted.begin(), m_demoted.end(), std::back_inserter(failed));
+        m_demoted.clear();
+        std::vector<Pending> repairs = stopping() ? std::vector<Pending>{} : repairBatch(failed, usage);
+        gateWhileIdle();
         leaveQueued(batch);
         batch = std::move(repairs);
     }
@@ -109,6 +118,7 @@ void Search::compileBatch(std::vector<Pending> &batch)
     int poolFailures = 0;
     std::string poolError;
     m_phase = Compiling;
+    m_clock.enter(BudgetClock::Compiling);
     m_compiler.compileAll(jobs, [&](std::size_t j, const Result<CompileOutput> &out) {
         Pending &p = batch[index[j]];
         if (!out) {
@@ -140,6 +150,8 @@ void Search::compileBatch(std::vector<Pending> &batch)
         report(e);
     });
     m_phase = Idle;
+    m_clock.enter(BudgetClock::Idle);
+    gateWhileIdle();
     if (poolFailures > 0)
         report(SearchMessage{"the compile pool could not compile " + std::to_string(poolFailures) +
                            " candidate(s) (" + poolError + "); the worker compiles them"});
@@ -193,7 +205,12 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
         return;
 
     const double eager = m_eager ? m_eager->medianMs : 0;
+    takeGpuBack();
+    // Evaluations verify and time; the time the GPU locks were held in them is the timing part.
+    const double lockedBefore = m_pool.gpuLockSeconds();
+    const auto evaluating = Clock::now();
     m_phase = Evaluating;
+    m_clock.enter(BudgetClock::Verifying);
     m_pool.evaluate(requests, [&](std::size_t j, const EvalResult &result) {
         Pending &p = batch[index[j]];
         if (result.verdict == Verdict::Queued)
@@ -223,11 +240,17 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
             k.result = r;
             k.params = p.draft.params;
             const bool best = m_state.offer(k);
+            if (best)
+                updateReserve();
             const double ms = r.timing->medianMs;
             report(CandidateTimed{node, *r.timing, eager > 0 && ms > 0 ? eager / ms : 0, best});
         }
     });
     m_phase = Idle;
+    m_clock.enter(BudgetClock::Idle);
+    const double wall = std::chrono::duration<double>(Clock::now() - evaluating).count();
+    const double locked = (m_pool.gpuLockSeconds() - lockedBefore) / double(std::max<std::size_t>(1, m_pool.gpuCount()));
+    m_clock.shift(BudgetClock::Verifying, BudgetClock::Timing, std::min(wall, locked));
 }
 
 std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &batch, Usage &usage)
@@ -240,8 +263,8 @@ std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &bat
     for (const Pending &p : batch) {
         if (!p.result || !repairable(p.result->verdict) || p.draft.repairDepth >= m_settings.repairs)
             continue;
-        auto idea = m_roundIdeas.find(p.ideaNode);
-        if (idea == m_roundIdeas.end())
+        auto idea = m_runIdeas.find(p.ideaNode);
+        if (idea == m_runIdeas.end())
             continue;
         RepairJob job;
         job.idea = idea->second;

@@ -1,13 +1,17 @@
-// The sanitizer gate (docs/search.md, "The sanitizer gate"): every kernel the generator is shown
-// (the top-k and the bank) and every kernel reported as a round's best has run once under
-// compute-sanitizer. A finding demotes the kernel, and whichever kernel takes its place is checked
-// in turn. Kernels nobody is shown are never run under the tool: it costs seconds a kernel.
+// The sanitizer gate (docs/search.md, "The sanitizer gate"): what the search reports as its best
+// has run once under compute-sanitizer, or is reported unchecked with the reason. A run costs
+// seconds a kernel (a worker started under the tool loads the problem again), so runs happen where
+// they cost the search nothing — on a thread of their own while the GPU waits on the generator or
+// the compiler, best first, then the rest of the top-k — and, for a best still unchecked, in a part
+// at the end of the time budget kept for it. A finding demotes the kernel; the next best is
+// checked in turn.
 #include "search/search.h"
 
 #include "kernel/candidate.h"
 #include "util/hash.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -15,11 +19,18 @@ namespace kf {
 
 namespace {
 
-std::string secondsText(double s)
+std::int64_t nowNs()
 {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f s", s);
-    return b;
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::vector<std::string> toolNames(const SanitizeRequest &r)
+{
+    std::vector<std::string> out;
+    for (SanitizerTool t : r.tools)
+        out.push_back(toString(t));
+    return out;
 }
 
 std::string joined(const std::vector<std::string> &items)
@@ -41,7 +52,7 @@ std::pair<double, std::int64_t> Search::Tally::best() const
     return out;
 }
 
-void Search::setupGate()
+void Search::setupGate(SanitizerProbe probe)
 {
     m_gate = Gate{};
     if (m_settings.compileOnly)
@@ -49,7 +60,7 @@ void Search::setupGate()
     if (!m_settings.sanitize) {
         m_gate.why = "sanitize = false in the settings (--no-sanitize)";
     } else {
-        m_gate.probe = m_pool.probeSanitizer(); // runs under the phase startWorkers set, so a cancel reaches it
+        m_gate.probe = std::move(probe);
         if (m_gate.probe.cancelled)
             return;
         m_gate.on = m_gate.probe.memcheck;
@@ -62,12 +73,17 @@ void Search::setupGate()
         const SanitizerProbe &p = m_gate.probe;
         text = "sanitizer gate on: compute-sanitizer" + (p.version.empty() ? "" : " " + p.version) + " runs memcheck" +
                (m_gate.racecheck ? " (and racecheck on kernels with shared memory)" : "") +
-               " on each kernel before it enters the top-k or the bank or is reported as a round's best; probe " +
+               " on the kernel the search reports as its best, and on the top-k while the GPU waits on the "
+               "generator or the compiler; probe " +
                secondsText(p.seconds);
         if (!m_gate.racecheck)
             text += "; " + p.reason;
+        m_gate.runner = std::make_unique<GateRunner>(m_pool);
+        // Until a kernel of this problem has run under the tool: a run costs what the probe's did
+        // per tool, plus loading this problem, which the tool's worker does again.
+        m_gate.perToolFallback = p.seconds / (m_gate.racecheck ? 2 : 1) + m_loadSeconds;
     } else {
-        text = "sanitizer gate off: " + m_gate.why + "; kernels enter the top-k and the bank unchecked";
+        text = "sanitizer gate off: " + m_gate.why + "; the search's best is reported unchecked";
     }
     m_gate.message = text; // reported after SearchStarted, where a reader looks for it
     if (!m_gate.on || !m_gate.racecheck)
@@ -88,7 +104,8 @@ nlohmann::json Search::gateJson() const
             {"probe_seconds", p.seconds}};
 }
 
-// The kernels that are shown or reported and have not been through the gate.
+// The kernels that have not been through the gate, in the order they are worth it: the best
+// (what the search reports), then the rest of the top-k and the bank (what the generator builds on).
 std::vector<KernelRecord> Search::awaitingGate() const
 {
     std::vector<KernelRecord> out;
@@ -101,9 +118,6 @@ std::vector<KernelRecord> Search::awaitingGate() const
         consider(k);
     for (const KernelRecord &k : m_state.bank())
         consider(k);
-    if (auto [ms, node] = m_tally.best(); node != 0)
-        if (const KernelRecord *k = m_state.find(node))
-            consider(*k);
     return out;
 }
 
@@ -132,56 +146,214 @@ SanitizeRequest Search::sanitizeRequest(const KernelRecord &k) const
     return r;
 }
 
-void Search::gate(std::vector<Pending> *batch)
+double Search::gateEstimate(const SanitizeRequest &r) const
 {
-    if (!m_gate.on)
+    const double perTool = m_gate.perTool > 0 ? m_gate.perTool : m_gate.perToolFallback;
+    return perTool * double(std::max<std::size_t>(1, r.tools.size()));
+}
+
+bool Search::reuseCheck(const KernelRecord &k)
+{
+    // The same source (a repair that changed nothing, a template drawn twice) was judged already.
+    auto hit = m_gate.bySource.find(contentHash(k.source));
+    if (hit == m_gate.bySource.end())
+        return false;
+    applyGate(k, hit->second.second, hit->second.first);
+    return true;
+}
+
+// A stretch in which the GPU waits on the generator or the compiler begins: a round's, up to its
+// first evaluation, or a repair batch's. What the last one of its kind lasted says whether a run
+// under the tool would end before the GPU is needed again.
+void Search::beginStretch(Gate::Stretch kind)
+{
+    m_gate.stretch = kind;
+    m_gate.stretchSinceNs = nowNs();
+    gateWhileIdle();
+}
+
+void Search::gateWhileIdle()
+{
+    if (!m_gate.on || !m_gate.runner || stopping())
         return;
-    std::set<std::int64_t> asked; // once per kernel and call, whatever came of it
-    while (!stopping()) {
-        std::vector<KernelRecord> waiting;
-        for (KernelRecord &k : awaitingGate())
-            if (!asked.count(k.node))
-                waiting.push_back(std::move(k));
-        if (waiting.empty())
+    if (auto outcome = m_gate.runner->collect())
+        applyOutcome(*outcome, true);
+    if (!m_gate.runner->idle() || m_gate.stretchSinceNs == 0)
+        return;
+    const std::int64_t now = nowNs();
+    const std::int64_t stretchEnd = m_gate.stretchSinceNs + std::int64_t(m_gate.lastStretch[m_gate.stretch] * 1e9);
+    for (const KernelRecord &k : awaitingGate()) {
+        if (reuseCheck(k))
+            continue;
+        SanitizeRequest request = sanitizeRequest(k);
+        const double estimate = gateEstimate(request);
+        // Only a run expected to end while the GPU still waits, and within the budget: one cut off
+        // when the GPU is taken back has cost the compiler its CPU for nothing.
+        const std::int64_t end = now + std::int64_t(estimate * 1e9);
+        const std::int64_t searchEnd = m_deadlineNs - (k.node == m_gate.reservedFor ? 0 : m_reserveNs.load());
+        if (end > stretchEnd || (m_deadlineNs != 0 && end > searchEnd))
             return;
-        std::vector<SanitizeRequest> requests;
-        std::vector<const KernelRecord *> of;
-        std::set<std::string> sources;
-        for (const KernelRecord &k : waiting) {
-            const std::string hash = contentHash(k.source);
-            // The same source (a repair that changed nothing, a template drawn twice) was judged,
-            // or is being judged in this pass: its result serves, in this pass or the next.
-            if (auto hit = m_gate.bySource.find(hash); hit != m_gate.bySource.end()) {
-                asked.insert(k.node);
-                applyGate(k, hit->second.second, hit->second.first, batch);
-                continue;
-            }
-            if (!sources.insert(hash).second)
-                continue;
-            asked.insert(k.node);
-            requests.push_back(sanitizeRequest(k));
-            of.push_back(&k);
-            std::vector<std::string> tools;
-            for (SanitizerTool t : requests.back().tools)
-                tools.push_back(toString(t));
-            report(CandidateSanitizing{k.node, tools});
-        }
-        if (requests.empty())
-            continue; // what the reused results demoted may have brought others forward
-        m_phase = Evaluating;
-        m_pool.sanitize(requests, [&](std::size_t i, const SanitizeResult &r) {
-            if (r.cancelled)
-                return; // stays unchecked; the next run looks at it first
-            m_gate.bySource.try_emplace(contentHash(of[i]->source), of[i]->node, r);
-            applyGate(*of[i], r, 0, batch);
-        });
-        m_phase = Idle;
+        report(CandidateSanitizing{k.node, toolNames(request), true, estimate});
+        m_gate.runner->start(k.node, std::move(request));
+        reportBudget(k.node, false);
+        return;
     }
 }
 
-void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int64_t sameAs,
-                       std::vector<Pending> *batch)
+// Before an evaluation: the GPU is needed for timing, so a run still going is stopped (its kernel
+// waits for the next chance) and the stretch's length is noted.
+void Search::takeGpuBack()
 {
+    if (m_gate.stretchSinceNs != 0)
+        m_gate.lastStretch[m_gate.stretch] = double(nowNs() - m_gate.stretchSinceNs) * 1e-9;
+    m_gate.stretchSinceNs = 0;
+    if (!m_gate.runner || m_gate.runner->idle())
+        return;
+    if (auto outcome = m_gate.runner->collect()) {
+        applyOutcome(*outcome, true);
+        return;
+    }
+    m_clock.enter(BudgetClock::Gate);
+    const GateRunner::Outcome outcome = m_gate.runner->cancel();
+    m_clock.enter(BudgetClock::Idle);
+    applyOutcome(outcome, true);
+}
+
+void Search::applyOutcome(const GateRunner::Outcome &o, bool background)
+{
+    if (background)
+        m_gate.backgroundSeconds += o.seconds;
+    if (o.result.cancelled) {
+        report(CandidateSanitized{o.node, {}, Verdict::Correct, true});
+        return;
+    }
+    const SanitizerCheck &check = o.result.check;
+    if (!check.tools.empty() && check.outcome != "unchecked")
+        m_gate.perTool = std::max(m_gate.perTool, check.seconds / double(check.tools.size()));
+    m_gate.bySource.try_emplace(contentHash(o.request.source), o.node, o.result);
+    if (const KernelRecord *k = m_state.find(o.node)) {
+        const KernelRecord kernel = *k; // applyGate may remove it from the state
+        applyGate(kernel, o.result, 0);
+    }
+    updateReserve();
+}
+
+// After the last round: what the search reports as its best runs under the tool, unless it did
+// already; a finding demotes it and the next best is checked in turn, while the budget allows.
+void Search::finalGate()
+{
+    if (!m_gate.on || !m_gate.runner)
+        return;
+    auto cancelled = [this] { return m_cancel && m_cancel->load(); };
+    m_phase = Gating;
+    if (!m_gate.runner->idle()) {
+        const KernelRecord *best = m_state.best();
+        const bool useful = !cancelled() && best && m_gate.runner->node() == best->node;
+        m_clock.enter(BudgetClock::Gate);
+        const GateRunner::Outcome outcome = useful ? m_gate.runner->wait() : m_gate.runner->cancel();
+        m_clock.enter(BudgetClock::Idle);
+        applyOutcome(outcome, true);
+    }
+    while (!cancelled()) {
+        const KernelRecord *current = m_state.best();
+        if (!current || current->result.sanitizer)
+            break;
+        const KernelRecord best = *current;
+        if (reuseCheck(best))
+            continue;
+        SanitizeRequest request = sanitizeRequest(best);
+        const double estimate = gateEstimate(request);
+        // The reserve was kept for this kernel; any other starts only when it can end in the budget.
+        if (m_deadlineNs != 0 && best.node != m_gate.reservedFor && nowNs() + std::int64_t(estimate * 1e9) > m_deadlineNs) {
+            m_gate.bestNote = "the time budget left no room for compute-sanitizer, which takes about " +
+                              secondsText(estimate) + " a kernel here";
+            break;
+        }
+        m_gate.reservedFor = 0;
+        report(CandidateSanitizing{best.node, toolNames(request), false, estimate});
+        reportBudget(best.node, true);
+        m_clock.enter(BudgetClock::Gate);
+        const auto started = nowNs();
+        std::vector<SanitizeResult> results = m_pool.sanitize({request});
+        m_clock.enter(BudgetClock::Idle);
+        GateRunner::Outcome outcome{best.node, request, results.empty() ? SanitizeResult{} : results.front(),
+                                    double(nowNs() - started) * 1e-9};
+        if (results.empty())
+            outcome.result.cancelled = true;
+        applyOutcome(outcome, false);
+        if (outcome.result.cancelled)
+            break;
+    }
+    if (cancelled())
+        if (const KernelRecord *best = m_state.best(); best && !best->result.sanitizer)
+            m_gate.bestNote = "the search was cancelled before compute-sanitizer ran it";
+    m_phase = Idle;
+}
+
+// The end of the time budget is kept for the final gate while the best is unchecked, when it fits:
+// a best found too late for the tool leaves the search to use the rest, and is reported unchecked.
+void Search::updateReserve()
+{
+    const KernelRecord *best = m_state.best();
+    std::int64_t reserve = 0;
+    if (m_gate.on && m_deadlineNs != 0 && best && !best->result.sanitizer &&
+        !m_gate.bySource.count(contentHash(best->source))) {
+        const std::int64_t estimate = std::int64_t(gateEstimate(sanitizeRequest(*best)) * 1e9);
+        if (nowNs() + estimate <= m_deadlineNs)
+            reserve = estimate;
+    }
+    m_gate.reservedFor = reserve > 0 ? best->node : 0;
+    m_reserveNs = reserve;
+}
+
+std::string Search::bestGate(bool final) const
+{
+    const KernelRecord *best = m_state.best();
+    if (!best)
+        return {};
+    if (!m_gate.on)
+        return "off";
+    if (best->result.sanitizer)
+        return best->result.sanitizer->outcome == "clean" ? "clean" : "unchecked";
+    return final ? "unchecked" : "pending";
+}
+
+RunBudget Search::runBudget(bool final) const
+{
+    RunBudget b;
+    b.budgetSeconds = m_settings.timeBudgetSeconds;
+    b.elapsedSeconds = m_clock.elapsed();
+    b.split = m_clock.split();
+    b.gateBackgroundSeconds = m_gate.backgroundSeconds;
+    b.gateRuns = m_gate.runs;
+    b.gateFindings = m_gate.findings;
+    const KernelRecord *best = m_state.best();
+    if (!best)
+        return b;
+    b.bestNode = best->node;
+    b.bestGate = bestGate(final);
+    if (b.bestGate == "off")
+        b.bestGateNote = m_settings.compileOnly ? "a compile-only search runs no kernels" : m_gate.why;
+    else if (best->result.sanitizer)
+        b.bestGateNote = best->result.sanitizer->note;
+    else if (final)
+        b.bestGateNote = m_gate.bestNote.empty() ? "compute-sanitizer did not get to run it" : m_gate.bestNote;
+    if (b.bestGate != "clean")
+        if (const KernelRecord *clean = m_state.fastestClean()) {
+            b.bestCheckedNode = clean->node;
+            b.bestCheckedMs = clean->result.timing ? clean->result.timing->medianMs : 0;
+        }
+    return b;
+}
+
+void Search::reportBudget(std::int64_t gating, bool finalRun)
+{
+    report(BudgetStatus{runBudget(false), double(m_reserveNs.load()) * 1e-9, gating, finalRun});
+}
+
+void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int64_t sameAs)
+{
+    ++m_gate.applied;
     SanitizerCheck check = r.check;
     if (sameAs != 0) {
         check.sameAs = sameAs;
@@ -189,6 +361,7 @@ void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int6
     } else {
         ++m_tally.sanitized;
         m_tally.sanitizerSeconds += check.seconds;
+        ++m_gate.runs;
     }
     // The stored result, so that what the search keeps beside it (the draft) stays.
     auto node = m_store.node(k.node);
@@ -222,12 +395,23 @@ void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int6
         if (m_tally.times.size() < before)
             --m_tally.correct;
         ++m_tally.findings;
-        if (ideaNode != 0 && !m_roundIdeas.count(ideaNode))
-            reviseIdea(ideaNode); // an idea of an earlier round: its node is already written
-        if (batch)
-            for (Pending &p : *batch)
-                if (p.node == k.node)
-                    p.result = result;
+        ++m_gate.findings;
+        // An idea of an earlier round, or any after the last round: its node is written already.
+        if (ideaNode != 0 && (!m_roundIdeas.count(ideaNode) || m_phase == Gating))
+            reviseIdea(ideaNode);
+        // While rounds run, an idea of this run has its kernel repaired with the next batch's
+        // failures (the repair belongs to the round that makes it); after the last, none is.
+        if (ideaNode != 0 && m_runIdeas.count(ideaNode) && node && m_phase != Gating) {
+            Pending p;
+            p.node = k.node;
+            p.ideaNode = ideaNode;
+            p.round = m_round;
+            p.title = node->title;
+            p.source = k.source;
+            p.draft = reading ? reading->draft : DraftInfo{};
+            p.result = result;
+            m_demoted.push_back(std::move(p));
+        }
     } else {
         m_state.setSanitizer(k.node, check);
     }

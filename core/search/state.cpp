@@ -64,6 +64,14 @@ const KernelRecord *SearchState::find(std::int64_t node) const
     return nullptr;
 }
 
+const KernelRecord *SearchState::fastestClean() const
+{
+    for (const auto &k : m_correct)
+        if (k.result.sanitizer && k.result.sanitizer->outcome == "clean")
+            return &k;
+    return nullptr;
+}
+
 void SearchState::setSanitizer(std::int64_t node, const SanitizerCheck &check)
 {
     for (auto &k : m_correct)

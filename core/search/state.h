@@ -30,6 +30,7 @@ public:
     const KernelRecord *best() const;
     double bestMs() const; // 0 when there is no correct kernel
     const KernelRecord *find(std::int64_t node) const; // a correct kernel, or nullptr
+    const KernelRecord *fastestClean() const; // the fastest that passed the sanitizer gate, or nullptr
     // The sanitizer gate's verdict on a correct kernel that stays correct.
     void setSanitizer(std::int64_t node, const SanitizerCheck &);
     // A correct kernel that the sanitizer gate found fault with: it leaves the top-k and the bank,

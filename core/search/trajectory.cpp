@@ -119,6 +119,8 @@ Result<Trajectory> readTrajectory(const SessionStore &store)
     t.problem = meta->problemName;
     t.gpu = meta->gpuName;
     t.generator = meta->generator;
+    if (auto budget = store.metaJson(session_meta::Budget))
+        t.budget = readRunBudget(*budget);
     return t;
 }
 
@@ -146,6 +148,8 @@ std::string trajectoryTable(const Trajectory &t)
         out += "compute-sanitizer: " + std::to_string(s.checked) + " kernels run under it in " + num("%.1f", s.seconds) +
                " s, " + std::to_string(s.findings) + " demoted" +
                (s.unchecked ? ", " + std::to_string(s.unchecked) + " it could not check" : std::string()) + "\n";
+    if (t.budget)
+        out += "last run: " + describe(*t.budget) + "\n";
     return out;
 }
 

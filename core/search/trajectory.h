@@ -3,9 +3,11 @@
 // time so far, its percentage of the reference (eager time / best time × 100) and the idea that
 // produced it. Computed from the candidates themselves, so it is right for any session, even one
 // whose last round was cut short.
+#include "search/budget.h"
 #include "store/session_store.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,13 +35,15 @@ struct Trajectory {
     double eagerMs = 0;
     std::vector<TrajectoryRow> rows; // one per round, in round order
     SanitizerTotals sanitizer;
+    std::optional<RunBudget> budget; // where the last search run's time went (meta "budget")
 };
 
 // The trajectory from nodes (round nodes give the rows; candidates give the times).
 Trajectory trajectoryFromNodes(const std::vector<NodeRecord> &nodes, double eagerMs);
 Result<Trajectory> readTrajectory(const SessionStore &);
 
-// A fixed-width table for a terminal, with a header naming the problem, GPU and eager time.
+// A fixed-width table for a terminal, with a header naming the problem, GPU and eager time, and
+// the last run's budget split and the best's gate as its last line.
 std::string trajectoryTable(const Trajectory &);
 // CSV (RFC 4180) with a header line:
 // round,best_ms,percent_of_reference,speedup,best_node,idea,improved,round_best_ms,candidates,correct

@@ -44,6 +44,7 @@ inline constexpr std::string_view Settings = "settings"; // JSON object
 inline constexpr std::string_view Gpu = "gpu";
 inline constexpr std::string_view Baseline = "baseline"; // JSON, absent until measured
 inline constexpr std::string_view GeneratorSettings = "generator_settings"; // JSON: the generator's own (no keys)
+inline constexpr std::string_view Budget = "budget"; // JSON: where the last search run's time went (docs/search.md)
 } // namespace session_meta
 
 enum class NodeKind { Root, Round, Idea, Candidate };

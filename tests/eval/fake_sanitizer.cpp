@@ -6,14 +6,21 @@
 // FAKE_SMEM_RACE.
 //   own options: --fake-unsupported (refuses the device, as on some virtualised GPUs),
 //                --fake-racecheck-unsupported (only racecheck refuses),
-//                --fake-log FILE (appends "run TOOL FILTER" per run)
+//                --fake-log FILE (appends "run TOOL FILTER" per run),
+//                --fake-ms N (waits N ms before starting the program: the real tool, a CUDA context
+//                and libtorch take seconds to come up, which is what a search's budget pays for),
+//                --fake-times FILE (appends "START_NS END_NS TOOL" per run, CLOCK_MONOTONIC, as the
+//                fake worker's "time" lines, so a test can see that nothing was timed meanwhile)
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/wait.h>
@@ -37,6 +44,13 @@ std::string readAll(const std::string &path)
     return s.str();
 }
 
+long long monotonicNs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
 int count(const std::string &text, const std::string &prefix)
 {
     int n = 0;
@@ -50,8 +64,8 @@ int count(const std::string &text, const std::string &prefix)
 
 int main(int argc, char **argv)
 {
-    std::string tool = "memcheck", log, filter, fakeLog;
-    int errorExit = 0;
+    std::string tool = "memcheck", log, filter, fakeLog, fakeTimes;
+    int errorExit = 0, startMs = 0;
     bool unsupported = false, racecheckUnsupported = false;
     int i = 1;
     for (; i < argc; ++i) {
@@ -71,6 +85,8 @@ int main(int argc, char **argv)
         else if (a == "--fake-unsupported") unsupported = true;
         else if (a == "--fake-racecheck-unsupported") racecheckUnsupported = true;
         else if (a == "--fake-log") fakeLog = next();
+        else if (a == "--fake-ms") startMs = std::atoi(next().c_str());
+        else if (a == "--fake-times") fakeTimes = next();
         else if (a.rfind("--", 0) == 0) {
             std::fprintf(stderr, "========= Error: unrecognized option %s\n", a.c_str());
             return 1;
@@ -82,6 +98,9 @@ int main(int argc, char **argv)
         return 1;
     }
     append(fakeLog, "run " + tool + " " + filter + "\n");
+    const long long started = monotonicNs();
+    if (startMs > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(startMs));
     append(log, "========= COMPUTE-SANITIZER\n");
     if (unsupported || (racecheckUnsupported && tool == "racecheck")) {
         append(log, "========= Error: Device not supported. Please refer to the \"Supported Devices\" section of the "
@@ -101,6 +120,7 @@ int main(int argc, char **argv)
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
+    append(fakeTimes, std::to_string(started) + " " + std::to_string(monotonicNs()) + " " + tool + "\n");
     const std::string text = readAll(log);
     const int errors = count(text, "========= Invalid") + count(text, "========= Error: Race");
     std::string summary;

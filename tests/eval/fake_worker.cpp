@@ -2,7 +2,8 @@
 // Its behaviour is chosen by options and by markers in the candidate text:
 //   options: --compile (compile-only mode), --protocol N, --exit-early, --garbage-hello,
 //            --hang-hello, --log FILE (appends "start", "load", "verify", "time", "compile" lines
-//            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N
+//            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N,
+//            --compile-ms N (each compile takes that long, as NVRTC with the CUDA headers does)
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,
 //            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor: suspect),
 //            FAKE_INCONSISTENT (a timed run fails its check), FAKE_ENGINE (an engine error, code "engine"),
@@ -38,7 +39,7 @@ struct Options {
     int protocol = kf::kProtocolVersion;
     bool exitEarly = false, garbageHello = false, hangHello = false;
     std::string log;
-    int timeMs = 30, verifyMs = 0;
+    int timeMs = 30, verifyMs = 0, compileMs = 0;
 } opts;
 
 bool loaded = false;
@@ -251,6 +252,8 @@ void compileOp(int id, const json &req)
         crash("compile");
     if (has(source, "FAKE_HANG"))
         hang();
+    if (opts.compileMs > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(opts.compileMs));
     kf::CompileOutput out;
     out.arch = req.value("arch", "sm_90a");
     out.log = "compiled by " + pid();
@@ -305,6 +308,7 @@ int main(int argc, char **argv)
         else if (a == "--log") opts.log = next();
         else if (a == "--time-ms") opts.timeMs = std::atoi(next().c_str());
         else if (a == "--verify-ms") opts.verifyMs = std::atoi(next().c_str());
+        else if (a == "--compile-ms") opts.compileMs = std::atoi(next().c_str());
     }
     if (opts.exitEarly) {
         std::fprintf(stderr, "fake worker: cannot open libcuda.so.1\n");

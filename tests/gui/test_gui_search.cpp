@@ -11,6 +11,7 @@
 #include "gui_support.h"
 #include "model/points_model.h"
 #include "problem_page.h"
+#include "round_chart.h"
 #include "message_bar.h"
 #include "model/format.h"
 #include "search_panel.h"
@@ -142,6 +143,7 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     s.ideasPerRound = 2;
     s.implsPerIdea = 2;
     s.timingTrials = 10;
+    s.timeBudgetSeconds = 600; // never reached: it is there for the chart's line
     w.searchPanel()->setSettings(s);
     const QString file = wb.dir.filePath(QStringLiteral("softmax.kfsession"));
     QSignalSpy opened(wb.engine.get(), &Engine::sessionOpened);
@@ -164,8 +166,12 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     QVERIFY(w.searchPanel()->progressBar()->isVisible());
     QVERIFY(w.searchPanel()->progressBar()->value() > 0);
     QVERIFY(w.console()->toPlainText().contains(QStringLiteral("correct")));
+    // Under the chart: the budget left (and what the sanitizer gate does, where it is on).
+    QTRY_VERIFY_WITH_TIMEOUT(w.chart()->liveStatus().contains(QStringLiteral("s of the budget left")), 10000);
+    QVERIFY(!w.console()->toPlainText().contains(QStringLiteral("budget: "))); // a status, not a log line
     QTest::mouseClick(w.searchPanel()->cancelButton(), Qt::LeftButton);
     QVERIFY(finished.wait(30000) || finished.count() > 0);
+    QVERIFY(w.chart()->liveStatus().isEmpty());
     QVERIFY2(!finished.first().at(1).toBool(), qPrintable(finished.first().at(0).toString()));
     QVERIFY(finished.first().at(0).toString().startsWith(QStringLiteral("cancelled")));
     QVERIFY(!wb.engine->searching());

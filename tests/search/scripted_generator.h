@@ -4,9 +4,12 @@
 // candidate fares. It records every context it was given.
 #include "gen/generator.h"
 
+#include <algorithm>
+#include <chrono>
 #include <deque>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace kf::test {
@@ -37,6 +40,9 @@ public:
     // Makes every proposal fail, as an LLM generator would when its server is down.
     bool failPropose = false;
     std::optional<Error> unsupported;
+    // How long each proposeIdeas() call thinks, in turn (the last one repeats; none: at once), as
+    // a language model's answer takes seconds while the GPU waits.
+    std::vector<int> thinkMs;
 
     std::vector<GenContext> contexts;   // every proposeIdeas() context, in order
     std::vector<Idea> proposed;         // every idea handed out
@@ -53,6 +59,10 @@ public:
 
     Result<std::vector<Idea>> proposeIdeas(const GenContext &ctx, int count, Usage *usage) override
     {
+        if (!thinkMs.empty()) {
+            const int ms = thinkMs[std::min(contexts.size(), thinkMs.size() - 1)];
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        }
         contexts.push_back(ctx);
         if (failPropose)
             return makeError("generator", "the script says no");

@@ -65,6 +65,10 @@ private slots:
         QVERIFY(r.out.contains("50.0 %"));  // round 1: 2.0 / 4.0
         QVERIFY(r.out.contains("125.0 %")); // round 2: 2.0 / 1.6
         QVERIFY(r.out.contains("Read-only loads"));
+        // The last run's account follows the table.
+        QVERIFY2(r.out.contains("last run: no time budget, ran ") && r.out.contains(", gate ") &&
+                     r.out.contains("passed compute-sanitizer"),
+                 qPrintable(r.out));
     }
 
     void reportCsv()
@@ -155,6 +159,31 @@ private slots:
         const Run r = cli({"search", "matmul", "--resume", "--session", m_session});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("softmax"), qPrintable(r.err));
+    }
+
+    // A search's last line is its budget split and the best's gate (the built-in generator on the
+    // fake worker, with the stand-in compute-sanitizer).
+    void searchEndsWithItsBudget()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath("budget.kfsession");
+        qputenv("KF_SANITIZER", KF_FAKE_SANITIZER);
+        qputenv("KERNELFORGE_TEMPLATES", KF_SOURCE_DIR "/resources/templates");
+        const QString worker = QStringLiteral(KF_FAKE_WORKER " --time-ms 2");
+        const Run r = cli({"search", "softmax", "--variant", "small", "--session", session, "--budget", "20", "--rounds",
+                           "2", "--worker", worker, "--compiler", QStringLiteral(KF_FAKE_WORKER)});
+        qunsetenv("KF_SANITIZER");
+        if (r.code == 2 && r.err.contains("not available"))
+            QSKIP("the built-in generator is not in this build");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+        QVERIFY(!lines.isEmpty());
+        const QString last = lines.last();
+        QVERIFY2(last.startsWith("budget 20.0 s, used ") && last.contains(": setup ") && last.contains(", gate ") &&
+                     last.contains(", idle ") && last.contains("; best #"),
+                 qPrintable(r.out));
+        QVERIFY2(last.contains("passed compute-sanitizer"), qPrintable(last));
+        QVERIFY(!r.out.contains("budget: ")); // the live BudgetStatus lines are for the workbench
     }
 
     void searchNeverOverwritesASession()

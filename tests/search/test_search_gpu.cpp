@@ -1,7 +1,7 @@
 // On a GPU: a short search with the built-in generator on small problems. After every round the
 // session's best is no slower than before, and every kernel the trajectory reports as a round's
 // best is verified again by a fresh worker (strict, five trials): what the search reports holds up.
-// Where compute-sanitizer works, every such kernel went through the sanitizer gate, and the gate
+// Where compute-sanitizer works, the search's best went through the sanitizer gate, and the gate
 // demotes known-faulty kernels that verification passes (tests/data/sanitizer/).
 // Without a GPU it skips with the reason the worker gives.
 #include "eval/compile_pool.h"
@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -110,16 +112,20 @@ private slots:
             qInfo("%s: compute-sanitizer %s: %d kernels run under it in %.1f s, %d demoted, %d not checked",
                   problem->name.c_str(), probe.version.c_str(), t->sanitizer.checked, t->sanitizer.seconds,
                   t->sanitizer.findings, t->sanitizer.unchecked);
-        for (std::int64_t node : winners) {
-            auto n = store->node(node);
-            QVERIFY(n.ok());
-            auto reading = readCandidate(*n);
-            QVERIFY(reading);
-            QCOMPARE(reading->result.sanitizer.has_value(), probe.memcheck);
-            if (reading->result.sanitizer && reading->result.sanitizer->outcome != "clean")
-                qWarning("winner #%lld: %s: %s", (long long)node, reading->result.sanitizer->outcome.c_str(),
-                         reading->result.sanitizer->note.c_str());
-        }
+        // What the search reports as its best went through it (the round winners before it need not).
+        const std::int64_t best = t->rows.back().bestNode;
+        auto n = store->node(best);
+        QVERIFY(n.ok());
+        auto reading = readCandidate(*n);
+        QVERIFY(reading);
+        QCOMPARE(reading->result.sanitizer.has_value(), probe.memcheck);
+        if (reading->result.sanitizer && reading->result.sanitizer->outcome != "clean")
+            qWarning("best #%lld: %s: %s", (long long)best, reading->result.sanitizer->outcome.c_str(),
+                     reading->result.sanitizer->note.c_str());
+        QCOMPARE(search.budget().bestNode, best);
+        QCOMPARE(QString::fromStdString(search.budget().bestGate),
+                 probe.memcheck ? QStringLiteral("clean") : QStringLiteral("off"));
+        qInfo("%s: %s", problem->name.c_str(), describe(search.budget()).c_str());
 
         // Each winner again, on a worker that never saw it.
         WorkerClient fresh(WorkerConfig{workerArgv()});
@@ -137,6 +143,40 @@ private slots:
     }
 
     // The gate's runs on kernels whose fault verification cannot see, and on a clean one.
+    // The default settings with a time budget on the real worker and compute-sanitizer: the run
+    // ends within its budget plus one evaluation, setup included, and its best passed the gate.
+    void aBudgetIsKept()
+    {
+        auto problem = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
+        QVERIFY(problem.ok());
+        QTemporaryDir dir;
+        auto store = SessionStore::create(dir.filePath("budget.kfsession").toStdString(),
+                                          SessionMeta{problem->name, problem->text, problem->variant});
+        QVERIFY(store.ok());
+        PoolConfig pc;
+        pc.worker.argv = workerArgv();
+        WorkerPool pool(pc);
+        CompilePoolConfig cc;
+        cc.argv = workerArgv();
+        CompilePool compiler(cc);
+        SearchSettings s;
+        s.rounds = 100;
+        s.timeBudgetSeconds = 40;
+        Search search(*problem, builtin::makeBuiltinGenerator(), s, pool, compiler, *store);
+        std::atomic<bool> cancel{false};
+        const auto started = std::chrono::steady_clock::now();
+        Status ran = search.run(cancel);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        QVERIFY2(ran, ran ? "" : ran.error().text().c_str());
+        const RunBudget &b = search.budget();
+        qInfo("softmax small, budget 40 s: %.1f s of wall time; %s", wall, describe(b).c_str());
+        // One evaluation of a small problem takes well under 5 s (20 s is the worker's floor for one).
+        QVERIFY2(wall < 45, qPrintable(QString::number(wall)));
+        QVERIFY(std::abs(b.split.total() - b.elapsedSeconds) < 0.5);
+        if (pool.probeSanitizer().memcheck)
+            QCOMPARE(QString::fromStdString(b.bestGate), QStringLiteral("clean"));
+    }
+
     void sanitizerGateJudgesKnownKernels()
     {
         auto problem = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
