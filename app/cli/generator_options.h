@@ -9,6 +9,10 @@
 #include <set>
 #include <string>
 
+namespace kf::llm {
+class LlmGenerator;
+}
+
 namespace kf::cli {
 
 const std::set<std::string> &generatorValuedOptions();
@@ -18,5 +22,8 @@ const std::set<std::string> &generatorValuedOptions();
 bool generatorSettings(const Args &, const nlohmann::json &stored, nlohmann::json &out);
 
 int cmdModels(const Args &);
+
+// Prints the settings that work but may not do what was meant ("kernelforge-cli: warning: ...").
+void printGeneratorWarnings(const kf::llm::LlmGenerator &);
 
 } // namespace kf::cli
