@@ -340,7 +340,9 @@ private slots:
     void retryWaitFigures()
     {
         using llm::retryWaitSeconds;
-        const llm::HttpOptions o; // backoff 2 s, at most 120 s
+        llm::HttpOptions o;
+        o.backoffSeconds = 2;
+        o.maxWaitSeconds = 120;
         llm::HttpResult r;
         QCOMPARE(retryWaitSeconds(1, r, o, 0.0), 2.0);
         QCOMPARE(retryWaitSeconds(3, r, o, 0.0), 8.0);

@@ -24,7 +24,7 @@ struct HttpOptions {
     double maxTimeSeconds = 0;          // the longest attempt from start to the last byte; 0: no limit
     double connectTimeoutSeconds = 10;
     int retries = 3;                    // further attempts after a retryable failure (see retryable())
-    double backoffSeconds = 2;          // the first wait; doubled at each retry, less up to 25 % jitter
+    double backoffSeconds = 1;          // the first wait; doubled at each retry, less up to 25 % jitter
     double maxWaitSeconds = 120;        // the longest single wait, a server's retry-after included
     int concurrency = 4;                // transfers at once
 };
