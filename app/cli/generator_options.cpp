@@ -61,6 +61,12 @@ bool generatorSettings(const Args &a, const nlohmann::json &stored, nlohmann::js
             out[o.key] = *v;
             continue;
         }
+        // "default" drops a value a resumed session stored (its temperature, say), so the
+        // server's or the protocol's default applies again.
+        if (*v == "default") {
+            out.erase(o.key);
+            continue;
+        }
         if (o.kind == Kind::OnOff) {
             if (*v != "on" && *v != "off") {
                 std::fprintf(stderr, "kernelforge-cli: %s is on or off, not '%s'\n", o.flag, v->c_str());
@@ -86,7 +92,7 @@ bool generatorSettings(const Args &a, const nlohmann::json &stored, nlohmann::js
             }
         } catch (const std::exception &) {
         }
-        std::fprintf(stderr, "kernelforge-cli: %s needs a number, not '%s'\n", o.flag, v->c_str());
+        std::fprintf(stderr, "kernelforge-cli: %s needs a number (or default), not '%s'\n", o.flag, v->c_str());
         return false;
     }
     return true;

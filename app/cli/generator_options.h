@@ -17,8 +17,9 @@ namespace kf::cli {
 
 const std::set<std::string> &generatorValuedOptions();
 
-// `stored` (a resumed session's settings, or null) with the options given now on top. Returns
-// false after printing an error for a malformed number.
+// `stored` (a resumed session's settings, or null) with the options given now on top; an option
+// given as "default" removes the stored value. Returns false after printing an error for a
+// malformed number or switch.
 bool generatorSettings(const Args &, const nlohmann::json &stored, nlohmann::json &out);
 
 int cmdModels(const Args &);

@@ -334,6 +334,15 @@ private slots:
         QVERIFY2(err.contains("kernelforge-cli: warning: temperature 0.5 is sent with reasoning_effort xhigh"),
                  qPrintable(err));
         QVERIFY(!server.requests().front().headers.count("authorization")); // no key named for this server
+
+        // "default" drops a stored value: a session stored with a temperature resumes without one.
+        QProcess cleared;
+        cleared.start(qEnvironmentVariable("KERNELFORGE_CLI"),
+                      {"models", "--generator", "openai", "--base-url", q(server.url() + "/v1"), "--model", "m",
+                       "--temperature", "default", "--reasoning-effort", "xhigh"});
+        QVERIFY(cleared.waitForFinished(60000));
+        QCOMPARE(cleared.exitCode(), 0);
+        QVERIFY(!QString(cleared.readAllStandardError()).contains("warning"));
     }
 
     void cliSettingsErrors_data()
