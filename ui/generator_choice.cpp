@@ -19,13 +19,6 @@ llm::Protocol protocolOf(const QString &name)
     return name == QLatin1String("anthropic") ? llm::Protocol::Anthropic : llm::Protocol::OpenAI;
 }
 
-// The protocol's defaults, from the generator's own settings reader (a model stands in, since
-// the reader wants one).
-llm::LlmConfig defaults(const QString &name)
-{
-    auto c = llm::configFromJson(protocolOf(name), {{"model", "-"}});
-    return c ? *c : llm::LlmConfig{};
-}
 
 QString label(ChoiceProblem::Field f)
 {
@@ -52,10 +45,10 @@ ChoiceProblem fromSettingsError(const std::string &message)
     const std::size_t end = message.find(' ', prefix.size());
     const std::string key = message.substr(prefix.size(), end - prefix.size());
     const QString rest = end == std::string::npos ? QString() : qs(message.substr(end + 1));
-    const ChoiceProblem::Field f = key == "base_url" ? ChoiceProblem::Field::Endpoint
-                                 : key == "model"    ? ChoiceProblem::Field::Model
-                                 : key == "key_env"  ? ChoiceProblem::Field::Key
-                                                     : ChoiceProblem::Field::Other;
+    const ChoiceProblem::Field f = key == "base_url"                     ? ChoiceProblem::Field::Endpoint
+                                 : key == "model"                        ? ChoiceProblem::Field::Model
+                                 : key == "key_env" || key == "api_key" ? ChoiceProblem::Field::Key
+                                                                         : ChoiceProblem::Field::Other;
     return problem(f, f == ChoiceProblem::Field::Other ? qs(message) : rest);
 }
 
@@ -84,8 +77,26 @@ bool GeneratorChoice::asksModel() const
     return name == QLatin1String("openai") || name == QLatin1String("anthropic");
 }
 
-QString GeneratorChoice::defaultKeyEnv() const { return asksModel() ? qs(defaults(name).keyEnv) : QString(); }
-QString GeneratorChoice::defaultBaseUrl() const { return asksModel() ? qs(defaults(name).baseUrl) : QString(); }
+QString GeneratorChoice::defaultKeyEnv() const
+{
+    return asksModel() ? qs(llm::defaultKeyEnv(protocolOf(name))) : QString();
+}
+
+QString GeneratorChoice::defaultBaseUrl() const
+{
+    return asksModel() ? qs(llm::defaultBaseUrl(protocolOf(name))) : QString();
+}
+
+QString GeneratorChoice::impliedKeyEnv() const
+{
+    if (!asksModel())
+        return {};
+    nlohmann::json j = {{"model", "-"}}; // the reader wants one
+    if (!baseUrl.trimmed().isEmpty())
+        j["base_url"] = baseUrl.trimmed().toStdString();
+    auto c = llm::configFromJson(protocolOf(name), j);
+    return c ? qs(c->keyEnv) : QString();
+}
 
 nlohmann::json GeneratorChoice::settingsJson() const
 {
@@ -107,17 +118,22 @@ ChoiceProblem checkChoice(const GeneratorChoice &c)
     using Field = ChoiceProblem::Field;
     if (!c.asksModel())
         return {};
-    auto config = llm::configFromJson(protocolOf(c.name), c.settingsJson());
+    nlohmann::json settings = c.settingsJson();
+    if (c.keySource == KeySource::File)
+        settings["api_key"] = "-"; // stands for the file's key, so that where it would go is checked now
+    auto config = llm::configFromJson(protocolOf(c.name), settings);
     if (!config)
         return fromSettingsError(config.error().message);
     const QUrl url(qs(config->baseUrl), QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty())
-        return problem(Field::Endpoint, QObject::tr("“%1” is not a URL with a host name").arg(qs(config->baseUrl)));
+        return problem(Field::Endpoint, QObject::tr("“%1” is not a URL with a host name").arg(qs(config->publicBaseUrl())));
     switch (c.keySource) {
     case KeySource::Environment: {
         const QString var = qs(config->keyEnv);
-        if (var.isEmpty())
-            return problem(Field::Key, QObject::tr("name the environment variable that holds the key"));
+        if (var.isEmpty()) // left empty, for a server that is not the provider's own API
+            return problem(Field::Key, QObject::tr("name the environment variable that holds the key for %1 (%2 is "
+                                                   "sent only to %3), or choose “none” for a server that needs no key")
+                                           .arg(url.host(), c.defaultKeyEnv(), QUrl(c.defaultBaseUrl()).host()));
         if (qEnvironmentVariableIsEmpty(var.toLocal8Bit().constData()))
             return problem(Field::Key, QObject::tr("the environment variable %1 is not set (choose “none” for a "
                                                    "local server that needs no key)").arg(var));

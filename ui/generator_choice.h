@@ -30,6 +30,9 @@ struct GeneratorChoice {
     nlohmann::json settingsJson() const;
     QString defaultKeyEnv() const;
     QString defaultBaseUrl() const;
+    // The variable read when keyEnv is left empty: the provider's own (defaultKeyEnv) for its own
+    // API over HTTPS, none for any other server, where the key must be named.
+    QString impliedKeyEnv() const;
 
     bool operator==(const GeneratorChoice &) const = default;
 };
@@ -42,9 +45,10 @@ struct ChoiceProblem {
     explicit operator bool() const { return field != Field::None; }
 };
 
-// Checks the choice with the generator's own settings reader (core/gen/llm/config.h), then what
-// only a person at this machine can fix: a URL without a host, an unset key variable, a key file
-// that is not there. Reads no file contents, so it may run on every keystroke.
+// Checks the choice with the generator's own settings reader (core/gen/llm/config.h), which also
+// decides where a key may go, then what only a person at this machine can fix: a URL without a
+// host, an unset key variable, a key file that is not there. Reads no file contents, so it may run
+// on every keystroke.
 ChoiceProblem checkChoice(const GeneratorChoice &);
 
 // The choice's fields taken from a session's stored generator settings (meta generator_settings),

@@ -160,7 +160,9 @@ QWidget *SearchPanel::buildModelGroup()
     m_keySource->setToolTip(tr("Where the key is read from when a search starts; the key itself is never saved"));
     m_keyEnv = new QLineEdit(m_modelGroup);
     m_keyEnv->setObjectName(QStringLiteral("keyEnv"));
-    m_keyEnv->setToolTip(tr("The environment variable that holds the key"));
+    m_keyEnv->setToolTip(tr("The environment variable that holds the key. Left empty, OPENAI_API_KEY or "
+                            "ANTHROPIC_API_KEY is read, and only for the provider's own API; any other server "
+                            "needs its variable named here"));
     m_keyEnvMark = mark(m_keyEnv);
     m_keyFile = new QLineEdit(m_modelGroup);
     m_keyFile->setObjectName(QStringLiteral("keyFile"));
@@ -231,7 +233,6 @@ void SearchPanel::onGeneratorChanged()
     m_modelGroup->setVisible(c.asksModel());
     if (c.asksModel()) {
         m_baseUrl->setPlaceholderText(c.defaultBaseUrl());
-        m_keyEnv->setPlaceholderText(c.defaultKeyEnv());
         m_model->setPlaceholderText(m_shown == QLatin1String("anthropic") ? tr("e.g. claude-sonnet-4-5")
                                                                           : tr("e.g. gpt-4.1"));
         showChoice(c);
@@ -313,7 +314,12 @@ void SearchPanel::check()
 {
     if (m_showing)
         return;
-    m_problem = checkChoice(generatorChoice());
+    const GeneratorChoice choice = generatorChoice();
+    // The variable an empty key field stands for changes with the URL: none for other servers.
+    if (choice.asksModel())
+        m_keyEnv->setPlaceholderText(choice.impliedKeyEnv().isEmpty() ? tr("the variable holding this server's key")
+                                                                      : choice.impliedKeyEnv());
+    m_problem = checkChoice(choice);
     using Field = ChoiceProblem::Field;
     m_urlMark->setVisible(m_problem.field == Field::Endpoint);
     m_modelMark->setVisible(m_problem.field == Field::Model);

@@ -9,7 +9,7 @@ namespace kf::cli {
 
 namespace {
 
-enum class Kind { Text, Integer, Number };
+enum class Kind { Text, Integer, Number, OnOff };
 
 struct Option {
     const char *flag, *key;
@@ -18,12 +18,23 @@ struct Option {
 
 // One line per setting of core/gen/llm/config.h.
 constexpr Option kOptions[] = {
-    {"--base-url", "base_url", Kind::Text},        {"--model", "model", Kind::Text},
-    {"--temperature", "temperature", Kind::Number}, {"--max-tokens", "max_tokens", Kind::Integer},
-    {"--reasoning-effort", "reasoning_effort", Kind::Text}, {"--thinking-budget", "thinking_budget", Kind::Integer},
-    {"--key-env", "key_env", Kind::Text},          {"--concurrency", "concurrency", Kind::Integer},
-    {"--timeout", "timeout_s", Kind::Number},      {"--retries", "retries", Kind::Integer},
-    {"--prices", "prices", Kind::Text},            {"--prompts", "prompts", Kind::Text},
+    {"--base-url", "base_url", Kind::Text},
+    {"--model", "model", Kind::Text},
+    {"--temperature", "temperature", Kind::Number},
+    {"--max-tokens", "max_tokens", Kind::Integer},
+    {"--max-tokens-field", "max_tokens_field", Kind::Text},
+    {"--reasoning-effort", "reasoning_effort", Kind::Text},
+    {"--thinking", "thinking", Kind::Text},
+    {"--thinking-budget", "thinking_budget", Kind::Integer},
+    {"--stream", "stream", Kind::OnOff},
+    {"--key-env", "key_env", Kind::Text},
+    {"--concurrency", "concurrency", Kind::Integer},
+    {"--timeout", "timeout_s", Kind::Number},
+    {"--max-time", "max_time_s", Kind::Number},
+    {"--connect-timeout", "connect_timeout_s", Kind::Number},
+    {"--retries", "retries", Kind::Integer},
+    {"--prices", "prices", Kind::Text},
+    {"--prompts", "prompts", Kind::Text},
 };
 
 } // namespace
@@ -50,6 +61,20 @@ bool generatorSettings(const Args &a, const nlohmann::json &stored, nlohmann::js
             out[o.key] = *v;
             continue;
         }
+        // "default" drops a value a resumed session stored (its temperature, say), so the
+        // server's or the protocol's default applies again.
+        if (*v == "default") {
+            out.erase(o.key);
+            continue;
+        }
+        if (o.kind == Kind::OnOff) {
+            if (*v != "on" && *v != "off") {
+                std::fprintf(stderr, "kernelforge-cli: %s is on or off, not '%s'\n", o.flag, v->c_str());
+                return false;
+            }
+            out[o.key] = *v == "on";
+            continue;
+        }
         try {
             std::size_t used = 0;
             if (o.kind == Kind::Integer) {
@@ -67,7 +92,7 @@ bool generatorSettings(const Args &a, const nlohmann::json &stored, nlohmann::js
             }
         } catch (const std::exception &) {
         }
-        std::fprintf(stderr, "kernelforge-cli: %s needs a number, not '%s'\n", o.flag, v->c_str());
+        std::fprintf(stderr, "kernelforge-cli: %s needs a number (or default), not '%s'\n", o.flag, v->c_str());
         return false;
     }
     return true;
@@ -92,6 +117,7 @@ int cmdModels(const Args &a)
         std::fprintf(stderr, "kernelforge-cli: %s\n", g.error().text().c_str());
         return BadInput;
     }
+    printGeneratorWarnings(**g);
     auto models = (*g)->listModels();
     if (!models) {
         std::fprintf(stderr, "kernelforge-cli: %s\n", models.error().text().c_str());
@@ -100,6 +126,12 @@ int cmdModels(const Args &a)
     for (const auto &m : *models)
         std::printf("%s\n", m.c_str());
     return Success;
+}
+
+void printGeneratorWarnings(const llm::LlmGenerator &g)
+{
+    for (const auto &w : g.config().warnings)
+        std::fprintf(stderr, "kernelforge-cli: warning: %s\n", w.c_str());
 }
 
 } // namespace kf::cli

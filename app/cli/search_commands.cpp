@@ -249,10 +249,13 @@ int cmdSearch(const Args &a)
         return BadInput;
     }
     // A cost budget counts nothing for a model the price table does not know: say so up front.
-    if (auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get()); llm && settings.costBudget > 0 &&
-                                                                        !llm->prices().find(llm->config().model))
-        std::fprintf(stderr, "kernelforge-cli: %s has no price for %s, so its cost counts as 0 against --cost-budget\n",
-                     llm->prices().source.c_str(), llm->config().model.c_str());
+    if (auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get())) {
+        printGeneratorWarnings(*llm);
+        if (settings.costBudget > 0 && !llm->prices().find(llm->config().model))
+            std::fprintf(stderr,
+                         "kernelforge-cli: %s has no price for %s, so its cost counts as 0 against --cost-budget\n",
+                         llm->prices().source.c_str(), llm->config().model.c_str());
+    }
 
     PoolConfig poolConfig;
     if (auto w = a.option("--worker"))
@@ -401,11 +404,16 @@ int cmdExchanges(const Args &a)
         std::string nodes;
         for (auto n : e.nodes)
             nodes += (nodes.empty() ? "#" : ", #") + std::to_string(n);
+        // How the answer ended, where it did not simply end: "; stopped: length (truncated)".
+        const std::string stop = e.stopReason.empty() && e.ending.empty() ? std::string()
+                                 : "; stopped: " + (e.stopReason.empty() ? std::string("-") : e.stopReason) +
+                                       (e.ending.empty() || e.ending == "complete" ? "" : " (" + e.ending + ")");
         std::printf("exchange %lld, round %d, %s, %s at %s: HTTP %d, %d attempt(s), %.0f ms, %lld + %lld tokens, cost "
-                    "%.4f; nodes %s%s%s\n",
+                    "%.4f; nodes %s%s%s%s\n",
                     (long long)e.id, e.round, e.purpose.c_str(), e.model.c_str(), e.endpoint.c_str(), e.httpStatus,
                     e.attempts, e.latencyMs, (long long)e.promptTokens, (long long)e.completionTokens, e.cost,
-                    nodes.empty() ? "none" : nodes.c_str(), e.error.empty() ? "" : "; failed: ", e.error.c_str());
+                    nodes.empty() ? "none" : nodes.c_str(), stop.c_str(), e.error.empty() ? "" : "; failed: ",
+                    e.error.c_str());
         if (node)
             std::printf("\n--- prompt ---\n%s\n--- answer ---\n%s\n\n", e.prompt.c_str(),
                         e.answer.empty() ? e.response.c_str() : e.answer.c_str());

@@ -65,6 +65,8 @@ struct Exchange {
     std::string answer;          // the answer's text (thinking excluded)
     std::string reasoning;       // the model's visible thinking, when it returns one
     std::string error;           // empty when the answer was usable; else why not, for people
+    std::string stopReason;      // why the model stopped, as the server said it ("stop", "length", "end_turn", "refusal")
+    std::string ending;          // "complete", "truncated" (cut at a limit), "refused"; "" when no answer came
     int httpStatus = 0;          // 0: no HTTP answer (no server, time-out, dropped connection)
     int attempts = 0;            // 1 + retries
     double latencyMs = 0;        // from the first attempt to the answer

@@ -434,6 +434,8 @@ std::int64_t Search::recordExchange(const Exchange &e, int round)
     r.answer = e.answer;
     r.reasoning = e.reasoning;
     r.error = e.error;
+    r.stopReason = e.stopReason;
+    r.ending = e.ending;
     r.httpStatus = e.httpStatus;
     r.attempts = e.attempts;
     r.promptTokens = e.usage.promptTokens;

@@ -88,9 +88,18 @@ CREATE TABLE exchange_nodes (
 CREATE INDEX exchange_nodes_node ON exchange_nodes(node);
 )sql";
 
+// Added by format 3: how each answer ended. Columns with defaults, so older rows read as "".
+const char *kStopSchema = R"sql(
+ALTER TABLE exchanges ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE exchanges ADD COLUMN ending TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr const char *kExchangeColumns =
     "id, round, purpose, generator, model, endpoint, request, prompt, response, answer, reasoning, error, "
     "http_status, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cost, latency_ms, time";
+// What a format 3 file adds to them; a format 2 file opened read-only reads "" in their place.
+constexpr const char *kStopColumns = "stop_reason, ending";
+constexpr const char *kNoStopColumns = "'', ''";
 
 constexpr const char *kNodeColumns =
     "id, parent, kind, round, title, text, status, reason, result_json, edited, created, updated";
@@ -422,6 +431,8 @@ Checked checkSession(sqlite3 *db, const std::string &path)
         reads.push_back(std::string("SELECT ") + kExchangeColumns + " FROM exchanges");
         reads.push_back("SELECT exchange, node FROM exchange_nodes");
     }
+    if (c.version >= 3)
+        reads.push_back(std::string("SELECT ") + kStopColumns + " FROM exchanges");
     for (const std::string &sql : reads) {
         Stmt s(db, sql);
         if (!s.prepared())
@@ -493,6 +504,7 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
     if (rc != SQLITE_OK) return failed(rc, "cannot create");
     rc = exec(db, kSchema);
     if (rc == SQLITE_OK) rc = exec(db, kExchangeSchema);
+    if (rc == SQLITE_OK) rc = exec(db, kStopSchema);
     if (rc == SQLITE_OK) {
         const std::string pragmas = "PRAGMA user_version = " + std::to_string(kSessionFormatVersion) +
                                     "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
@@ -584,14 +596,17 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
         if (rc == SQLITE_OK) rc = exec(db, "PRAGMA foreign_keys = ON");
         if (rc != SQLITE_OK) return impl->error(rc, "cannot open for writing");
         // Older formats are brought up to this one before anything else is written, in one
-        // transaction: a file is either still format 1 or wholly format 2.
-        if (impl->version < 2) {
+        // transaction: a file is either still in its old format or wholly in this one.
+        if (impl->version < kSessionFormatVersion) {
+            const std::string version = "PRAGMA user_version = " + std::to_string(kSessionFormatVersion);
             rc = exec(db, "BEGIN IMMEDIATE");
-            if (rc == SQLITE_OK) rc = exec(db, kExchangeSchema);
-            if (rc == SQLITE_OK) rc = exec(db, "PRAGMA user_version = 2");
+            if (rc == SQLITE_OK && impl->version < 2) rc = exec(db, kExchangeSchema);
+            if (rc == SQLITE_OK && impl->version < 3) rc = exec(db, kStopSchema);
+            if (rc == SQLITE_OK) rc = exec(db, version.c_str());
             if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
             if (rc != SQLITE_OK) {
-                const Error e = impl->error(rc, "cannot migrate the session from format 1");
+                const Error e = impl->error(rc, "cannot migrate the session from format " +
+                                                    std::to_string(impl->version));
                 exec(db, "ROLLBACK");
                 return e;
             }
@@ -918,8 +933,8 @@ Result<std::int64_t> SessionStore::addExchange(const ExchangeRecord &r, const st
     Status done = transaction([&]() -> Status {
         Stmt s(d->db.get(), "INSERT INTO exchanges(round, purpose, generator, model, endpoint, request, prompt, "
                             "response, answer, reasoning, error, http_status, attempts, prompt_tokens, "
-                            "completion_tokens, reasoning_tokens, cost, latency_ms, time) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                            "completion_tokens, reasoning_tokens, cost, latency_ms, time, stop_reason, ending) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         s.bind(1, std::int64_t(r.round))
             .bind(2, r.purpose)
             .bind(3, r.generator)
@@ -938,7 +953,9 @@ Result<std::int64_t> SessionStore::addExchange(const ExchangeRecord &r, const st
             .bind(16, r.reasoningTokens)
             .bind(17, r.cost)
             .bind(18, r.latencyMs)
-            .bind(19, r.time.empty() ? isoTimeNow() : r.time);
+            .bind(19, r.time.empty() ? isoTimeNow() : r.time)
+            .bind(20, r.stopReason)
+            .bind(21, r.ending);
         const int rc = s.step();
         if (rc != SQLITE_DONE) return d->error(rc, "cannot store an exchange");
         id = std::int64_t(sqlite3_last_insert_rowid(d->db.get()));
@@ -970,7 +987,8 @@ Result<std::vector<ExchangeRecord>> selectExchanges(sqlite3 *db, const std::stri
 {
     std::vector<ExchangeRecord> out;
     if (version < 2) return out; // a format 1 file read as it is: no model was ever asked
-    Stmt s(db, std::string("SELECT ") + kExchangeColumns + " FROM exchanges " + where + " ORDER BY id");
+    Stmt s(db, std::string("SELECT ") + kExchangeColumns + ", " + (version >= 3 ? kStopColumns : kNoStopColumns) +
+                   " FROM exchanges " + where + " ORDER BY id");
     if (param) s.bind(1, *param);
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -995,6 +1013,8 @@ Result<std::vector<ExchangeRecord>> selectExchanges(sqlite3 *db, const std::stri
         e.cost = s.real(17);
         e.latencyMs = s.real(18);
         e.time = s.text(19);
+        e.stopReason = s.text(20);
+        e.ending = s.text(21);
         out.push_back(std::move(e));
     }
     if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read exchanges");

@@ -24,9 +24,9 @@
 namespace kf {
 
 // Written to PRAGMA user_version. Bump it when the schema changes; open() refuses newer files.
-// Version 2 added the exchanges of LLM generators; version 1 files are migrated on a writable
-// open and read as they are when opened read-only.
-inline constexpr int kSessionFormatVersion = 2;
+// Version 2 added the exchanges of LLM generators, version 3 their stop reason and ending; older
+// files are migrated on a writable open and read as they are when opened read-only.
+inline constexpr int kSessionFormatVersion = 3;
 // The value of meta "format": what tells a session apart from any other SQLite file.
 inline constexpr std::string_view kSessionFormatName = "kernelforge-session";
 inline constexpr std::string_view kSessionExtension = ".kfsession";
@@ -102,6 +102,8 @@ struct ExchangeRecord {
     std::string answer;                  // the answer's text
     std::string reasoning;               // the model's visible thinking, if any
     std::string error;                   // empty: the answer was usable
+    std::string stopReason;              // why the model stopped, as the server said it (format 3; "" before)
+    std::string ending;                  // "complete", "truncated", "refused"; "" when no answer came (format 3)
     int httpStatus = 0;
     int attempts = 0;
     std::int64_t promptTokens = 0, completionTokens = 0, reasoningTokens = 0;

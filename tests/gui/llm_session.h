@@ -97,6 +97,8 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
     e.promptTokens = 1200;
     e.completionTokens = 90;
     e.cost = 0.0031;
+    e.stopReason = "stop";
+    e.ending = "complete";
     auto ideas = store->addExchange(e, {s.idea});
     if (!ideas)
         return ideas.error();
@@ -108,6 +110,8 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
     e.completionTokens = 800;
     e.reasoningTokens = 120;
     e.cost = 0.0112;
+    e.stopReason = "length"; // cut off after its code block closed: used all the same
+    e.ending = "truncated";
     auto implement = store->addExchange(e, {s.candidate});
     if (!implement)
         return implement.error();

@@ -227,7 +227,7 @@ void TestGuiSearch::modelFields_data()
     QTest::newRow("no scheme") << "openai" << "localhost:8000/v1" << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
                                << "Endpoint URL: must start with http:// or https://";
     QTest::newRow("no host") << "openai" << "http:///v1" << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
-                             << "Endpoint URL: “http:///v1” is not a URL with a host name";
+                             << "Endpoint URL: \"http:///v1\" is not a URL with a host name";
     QTest::newRow("variable unset") << "openai" << local << "m" << env << "KF_TEST_KEY_UNSET" << int(F::Key)
                                     << "API key: the environment variable KF_TEST_KEY_UNSET is not set";
     QTest::newRow("default variable unset") << "anthropic" << "" << "claude-sonnet-4-5" << env << "" << int(F::Key)
@@ -238,6 +238,22 @@ void TestGuiSearch::modelFields_data()
                                         << "API key: api.openai.com needs a key";
     QTest::newRow("local without key") << "openai" << "http://localhost:11434/v1" << "llama3" << none << ""
                                        << int(F::None) << "";
+    // Where a key may go: the provider's variable only to the provider, no key in clear text.
+    QTest::newRow("other server, no variable") << "openai" << local << "m" << env << "" << int(F::Key)
+                                               << "API key: name the environment variable that holds the key for "
+                                                  "127.0.0.1 (OPENAI_API_KEY is sent only to api.openai.com)";
+    QTest::newRow("provider variable elsewhere") << "anthropic" << "https://llm.example.org" << "m" << env
+                                                 << "ANTHROPIC_API_KEY" << int(F::Key)
+                                                 << "API key: names ANTHROPIC_API_KEY, the key for "
+                                                    "https://api.anthropic.com, which is sent nowhere else";
+    QTest::newRow("variable over plain HTTP") << "openai" << "http://192.0.2.10:8000/v1" << "m" << env
+                                              << "KF_TEST_KEY_SET" << int(F::Key)
+                                              << "API key: would send a key in clear text over plain HTTP";
+    QTest::newRow("key file over plain HTTP") << "openai" << "http://192.0.2.10:8000/v1" << "m" << file
+                                              << "/nonexistent/key" << int(F::Key)
+                                              << "API key: would send a key in clear text over plain HTTP";
+    QTest::newRow("plain HTTP without key") << "openai" << "http://192.0.2.10:8000/v1" << "m" << none << ""
+                                            << int(F::None) << "";
 }
 
 void TestGuiSearch::modelFields()

@@ -348,12 +348,15 @@ void TestGuiModels::exchanges()
     QCOMPARE(model.index(0, ExchangeModel::CompletionTokensColumn).data(SortRole).toLongLong(), 800);
     QCOMPARE(model.index(0, ExchangeModel::CostColumn).data().toString(), QStringLiteral("0.0112"));
     QCOMPARE(model.index(0, ExchangeModel::OutcomeColumn).data().toString(), QStringLiteral("used"));
+    QCOMPARE(model.index(0, ExchangeModel::StopColumn).data().toString(), QStringLiteral("length · cut off"));
+    QVERIFY(model.index(0, ExchangeModel::StopColumn).data(Qt::ToolTipRole).toString().contains("cut off"));
+    QCOMPARE(model.headerData(ExchangeModel::StopColumn, Qt::Horizontal).toString(), QStringLiteral("Stop"));
     QCOMPARE(model.index(0, 0).data(NodeIdRole).toLongLong(), written->candidate);
 
     const QString text = exchangeText(*model.record(0));
     for (const QString &part : {QString::fromUtf8(test::kTestPrompt), QString::fromUtf8(test::kTestAnswer),
                                 QStringLiteral("test-model"), QStringLiteral("=== Thinking ==="),
-                                QStringLiteral("cost 0.0112")})
+                                QStringLiteral("cost 0.0112"), QStringLiteral("stopped: length · cut off")})
         QVERIFY2(text.contains(part), qPrintable(part));
     QVERIFY(text.indexOf(QStringLiteral("=== Prompt ===")) < text.indexOf(QStringLiteral("=== Answer ===")));
 
@@ -361,6 +364,7 @@ void TestGuiModels::exchanges()
     model.setExchanges(readExchanges(path, written->idea));
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("ideas"));
+    QCOMPARE(model.index(0, ExchangeModel::StopColumn).data().toString(), QStringLiteral("stop")); // ended in full
     model.setExchanges(readExchanges(path, written->round));
     QCOMPARE(model.rowCount(), 0);
     model.setExchanges(nullptr);

@@ -5,7 +5,10 @@
 #include "problem/problem.h"
 #include "replay_server.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace kf::test {
@@ -48,6 +51,59 @@ inline Asked asked(const ReplayRequest &r)
         return Asked::Repair;
     return Asked::Other;
 }
+
+inline Problem smallSoftmax()
+{
+    auto p = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
+    return p ? *p : Problem{};
+}
+
+// A context as the search builds it, with a sink that keeps every exchange.
+struct Context {
+    GenContext ctx;
+    std::vector<Exchange> exchanges;
+    std::atomic<bool> cancel{false};
+
+    Context()
+    {
+        ctx.problem = smallSoftmax();
+        ctx.round = 1;
+        ctx.gpu.reason = "no CUDA driver";
+        ctx.cancel = &cancel;
+        ctx.record = [this](const Exchange &e) {
+            exchanges.push_back(e);
+            return std::int64_t(exchanges.size());
+        };
+    }
+};
+
+inline Idea someIdea(std::int64_t node = 7)
+{
+    Idea i;
+    i.id = "block-per-row";
+    i.title = "Block per row";
+    i.text = "One block per row.";
+    i.node = node;
+    return i;
+}
+
+// An environment variable set (or, with nullptr, unset) for a scope, then put back as it was.
+class ScopedEnv {
+public:
+    ScopedEnv(const char *name, const char *value) : m_name(name)
+    {
+        if (const char *old = std::getenv(name))
+            m_old = old;
+        value ? ::setenv(name, value, 1) : ::unsetenv(name);
+    }
+    ~ScopedEnv() { m_old ? ::setenv(m_name.c_str(), m_old->c_str(), 1) : ::unsetenv(m_name.c_str()); }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+    std::string m_name;
+    std::optional<std::string> m_old;
+};
 
 inline ReplayReply answer(llm::Protocol p, const std::string &text, bool truncated = false)
 {

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -17,7 +20,7 @@ namespace kf::test {
 
 namespace {
 
-int listenOn(int &port)
+int listenOn(int &port, const std::string &address = "127.0.0.1", int backlog = 64)
 {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -26,10 +29,13 @@ int listenOn(int &port)
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in a{};
     a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1) {
+        ::close(fd);
+        return -1;
+    }
     a.sin_port = 0;
     socklen_t len = sizeof a;
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || ::listen(fd, 64) != 0 ||
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || ::listen(fd, backlog) != 0 ||
         ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
         ::close(fd);
         return -1;
@@ -55,6 +61,8 @@ const char *reasonPhrase(int status)
     case 200: return "OK";
     case 401: return "Unauthorized";
     case 404: return "Not Found";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
     case 429: return "Too Many Requests";
     case 500: return "Internal Server Error";
     case 529: return "Overloaded";
@@ -62,11 +70,51 @@ const char *reasonPhrase(int status)
     }
 }
 
+// CRC-32 (IEEE), which a gzip file ends with.
+std::uint32_t crc32(const std::string &data)
+{
+    std::uint32_t table[256];
+    for (std::uint32_t i = 0; i < 256; ++i) {
+        std::uint32_t c = i;
+        for (int k = 0; k < 8; ++k)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (unsigned char ch : data)
+        crc = table[(crc ^ ch) & 0xFF] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+void putLE(std::string &out, std::uint32_t v, int bytes)
+{
+    for (int i = 0; i < bytes; ++i)
+        out += char((v >> (8 * i)) & 0xFF);
+}
+
+std::string chunk(const std::string &data)
+{
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    return size + data + "\r\n";
+}
+
+// `data` cut into `n` pieces of about equal size.
+std::vector<std::string> cut(const std::string &data, std::size_t n)
+{
+    std::vector<std::string> out;
+    const std::size_t step = std::max<std::size_t>(1, (data.size() + n - 1) / std::max<std::size_t>(1, n));
+    for (std::size_t at = 0; at < data.size(); at += step)
+        out.push_back(data.substr(at, step));
+    return out;
+}
+
 } // namespace
 
-ReplayServer::ReplayServer(Handler handler) : m_handler(std::move(handler))
+ReplayServer::ReplayServer(Handler handler, const std::string &address)
+    : m_handler(std::move(handler)), m_address(address)
 {
-    m_fd = listenOn(m_port);
+    m_fd = listenOn(m_port, address);
     if (m_fd >= 0)
         m_acceptor = std::thread([this] { acceptLoop(); });
 }
@@ -102,15 +150,18 @@ void ReplayServer::acceptLoop()
         pollfd p{m_fd, POLLIN, 0};
         if (::poll(&p, 1, 20) <= 0)
             continue;
-        const int c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+        sockaddr_in peer{};
+        socklen_t len = sizeof peer;
+        const int c = ::accept4(m_fd, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_CLOEXEC);
         if (c < 0)
             continue;
+        const int peerPort = ntohs(peer.sin_port);
         std::lock_guard lock(m_mutex);
-        m_connections.emplace_back([this, c] { serve(c); });
+        m_connections.emplace_back([this, c, peerPort] { serve(c, peerPort); });
     }
 }
 
-void ReplayServer::serve(int fd)
+void ReplayServer::serve(int fd, int peerPort)
 {
     const int now = ++m_active;
     for (int seen = m_maxActive; now > seen && !m_maxActive.compare_exchange_weak(seen, now);) {
@@ -138,6 +189,7 @@ void ReplayServer::serve(int fd)
         }
     }
     ReplayRequest req;
+    req.peerPort = peerPort;
     if (headEnd == std::string::npos) { // the client went away before asking anything
         ::close(fd);
         --m_active;
@@ -173,28 +225,107 @@ void ReplayServer::serve(int fd)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
     };
     wait(reply.delayMs);
+    std::string body = reply.body;
+    std::vector<std::string> pieces = reply.pieces;
     std::ostringstream out;
     out << "HTTP/1.1 " << reply.status << " " << reasonPhrase(reply.status) << "\r\n";
     for (const auto &[k, v] : reply.headers)
         out << k << ": " << v << "\r\n";
-    out << "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " << reply.body.size()
-        << "\r\n\r\n";
+    out << "Content-Type: " << reply.contentType << "\r\nConnection: close\r\n";
+    const auto accepts = req.headers.find("accept-encoding");
+    if (reply.gzip && accepts != req.headers.end() && accepts->second.find("gzip") != std::string::npos) {
+        std::string whole = body;
+        for (const auto &p : pieces)
+            whole += p;
+        body = gzipped(whole);
+        if (!pieces.empty())
+            pieces = cut(body, pieces.size());
+        out << "Content-Encoding: gzip\r\n";
+    }
+    const bool chunked = !pieces.empty();
+    if (chunked)
+        out << "Transfer-Encoding: chunked\r\n\r\n";
+    else
+        out << "Content-Length: " << body.size() << "\r\n\r\n";
+    // The head, then each piece after its wait; false when the client went away.
+    auto sendPieces = [&] {
+        sendAll(fd, out.str());
+        for (const auto &p : pieces) {
+            wait(reply.pieceDelayMs);
+            if (m_stop)
+                return;
+            sendAll(fd, chunk(p));
+        }
+    };
     switch (reply.action) {
     case ReplayReply::Action::Respond:
-        sendAll(fd, out.str() + reply.body);
+        if (chunked) {
+            sendPieces();
+            sendAll(fd, "0\r\n\r\n");
+        } else {
+            sendAll(fd, out.str() + body);
+        }
         break;
     case ReplayReply::Action::Hang:
+        if (chunked)
+            sendPieces();
         wait(-1); // until the server stops; the client's time-out or cancel ends it first
         break;
     case ReplayReply::Action::Drop:
         break;
     case ReplayReply::Action::PartialBody:
-        sendAll(fd, out.str() + reply.body.substr(0, reply.body.size() / 2));
+        sendAll(fd, out.str() + body.substr(0, body.size() / 2));
         break;
     }
     ::shutdown(fd, SHUT_RDWR);
     ::close(fd);
     --m_active;
+}
+
+UnansweredPort::UnansweredPort()
+{
+    m_listen = listenOn(m_port, "127.0.0.1", 0);
+    if (m_listen < 0)
+        return;
+    m_filler = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(std::uint16_t(m_port));
+    if (m_filler >= 0 && ::connect(m_filler, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        ::close(m_filler);
+        m_filler = -1;
+    }
+}
+
+UnansweredPort::~UnansweredPort()
+{
+    if (m_filler >= 0)
+        ::close(m_filler);
+    if (m_listen >= 0)
+        ::close(m_listen);
+}
+
+int tcpTimer(int localPort, int remotePort)
+{
+    std::ifstream in("/proc/net/tcp");
+    std::string line;
+    char local[16], remote[16];
+    std::snprintf(local, sizeof local, ":%04X", localPort);
+    std::snprintf(remote, sizeof remote, ":%04X", remotePort);
+    std::getline(in, line); // the header
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::string slot, from, to, state, queues, timer;
+        f >> slot >> from >> to >> state >> queues >> timer;
+        auto endsWith = [](const std::string &s, const char *tail) {
+            const std::size_t n = std::strlen(tail);
+            return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+        };
+        if (endsWith(from, local) && endsWith(to, remote))
+            return std::atoi(timer.substr(0, timer.find(':')).c_str());
+    }
+    return -1;
 }
 
 int closedPort()
@@ -206,6 +337,36 @@ int closedPort()
     return port;
 }
 
+namespace {
+
+nlohmann::json openaiUsage(int promptTokens, int completionTokens)
+{
+    return {{"prompt_tokens", promptTokens},
+            {"completion_tokens", completionTokens},
+            {"total_tokens", promptTokens + completionTokens},
+            {"completion_tokens_details", {{"reasoning_tokens", completionTokens / 5}}}};
+}
+
+std::string event(const std::string &name, const nlohmann::json &data)
+{
+    return (name.empty() ? std::string() : "event: " + name + "\n") + "data: " + data.dump() + "\n\n";
+}
+
+// Text in pieces of about 40 characters, as a model streams tokens.
+std::vector<std::string> textPieces(const std::string &text) { return cut(text, text.size() / 40 + 1); }
+
+} // namespace
+
+std::string openaiMessage(const nlohmann::json &message, const std::string &finish)
+{
+    nlohmann::json j = {{"id", "chatcmpl-replay"},
+                        {"object", "chat.completion"},
+                        {"model", "replay-model"},
+                        {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
+                        {"usage", openaiUsage(1000, 500)}};
+    return j.dump();
+}
+
 std::string openaiAnswer(const std::string &text, const std::string &finish, int promptTokens, int completionTokens)
 {
     nlohmann::json j = {
@@ -213,12 +374,109 @@ std::string openaiAnswer(const std::string &text, const std::string &finish, int
         {"object", "chat.completion"},
         {"model", "replay-model"},
         {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finish}}}},
-        {"usage",
-         {{"prompt_tokens", promptTokens},
-          {"completion_tokens", completionTokens},
-          {"total_tokens", promptTokens + completionTokens},
-          {"completion_tokens_details", {{"reasoning_tokens", completionTokens / 5}}}}}};
+        {"usage", openaiUsage(promptTokens, completionTokens)}};
     return j.dump();
+}
+
+std::vector<std::string> openaiEvents(const std::string &text, const std::string &finish, int promptTokens,
+                                      int completionTokens)
+{
+    const nlohmann::json head = {{"id", "chatcmpl-replay"}, {"object", "chat.completion.chunk"}, {"model", "replay-model"}};
+    auto chunkWith = [&](const nlohmann::json &delta, const nlohmann::json &reason) {
+        nlohmann::json c = head;
+        c["choices"] = {{{"index", 0}, {"delta", delta}, {"finish_reason", reason}}};
+        return event("", c);
+    };
+    std::vector<std::string> out = {chunkWith({{"role", "assistant"}, {"content", ""}}, nullptr)};
+    for (const auto &piece : textPieces(text))
+        out.push_back(chunkWith({{"content", piece}}, nullptr));
+    out.push_back(chunkWith(nlohmann::json::object(), finish));
+    nlohmann::json usage = head;
+    usage["choices"] = nlohmann::json::array();
+    usage["usage"] = openaiUsage(promptTokens, completionTokens);
+    out.push_back(event("", usage));
+    out.push_back("data: [DONE]\n\n");
+    return out;
+}
+
+std::vector<std::string> anthropicEvents(const std::string &text, const std::string &stop, int promptTokens,
+                                         int completionTokens)
+{
+    std::vector<std::string> out;
+    out.push_back(event("message_start",
+                        {{"type", "message_start"},
+                         {"message",
+                          {{"id", "msg_replay"},
+                           {"type", "message"},
+                           {"role", "assistant"},
+                           {"model", "replay-model"},
+                           {"content", nlohmann::json::array()},
+                           {"stop_reason", nullptr},
+                           {"usage", {{"input_tokens", promptTokens}, {"output_tokens", 1}}}}}}));
+    out.push_back(": keep-alive\n\n");
+    out.push_back(event("content_block_start", {{"type", "content_block_start"},
+                                                {"index", 0},
+                                                {"content_block", {{"type", "thinking"}, {"thinking", ""}}}}));
+    for (const char *piece : {"Let me think about ", "the memory traffic."})
+        out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
+                                                    {"index", 0},
+                                                    {"delta", {{"type", "thinking_delta"}, {"thinking", piece}}}}));
+    out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
+                                                {"index", 0},
+                                                {"delta", {{"type", "signature_delta"}, {"signature", "x"}}}}));
+    out.push_back(event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}));
+    out.push_back(event("ping", {{"type", "ping"}}));
+    out.push_back(event("content_block_start", {{"type", "content_block_start"},
+                                                {"index", 1},
+                                                {"content_block", {{"type", "text"}, {"text", ""}}}}));
+    for (const auto &piece : textPieces(text))
+        out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
+                                                    {"index", 1},
+                                                    {"delta", {{"type", "text_delta"}, {"text", piece}}}}));
+    out.push_back(event("content_block_stop", {{"type", "content_block_stop"}, {"index", 1}}));
+    out.push_back(event("message_delta", {{"type", "message_delta"},
+                                          {"delta", {{"stop_reason", stop}, {"stop_sequence", nullptr}}},
+                                          {"usage", {{"output_tokens", completionTokens}}}}));
+    out.push_back(event("message_stop", {{"type", "message_stop"}}));
+    return out;
+}
+
+ReplayReply streamed(std::vector<std::string> events, int delayMs)
+{
+    ReplayReply r;
+    r.contentType = "text/event-stream";
+    r.pieces = std::move(events);
+    r.pieceDelayMs = delayMs;
+    return r;
+}
+
+std::string gzipped(const std::string &data)
+{
+    std::string out = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, '\xff'}; // magic, deflate, no flags, no time, unknown OS
+    constexpr std::size_t kBlock = 65535;                           // the largest stored block
+    std::size_t at = 0;
+    do {
+        const std::size_t n = std::min(kBlock, data.size() - at);
+        const bool last = at + n == data.size();
+        out += char(last ? 1 : 0); // BFINAL, BTYPE 00 (stored)
+        putLE(out, std::uint32_t(n), 2);
+        putLE(out, std::uint32_t(~n & 0xFFFF), 2);
+        out += data.substr(at, n);
+        at += n;
+    } while (at < data.size());
+    putLE(out, crc32(data), 4);
+    putLE(out, std::uint32_t(data.size()), 4);
+    return out;
+}
+
+std::string httpDate(int seconds)
+{
+    const std::time_t when = std::time(nullptr) + seconds;
+    std::tm utc{};
+    ::gmtime_r(&when, &utc);
+    char b[64];
+    std::strftime(b, sizeof b, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+    return b;
 }
 
 std::string anthropicAnswer(const std::string &text, const std::string &stop, int promptTokens, int completionTokens)

@@ -1,7 +1,8 @@
 // The LLM generators against a replay server on 127.0.0.1 that speaks each protocol: answers
-// as models write them (bare JSON, JSON in prose, code blocks, no code, cut off), and the ways a
-// server fails (401, 429 with Retry-After, 500, a hang, a dropped connection, no server at all).
-// Each case must end as docs/llm.md says.
+// as models write them (bare JSON, JSON in prose, code blocks, no code, cut off, refused), what
+// each protocol is sent (thinking, effort, limits), and the ways a server fails (401, 429 with
+// Retry-After, 500, a hang, a dropped connection, no server at all). Each case must end as
+// docs/llm.md says. Transport (streams, retries, time-outs) is test_llm_transport, keys test_llm_keys.
 #include "gen/llm/parse.h"
 #include "gen/llm/prompts.h"
 #include "llm_support.h"
@@ -19,41 +20,6 @@ Q_DECLARE_METATYPE(kf::llm::Protocol)
 namespace {
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
-
-Problem smallSoftmax()
-{
-    auto p = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
-    return p ? *p : Problem{};
-}
-
-// A context as the search builds it, with a sink that keeps every exchange.
-struct Context {
-    GenContext ctx;
-    std::vector<Exchange> exchanges;
-    std::atomic<bool> cancel{false};
-
-    Context()
-    {
-        ctx.problem = smallSoftmax();
-        ctx.round = 1;
-        ctx.gpu.reason = "no CUDA driver";
-        ctx.cancel = &cancel;
-        ctx.record = [this](const Exchange &e) {
-            exchanges.push_back(e);
-            return std::int64_t(exchanges.size());
-        };
-    }
-};
-
-Idea someIdea(std::int64_t node = 7)
-{
-    Idea i;
-    i.id = "block-per-row";
-    i.title = "Block per row";
-    i.text = "One block per row.";
-    i.node = node;
-    return i;
-}
 
 } // namespace
 
@@ -208,8 +174,7 @@ private slots:
             QVERIFY(g->proposeIdeas(c.ctx, 3));
         }
         {
-            auto g = llmGenerator(Protocol::Anthropic, server.url(),
-                                  {{"temperature", 0.7}, {"max_tokens", 8000}, {"thinking_budget", 2048}});
+            auto g = llmGenerator(Protocol::Anthropic, server.url(), {{"max_tokens", 8000}, {"thinking_budget", 2048}});
             QVERIFY(g);
             Context c;
             QVERIFY(g->proposeIdeas(c.ctx, 3));
@@ -226,8 +191,11 @@ private slots:
         QCOMPARE(ob["messages"][0]["role"].get<std::string>(), std::string("system"));
         QCOMPARE(ob["messages"][1]["role"].get<std::string>(), std::string("user"));
         QCOMPARE(ob["max_tokens"].get<int>(), 4000); // not api.openai.com: the field every server takes
+        QVERIFY(!ob.contains("max_completion_tokens"));
         QCOMPARE(ob["temperature"].get<double>(), 0.7);
         QCOMPARE(ob["reasoning_effort"].get<std::string>(), std::string("high"));
+        QCOMPARE(ob["stream"].get<bool>(), true); // streamed by default, with the token counts at the end
+        QCOMPARE(ob["stream_options"]["include_usage"].get<bool>(), true);
         QVERIFY(o.body.find(kTestKey) == std::string::npos);
 
         const ReplayRequest &a = requests[1];
@@ -239,8 +207,11 @@ private slots:
         QVERIFY(ab["system"].is_string() && !ab["system"].get<std::string>().empty());
         QCOMPARE(int(ab["messages"].size()), 1);
         QCOMPARE(ab["max_tokens"].get<int>(), 8000);
+        QCOMPARE(ab["thinking"]["type"].get<std::string>(), std::string("enabled")); // the budget form
         QCOMPARE(ab["thinking"]["budget_tokens"].get<int>(), 2048);
-        QVERIFY(!ab.contains("temperature")); // extended thinking takes none
+        QVERIFY(!ab.contains("temperature"));
+        QVERIFY(!ab.contains("output_config"));
+        QCOMPARE(ab["stream"].get<bool>(), true);
     }
 
     void serverFailures_data()
@@ -258,9 +229,10 @@ private slots:
                                         << 3;
         QTest::addRow("openai half an answer") << Protocol::OpenAI << "partial"
                                                << "closed the connection before the answer" << 3;
-        QTest::addRow("openai no server") << Protocol::OpenAI << "refused" << "no server at http://127.0.0.1:" << 1;
+        // A refused connection is retried, as the providers' SDKs retry connection errors.
+        QTest::addRow("openai no server") << Protocol::OpenAI << "refused" << "no server at http://127.0.0.1:" << 3;
         QTest::addRow("anthropic not json") << Protocol::Anthropic << "garbage" << "is not a message" << 1;
-        QTest::addRow("openai 501") << Protocol::OpenAI << "501" << "failed (HTTP 501" << 1;
+        QTest::addRow("openai 501") << Protocol::OpenAI << "501" << "failed (HTTP 501" << 3;
     }
 
     void serverFailures()
@@ -338,10 +310,7 @@ private slots:
         QCOMPARE(c.exchanges.front().attempts, 2);
         QVERIFY2(seconds >= 0.95, qPrintable(QString::number(seconds))); // backoff is 0.05 s: Retry-After won
         QVERIFY(c.exchanges.front().latencyMs >= 950);
-        QCOMPARE(llm::retryWaitSeconds(1, "", llm::HttpOptions{}), 2.0);
-        QCOMPARE(llm::retryWaitSeconds(3, "", llm::HttpOptions{}), 8.0);
-        QCOMPARE(llm::retryWaitSeconds(1, "30", llm::HttpOptions{}), 30.0);
-        QCOMPARE(llm::retryWaitSeconds(1, "9999", llm::HttpOptions{}), 120.0); // capped
+
     }
 
     void requestsRunConcurrentlyWithinTheLimit()
@@ -542,6 +511,233 @@ private slots:
         QVERIFY(ideas);
         QCOMPARE((*ideas)[0].buildsOn, std::int64_t(12));
         QCOMPARE((*ideas)[1].buildsOn, std::int64_t(0));
+    }
+
+    // An answer cut at a token or context limit is recorded as truncated with its raw text, and
+    // an ideas list that was cut is not taken for a complete one.
+    void truncatedAnswersAreRecorded_data()
+    {
+        QTest::addColumn<Protocol>("protocol");
+        QTest::addColumn<QString>("stop");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("ideas");   // -1: an implementation is asked for
+        QTest::addColumn<QString>("error");
+        for (Protocol p : {Protocol::OpenAI, Protocol::Anthropic}) {
+            const char *n = p == Protocol::OpenAI ? "openai" : "anthropic";
+            const char *limit = p == Protocol::OpenAI ? "length" : "max_tokens";
+            QTest::addRow("%s list closed, prose cut", n) << p << limit << "ideas_then_cut.md" << 2 << "";
+            QTest::addRow("%s list cut", n) << p << limit << "ideas_cut.md" << 0 << "the list of ideas is incomplete";
+            QTest::addRow("%s code cut", n) << p << limit << "truncated.md" << -1 << "cut off at the token limit";
+        }
+        QTest::addRow("anthropic context window, list cut")
+            << Protocol::Anthropic << "model_context_window_exceeded" << "ideas_cut.md" << 0
+            << "the list of ideas is incomplete";
+        QTest::addRow("anthropic context window, code cut")
+            << Protocol::Anthropic << "model_context_window_exceeded" << "truncated.md" << -1 << "cut off";
+    }
+
+    void truncatedAnswersAreRecorded()
+    {
+        QFETCH(Protocol, protocol);
+        QFETCH(QString, stop);
+        QFETCH(QString, file);
+        QFETCH(int, ideas);
+        QFETCH(QString, error);
+        const std::string text = dataFile(file.toStdString());
+        QVERIFY(!text.empty());
+        ReplayServer server([&](const ReplayRequest &) {
+            ReplayReply r;
+            r.body = protocol == Protocol::OpenAI ? openaiAnswer(text, stop.toStdString())
+                                                  : anthropicAnswer(text, stop.toStdString());
+            return r;
+        });
+        auto g = llmGenerator(protocol, server.url());
+        QVERIFY(g);
+        Context c;
+        QString message;
+        if (ideas >= 0) {
+            auto got = g->proposeIdeas(c.ctx, 4);
+            QCOMPARE(bool(got), error.isEmpty());
+            if (got)
+                QCOMPARE(int(got->size()), ideas);
+            else
+                message = q(got.error().message);
+        } else {
+            auto got = g->implement(c.ctx, someIdea(), 1);
+            QVERIFY(!got);
+            message = q(got.error().message);
+        }
+        QVERIFY2(message.contains(error), qPrintable(message));
+        QCOMPARE(int(c.exchanges.size()), 1);
+        const Exchange &e = c.exchanges.front();
+        QCOMPARE(q(e.stopReason), stop);
+        QCOMPARE(q(e.ending), QString("truncated"));
+        QCOMPARE(e.answer, text); // the raw text is kept
+        QVERIFY2(q(e.error).contains(error), qPrintable(q(e.error)));
+    }
+
+    // A refusal is recorded as one (the model's words, or the filter that withheld the answer),
+    // not as an answer without code.
+    void refusalsAreRecordedAsSuch_data()
+    {
+        QTest::addColumn<Protocol>("protocol");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("stop");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("openai refusal") << Protocol::OpenAI << "refusal" << "stop"
+                                        << "refused: I can't help with that request.";
+        QTest::newRow("openai content filter") << Protocol::OpenAI << "filter" << "content_filter"
+                                               << "refused: withheld by 127.0.0.1:";
+        QTest::newRow("openai content null") << Protocol::OpenAI << "null" << "stop"
+                                             << "refused: no content in the answer (content null";
+        QTest::newRow("openai streamed refusal") << Protocol::OpenAI << "stream" << "stop"
+                                                 << "refused: I can't help with that request.";
+        QTest::newRow("anthropic refusal") << Protocol::Anthropic << "refusal" << "refusal"
+                                           << "refused: declined by the model (stop_reason refusal)";
+    }
+
+    void refusalsAreRecordedAsSuch()
+    {
+        QFETCH(Protocol, protocol);
+        QFETCH(QString, kind);
+        QFETCH(QString, stop);
+        QFETCH(QString, error);
+        ReplayServer server([&](const ReplayRequest &) {
+            ReplayReply r;
+            if (protocol == Protocol::Anthropic) {
+                r.body = anthropicAnswer("", "refusal");
+            } else if (kind == "refusal") {
+                r.body = openaiMessage({{"role", "assistant"}, {"content", nullptr},
+                                        {"refusal", "I can't help with that request."}},
+                                       "stop");
+            } else if (kind == "filter") {
+                r.body = openaiMessage({{"role", "assistant"}, {"content", nullptr}}, "content_filter");
+            } else if (kind == "null") {
+                r.body = openaiMessage({{"role", "assistant"}, {"content", nullptr}}, "stop");
+            } else {
+                std::vector<std::string> events = openaiEvents("", "stop");
+                // The refusal comes in its own deltas instead of content.
+                events.insert(events.begin() + 1,
+                              "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't help \"}}]}\n\n");
+                events.insert(events.begin() + 2,
+                              "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"with that request.\"}}]}\n\n");
+                r = streamed(events);
+            }
+            return r;
+        });
+        auto g = llmGenerator(protocol, server.url());
+        QVERIFY(g);
+        Context c;
+        auto drafts = g->implement(c.ctx, someIdea(), 1);
+        QVERIFY(!drafts);
+        QVERIFY2(q(drafts.error().message).contains(error), qPrintable(q(drafts.error().message)));
+        QCOMPARE(int(c.exchanges.size()), 1);
+        const Exchange &e = c.exchanges.front();
+        QCOMPARE(q(e.ending), QString("refused"));
+        QCOMPARE(q(e.stopReason), stop);
+        QVERIFY2(q(e.error).startsWith("refused: "), qPrintable(q(e.error)));
+        QVERIFY(!q(e.error).contains("code block"));
+    }
+
+    // Anthropic: adaptive thinking with an effort for the models that take only that, the budget
+    // form for older ones; temperature within Anthropic's 0-1, and 1 or none while thinking;
+    // reasoning_effort sent as output_config.effort with Anthropic's own values.
+    void anthropicThinkingForms_data()
+    {
+        QTest::addColumn<QByteArray>("settings"); // JSON on top of the test settings
+        QTest::addColumn<QByteArray>("thinking"); // the thinking sent, "null" for none
+        QTest::addColumn<QString>("effort");      // output_config.effort sent, "" for none
+        QTest::addColumn<QString>("error");       // the settings error, "" when it is accepted
+        QTest::newRow("adaptive with effort") << QByteArray(R"({"thinking": "adaptive", "reasoning_effort": "xhigh"})")
+                                              << QByteArray(R"({"type": "adaptive"})") << "xhigh" << "";
+        QTest::newRow("adaptive, max effort") << QByteArray(R"({"thinking": "adaptive", "reasoning_effort": "max"})")
+                                              << QByteArray(R"({"type": "adaptive"})") << "max" << "";
+        QTest::newRow("effort alone") << QByteArray(R"({"reasoning_effort": "low"})") << QByteArray("null") << "low"
+                                      << "";
+        QTest::newRow("budget form") << QByteArray(R"({"thinking": "enabled", "thinking_budget": 4096})")
+                                     << QByteArray(R"({"type": "enabled", "budget_tokens": 4096})") << "" << "";
+        QTest::newRow("thinking off") << QByteArray(R"({"thinking": "disabled", "temperature": 0.2})")
+                                      << QByteArray(R"({"type": "disabled"})") << "" << "";
+        QTest::newRow("adaptive with a budget")
+            << QByteArray(R"({"thinking": "adaptive", "thinking_budget": 4096})") << QByteArray() << ""
+            << "thinking_budget belongs to thinking enabled";
+        QTest::newRow("enabled without a budget") << QByteArray(R"({"thinking": "enabled"})") << QByteArray() << ""
+                                                  << "thinking_budget must be at least 1024";
+        QTest::newRow("unknown thinking") << QByteArray(R"({"thinking": "deep"})") << QByteArray() << ""
+                                          << "thinking must be adaptive, enabled";
+        QTest::newRow("temperature above 1") << QByteArray(R"({"temperature": 1.5})") << QByteArray() << ""
+                                             << "temperature must be between 0 and 1";
+        QTest::newRow("temperature while thinking")
+            << QByteArray(R"({"thinking": "adaptive", "temperature": 0.7})") << QByteArray() << ""
+            << "temperature must be 1 or left out while thinking is adaptive";
+        QTest::newRow("OpenAI's effort") << QByteArray(R"({"reasoning_effort": "minimal"})") << QByteArray() << ""
+                                         << "output_config.effort, which takes low, medium, high, xhigh, max";
+    }
+
+    void anthropicThinkingForms()
+    {
+        QFETCH(QByteArray, settings);
+        QFETCH(QByteArray, thinking);
+        QFETCH(QString, effort);
+        QFETCH(QString, error);
+        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::Anthropic, dataFile("ideas_round1.md")); });
+        const auto extra = nlohmann::json::parse(settings.toStdString());
+        auto made = llm::LlmGenerator::make(Protocol::Anthropic, llmSettings(Protocol::Anthropic, server.url(), extra));
+        if (!error.isEmpty()) {
+            QVERIFY(!made);
+            QVERIFY2(q(made.error().message).contains(error), qPrintable(q(made.error().message)));
+            return;
+        }
+        QVERIFY2(made, made ? "" : qPrintable(q(made.error().text())));
+        Context c;
+        QVERIFY((*made)->proposeIdeas(c.ctx, 2));
+        const auto body = nlohmann::json::parse(server.requests().front().body);
+        QCOMPARE(body.value("thinking", nlohmann::json()), nlohmann::json::parse(thinking.toStdString()));
+        QCOMPARE(q(body.contains("output_config") ? body["output_config"]["effort"].get<std::string>() : ""), effort);
+        // Kept for a resume the same way.
+        auto again = llm::configFromJson(Protocol::Anthropic, (*made)->settings());
+        QVERIFY(again);
+        QCOMPARE(again->thinking, (*made)->config().thinking);
+        QCOMPARE(again->reasoningEffort, effort.toStdString());
+    }
+
+    // OpenAI-compatible: every reasoning_effort the API documents; the field the answer limit goes
+    // in is a setting; temperature together with a reasoning effort gets a warning.
+    void openaiSettings()
+    {
+        using llm::configFromJson;
+        for (const char *e : {"none", "minimal", "low", "medium", "high", "xhigh"})
+            QVERIFY2(configFromJson(Protocol::OpenAI, {{"model", "m"}, {"reasoning_effort", e}}), e);
+        auto max = configFromJson(Protocol::OpenAI, {{"model", "m"}, {"reasoning_effort", "max"}});
+        QVERIFY(!max);
+        QVERIFY2(q(max.error().message).contains("must be one of none, minimal, low, medium, high, xhigh"),
+                 qPrintable(q(max.error().message)));
+        QVERIFY(!configFromJson(Protocol::OpenAI, {{"model", "m"}, {"thinking", "adaptive"}}));
+        QVERIFY(!configFromJson(Protocol::OpenAI, {{"model", "m"}, {"max_tokens_field", "max_output_tokens"}}));
+
+        // The field: max_completion_tokens for OpenAI's own API, max_tokens elsewhere, unless set.
+        QCOMPARE(configFromJson(Protocol::OpenAI, {{"model", "m"}})->maxTokensField, std::string("max_completion_tokens"));
+        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        for (const char *field : {"max_completion_tokens", "max_tokens"}) {
+            auto g = llmGenerator(Protocol::OpenAI, server.url(), {{"max_tokens", 3000}, {"max_tokens_field", field}});
+            QVERIFY(g);
+            Context c;
+            QVERIFY(g->proposeIdeas(c.ctx, 2));
+            const auto body = nlohmann::json::parse(server.requests().back().body);
+            QCOMPARE(body[field].get<int>(), 3000);
+            QCOMPARE(int(body.count("max_tokens") + body.count("max_completion_tokens")), 1);
+            QCOMPARE(g->settings()["max_tokens_field"].get<std::string>(), std::string(field));
+        }
+
+        auto warned = configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 0.5}, {"reasoning_effort", "high"}});
+        QVERIFY(warned);
+        QCOMPARE(int(warned->warnings.size()), 1);
+        QVERIFY2(q(warned->warnings[0]).contains("temperature 0.5 is sent with reasoning_effort high"),
+                 qPrintable(q(warned->warnings[0])));
+        QVERIFY(configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 0.5}})->warnings.empty());
+        QVERIFY(configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 0.5}, {"reasoning_effort", "none"}})
+                    ->warnings.empty());
+        QVERIFY(configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 1.8}})); // OpenAI's range is 0-2
     }
 };
 

@@ -96,7 +96,7 @@ private slots:
         auto exchanges = f.store->allExchanges();
         QVERIFY(exchanges);
         QCOMPARE(int(exchanges->size()), 9);
-        int failed = 0;
+        int failed = 0, truncated = 0;
         for (const auto &e : *exchanges) {
             QCOMPARE(e.generator, std::string("openai"));
             QCOMPARE(e.model, std::string("replay-model"));
@@ -104,8 +104,14 @@ private slots:
             QVERIFY(!e.prompt.empty() && !e.answer.empty() && !e.request.empty());
             QVERIFY(!e.nodes.empty());
             failed += !e.error.empty();
+            // How each answer ended is kept with it: the one cut off, and the rest in full.
+            const bool cut = e.ending == "truncated";
+            truncated += cut;
+            QCOMPARE(e.stopReason, std::string(cut ? "length" : "stop"));
+            QVERIFY(cut || e.ending == "complete");
         }
         QCOMPARE(failed, 2);
+        QCOMPARE(truncated, 1);
 
         // The prompt and answer behind an idea, a candidate and a repair.
         auto warp = titled(ideas, "Warp per row");
@@ -306,6 +312,39 @@ private slots:
         QVERIFY(shown.contains("Block per row"));
     }
 
+    // The newer options reach the request, and a setting that may not do what was meant is said.
+    void cliNewOptionsAndWarnings()
+    {
+        if (qEnvironmentVariableIsEmpty("KERNELFORGE_CLI"))
+            QSKIP("KERNELFORGE_CLI is not set (run through ctest)");
+        ReplayServer server([](const ReplayRequest &r) {
+            ReplayReply reply;
+            reply.body = r.path == "/v1/models" ? dataFile("models.json") : std::string("{}");
+            return reply;
+        });
+        QProcess p;
+        p.start(qEnvironmentVariable("KERNELFORGE_CLI"),
+                {"models", "--generator", "openai", "--base-url", q(server.url() + "/v1"), "--model", "m",
+                 "--temperature", "0.5", "--reasoning-effort", "xhigh", "--stream", "off", "--max-tokens-field",
+                 "max_completion_tokens", "--connect-timeout", "2", "--max-time", "60"});
+        QVERIFY(p.waitForFinished(60000));
+        const QString out = p.readAllStandardOutput(), err = p.readAllStandardError();
+        QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
+        QVERIFY(out.contains("replay-large"));
+        QVERIFY2(err.contains("kernelforge-cli: warning: temperature 0.5 is sent with reasoning_effort xhigh"),
+                 qPrintable(err));
+        QVERIFY(!server.requests().front().headers.count("authorization")); // no key named for this server
+
+        // "default" drops a stored value: a session stored with a temperature resumes without one.
+        QProcess cleared;
+        cleared.start(qEnvironmentVariable("KERNELFORGE_CLI"),
+                      {"models", "--generator", "openai", "--base-url", q(server.url() + "/v1"), "--model", "m",
+                       "--temperature", "default", "--reasoning-effort", "xhigh"});
+        QVERIFY(cleared.waitForFinished(60000));
+        QCOMPARE(cleared.exitCode(), 0);
+        QVERIFY(!QString(cleared.readAllStandardError()).contains("warning"));
+    }
+
     void cliSettingsErrors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -322,6 +361,22 @@ private slots:
                                                  "--thinking-budget", "500"}
                                   << "at least 1024 tokens";
         QTest::newRow("token budget") << QStringList{"--token-budget", "lots"} << "--token-budget needs a number";
+        QTest::newRow("stream") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
+                                               "http://127.0.0.1:1/v1", "--stream", "maybe"}
+                                << "--stream is on or off, not 'maybe'";
+        QTest::newRow("thinking form") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
+                                                      "--thinking", "deep"}
+                                       << "generator setting thinking must be adaptive, enabled";
+        QTest::newRow("effort") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
+                                               "--reasoning-effort", "minimal"}
+                                << "output_config.effort, which takes low, medium, high, xhigh, max";
+        // The README's OpenAI export must not follow the search to another server.
+        QTest::newRow("default key elsewhere") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
+                                                              "http://127.0.0.1:1/v1", "--key-env", "OPENAI_API_KEY"}
+                                               << "key_env names OPENAI_API_KEY, the key for https://api.openai.com";
+        QTest::newRow("key in clear text") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
+                                                          "http://192.0.2.10:8000/v1", "--key-env", kKeyEnv}
+                                           << "would send a key in clear text over plain HTTP to 192.0.2.10:8000";
     }
 
     // Bad generator settings are refused before a session file is made.
@@ -344,7 +399,7 @@ private slots:
     }
 
     // Sessions written before exchanges existed (format 1: the examples shipped in resources/)
-    // read as they are, with no exchanges, and become format 2 on a writable open.
+    // read as they are, with no exchanges, and become the current format on a writable open.
     void formatOneSessionsStayReadable()
     {
         QTemporaryDir dir;
@@ -374,6 +429,8 @@ private slots:
             e.answer = "[]";
             e.cost = 0.25;
             e.latencyMs = 12.5;
+            e.stopReason = "max_tokens";
+            e.ending = "truncated";
             auto id = rw->addExchange(e, {node});
             QVERIFY(id);
             QVERIFY(rw->linkExchange(*id, node)); // twice is harmless
@@ -382,9 +439,11 @@ private slots:
         }
         auto ro = SessionStore::open(copy.toStdString(), true);
         QVERIFY(ro);
-        QCOMPARE(ro->formatVersion(), 2);
+        QCOMPARE(ro->formatVersion(), kSessionFormatVersion);
         auto back = ro->exchanges(node);
         QVERIFY(back && back->size() == 1);
+        QCOMPARE(back->front().stopReason, std::string("max_tokens"));
+        QCOMPARE(back->front().ending, std::string("truncated"));
         QCOMPARE(back->front().nodes, std::vector<std::int64_t>{node});
         QCOMPARE(back->front().cost, 0.25);
         QCOMPARE(back->front().latencyMs, 12.5);

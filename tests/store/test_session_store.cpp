@@ -207,6 +207,7 @@ private slots:
     void foreignFiles_data();
     void foreignFiles();
     void newerFormatIsRefused();
+    void formatTwoReadsAndMigrates();
     void missingFile();
     void survivesSigkill();
 
@@ -640,15 +641,67 @@ void TestSessionStore::newerFormatIsRefused()
         auto s = SessionStore::create(path, sampleMeta());
         buildTree(*s);
     }
-    QVERIFY(rawExec(path, "PRAGMA user_version = 3"));
+    const std::string newer = std::to_string(kSessionFormatVersion + 1);
+    QVERIFY(rawExec(path, "PRAGMA user_version = " + newer));
     for (const bool readOnly : {true, false}) {
         auto s = SessionStore::open(path, readOnly);
         QVERIFY(!s.ok());
         QCOMPARE(s.error().code, std::string("version"));
-        QCOMPARE(s.error().message, "written by a newer KernelForge (format 3, this reads up to " +
+        QCOMPARE(s.error().message, "written by a newer KernelForge (format " + newer + ", this reads up to " +
                                         std::to_string(kSessionFormatVersion) + ")");
         QCOMPARE(s.error().where, path);
     }
+}
+
+// Format 2 kept no stop reason: such a file reads as it is when opened read-only (the fields
+// empty), and gains the columns, in one step, on a writable open.
+void TestSessionStore::formatTwoReadsAndMigrates()
+{
+    QTemporaryDir dir;
+    const std::string path = p(dir, "two.kfsession");
+    std::int64_t node = 0;
+    {
+        auto s = SessionStore::create(path, sampleMeta());
+        node = buildTree(*s).front();
+        ExchangeRecord e;
+        e.purpose = "ideas";
+        e.answer = "[]";
+        e.stopReason = "end_turn";
+        e.ending = "complete";
+        QVERIFY(s->addExchange(e, {node}));
+        QVERIFY(s->close());
+    }
+    QVERIFY(rawExec(path, "ALTER TABLE exchanges DROP COLUMN stop_reason; ALTER TABLE exchanges DROP COLUMN ending; "
+                          "PRAGMA user_version = 2"));
+    {
+        auto ro = SessionStore::open(path, true);
+        QVERIFY2(ro, ro ? "" : ro.error().text().c_str());
+        QCOMPARE(ro->formatVersion(), 2);
+        auto old = ro->exchanges(node);
+        QVERIFY(old && old->size() == 1);
+        QCOMPARE(old->front().answer, std::string("[]"));
+        QCOMPARE(old->front().stopReason, std::string());
+        QCOMPARE(old->front().ending, std::string());
+    }
+    {
+        auto rw = SessionStore::open(path);
+        QVERIFY2(rw, rw ? "" : rw.error().text().c_str());
+        QCOMPARE(rw->formatVersion(), kSessionFormatVersion);
+        ExchangeRecord e;
+        e.purpose = "implement";
+        e.stopReason = "refusal";
+        e.ending = "refused";
+        QVERIFY(rw->addExchange(e, {node}));
+        QVERIFY(rw->close());
+    }
+    auto again = SessionStore::open(path, true);
+    QVERIFY(again);
+    QCOMPARE(again->formatVersion(), kSessionFormatVersion);
+    auto all = again->exchanges(node);
+    QVERIFY(all && all->size() == 2);
+    QCOMPARE((*all)[0].stopReason, std::string()); // rows of the old format stay as they were
+    QCOMPARE((*all)[1].stopReason, std::string("refusal"));
+    QCOMPARE((*all)[1].ending, std::string("refused"));
 }
 
 void TestSessionStore::missingFile()

@@ -38,6 +38,19 @@ QString section(const QString &title, const std::string &body)
 
 } // namespace
 
+QString stopText(const ExchangeRecord &e)
+{
+    QString t = qs(e.stopReason);
+    QString meaning;
+    if (e.ending == "truncated")
+        meaning = QObject::tr("cut off");
+    else if (e.ending == "refused")
+        meaning = QObject::tr("refused");
+    if (meaning.isEmpty())
+        return t;
+    return t.isEmpty() ? meaning : QStringLiteral("%1 · %2").arg(t, meaning);
+}
+
 QString exchangeText(const ExchangeRecord &e)
 {
     QString t = QObject::tr("#%1 %2 · round %3 · %4 · %5\n")
@@ -51,6 +64,8 @@ QString exchangeText(const ExchangeRecord &e)
              .arg(e.latencyMs / 1000.0, 0, 'f', 2);
     t += QObject::tr("tokens: %1 prompt + %2 completion (%3 reasoning) · cost %4\n")
              .arg(tokens(e.promptTokens), tokens(e.completionTokens), tokens(e.reasoningTokens), cost(e.cost));
+    if (const QString stop = stopText(e); !stop.isEmpty())
+        t += QObject::tr("stopped: %1\n").arg(stop);
     if (!e.error.empty())
         t += QObject::tr("not used: %1\n").arg(qs(e.error));
     t += section(QObject::tr("Prompt"), e.prompt);
@@ -95,10 +110,18 @@ QVariant ExchangeModel::data(const QModelIndex &index, int role) const
     const int c = index.column();
     if (role == NodeIdRole)
         return qlonglong(m_exchanges->node);
-    if (role == Qt::TextAlignmentRole && c != PurposeColumn && c != ModelColumn && c != OutcomeColumn)
+    if (role == Qt::TextAlignmentRole && c != PurposeColumn && c != ModelColumn && c != StopColumn &&
+        c != OutcomeColumn)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && c == OutcomeColumn)
         return e->error.empty() ? QObject::tr("The answer was used") : qs(e->error);
+    if (role == Qt::ToolTipRole && c == StopColumn) {
+        if (e->ending == "truncated")
+            return QObject::tr("The answer was cut off at the token or context limit");
+        if (e->ending == "refused")
+            return QObject::tr("The model or the server's content filter refused to answer");
+        return e->stopReason.empty() ? QVariant() : QObject::tr("Why the model stopped, as the server said it");
+    }
     if (role == SortRole) {
         switch (c) {
         case IdColumn: return qlonglong(e->id);
@@ -119,6 +142,7 @@ QVariant ExchangeModel::data(const QModelIndex &index, int role) const
     case CompletionTokensColumn: return tokens(e->completionTokens);
     case CostColumn: return cost(e->cost);
     case LatencyColumn: return QStringLiteral("%1 s").arg(e->latencyMs / 1000.0, 0, 'f', 1);
+    case StopColumn: return stopText(*e);
     case OutcomeColumn: return e->error.empty() ? QObject::tr("used") : qs(e->error);
     default: return {};
     }
@@ -136,6 +160,7 @@ QVariant ExchangeModel::headerData(int section, Qt::Orientation o, int role) con
     case CompletionTokensColumn: return tr("Completion tokens");
     case CostColumn: return tr("Cost");
     case LatencyColumn: return tr("Time");
+    case StopColumn: return tr("Stop");
     case OutcomeColumn: return tr("Outcome");
     default: return {};
     }

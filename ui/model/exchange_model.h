@@ -25,16 +25,20 @@ using ExchangesPtr = std::shared_ptr<const NodeExchanges>;
 // Reads through a read-only connection, like readSnapshot().
 ExchangesPtr readExchanges(const std::string &path, std::int64_t node);
 
-// The exchange as text for people: a header with model, tokens and cost, then the prompt, any
-// visible thinking, and the answer (the raw response when there is no answer text).
+// The exchange as text for people: a header with model, tokens, cost and how the answer ended,
+// then the prompt, any visible thinking, and the answer (the raw response when there is no answer text).
 QString exchangeText(const ExchangeRecord &);
+
+// Why the model stopped, for the Stop column: the server's words, and what they mean where the
+// answer did not end in full ("length · cut off", "refusal · refused"); "" for no answer.
+QString stopText(const ExchangeRecord &);
 
 class ExchangeModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
         IdColumn, PurposeColumn, ModelColumn, PromptTokensColumn, CompletionTokensColumn, CostColumn, LatencyColumn,
-        OutcomeColumn, ColumnCount
+        StopColumn, OutcomeColumn, ColumnCount
     };
     explicit ExchangeModel(QObject *parent = nullptr);
 

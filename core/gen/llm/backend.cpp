@@ -1,6 +1,23 @@
 #include "gen/llm/backend.h"
 
+#include "gen/llm/stream.h"
+#include "gen/llm/url.h"
+
 namespace kf::llm {
+
+std::string toString(Ending e)
+{
+    switch (e) {
+    case Ending::Truncated: return "truncated";
+    case Ending::Refused: return "refused";
+    default: return "complete";
+    }
+}
+
+std::string Backend::answerBody(const HttpResult &r) const
+{
+    return isEventStream(r.contentType) ? fromStream(r.body) : r.body;
+}
 
 namespace {
 
@@ -9,6 +26,23 @@ using nlohmann::json;
 Error notProtocol(const std::string &what, const std::string &host)
 {
     return makeError("llm-answer", "the answer from " + host + " is not " + what);
+}
+
+// A body that is an error instead of an answer: a stream that failed after it had begun
+// (Anthropic's "overloaded_error" event, an OpenAI error chunk). Empty when it is none.
+std::string streamError(const json &j)
+{
+    if (!j.is_object() || !j.contains("error"))
+        return {};
+    const json &e = j["error"];
+    if (e.is_object() && e.contains("message") && e["message"].is_string())
+        return e["message"].get<std::string>();
+    return e.is_string() ? e.get<std::string>() : e.dump();
+}
+
+Error failedInStream(const std::string &message, const std::string &host)
+{
+    return makeError("llm-answer", host + " reported an error instead of the answer: " + message);
 }
 
 std::int64_t count(const json &j, const char *key)
@@ -29,9 +63,11 @@ Result<std::vector<std::string>> modelIds(const std::string &body, const std::st
     return out;
 }
 
-// Chat Completions. Servers differ in the details: OpenAI's own API wants max_completion_tokens
-// (its reasoning models refuse max_tokens), the others take max_tokens; vLLM and DeepSeek return
-// thinking as reasoning_content, Ollama and OpenRouter as reasoning.
+std::string dump(const json &body) { return body.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Chat Completions. Servers differ in the details: the answer limit goes in max_tokens or
+// max_completion_tokens (a setting); vLLM and DeepSeek return thinking as reasoning_content,
+// Ollama and OpenRouter as reasoning.
 class OpenAIBackend : public Backend {
 public:
     explicit OpenAIBackend(LlmConfig c) : Backend(std::move(c)) {}
@@ -44,13 +80,17 @@ public:
         if (m_config.temperature)
             body["temperature"] = *m_config.temperature;
         if (m_config.maxTokens > 0)
-            body[openAIHost() ? "max_completion_tokens" : "max_tokens"] = m_config.maxTokens;
+            body[m_config.maxTokensField] = m_config.maxTokens;
         if (!m_config.reasoningEffort.empty())
             body["reasoning_effort"] = m_config.reasoningEffort;
+        if (m_config.stream) {
+            body["stream"] = true;
+            body["stream_options"] = {{"include_usage", true}}; // the token counts come in a last chunk
+        }
         HttpRequest r;
-        r.url = m_config.baseUrl + "/chat/completions";
+        r.url = url("/chat/completions");
         r.headers = headers();
-        r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+        r.body = dump(body);
         return r;
     }
 
@@ -58,21 +98,42 @@ public:
     {
         const std::string host = hostOf(m_config.baseUrl);
         auto j = json::parse(text, nullptr, false);
+        if (!j.is_discarded())
+            if (std::string e = streamError(j); !e.empty())
+                return failedInStream(e, host);
         if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
             j["choices"].empty() || !j["choices"][0].is_object())
             return notProtocol("a chat completion (no choices)", host);
         const json &choice = j["choices"][0];
         Reply r;
+        bool noContent = true;
         if (auto m = choice.find("message"); m != choice.end() && m->is_object()) {
-            if (auto c = m->find("content"); c != m->end() && c->is_string())
+            if (auto c = m->find("content"); c != m->end() && c->is_string()) {
                 r.text = c->get<std::string>();
+                noContent = false;
+            }
+            if (auto c = m->find("refusal"); c != m->end() && c->is_string())
+                r.refusal = c->get<std::string>();
             for (const char *k : {"reasoning_content", "reasoning"})
                 if (auto c = m->find(k); c != m->end() && c->is_string() && r.reasoning.empty())
                     r.reasoning = c->get<std::string>();
         }
         if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string())
             r.stopReason = f->get<std::string>();
-        r.truncated = r.stopReason == "length";
+        // A reasoning model that spends the whole limit on thinking returns no content and
+        // "length": that is a cut-off answer, not a refusal.
+        if (r.stopReason == "length") {
+            r.ending = Ending::Truncated;
+        } else if (!r.refusal.empty()) {
+            r.ending = Ending::Refused;
+        } else if (r.stopReason == "content_filter") {
+            r.ending = Ending::Refused;
+            r.refusal = "withheld by " + host + "'s content filter (finish_reason content_filter)";
+        } else if (noContent) {
+            r.ending = Ending::Refused;
+            r.refusal = "no content in the answer (content null, finish_reason " +
+                        (r.stopReason.empty() ? std::string("none") : r.stopReason) + ")";
+        }
         if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
             r.usage.promptTokens = count(*u, "prompt_tokens");
             r.usage.completionTokens = count(*u, "completion_tokens");
@@ -86,7 +147,7 @@ public:
     {
         HttpRequest r;
         r.post = false;
-        r.url = m_config.baseUrl + "/models";
+        r.url = url("/models");
         r.headers = headers();
         return r;
     }
@@ -96,8 +157,16 @@ public:
         return modelIds(body, hostOf(m_config.baseUrl));
     }
 
+protected:
+    std::string fromStream(const std::string &events) const override { return openaiFromStream(parseEvents(events)); }
+
 private:
-    bool openAIHost() const { return hostOf(m_config.baseUrl) == "api.openai.com"; }
+    // A query in the base URL (Azure's api-version, a gateway's key) stays at the end.
+    std::string url(const std::string &path) const
+    {
+        Url u;
+        return parseUrl(m_config.baseUrl, u) ? u.join(path) : m_config.baseUrl + path;
+    }
 
     std::vector<std::string> headers() const
     {
@@ -109,8 +178,10 @@ private:
     }
 };
 
-// Messages: the system prompt is its own field, max_tokens is required, extended thinking has a
-// token budget and then allows no temperature other than 1.
+// Messages: the system prompt is its own field and max_tokens is required. Thinking comes in two
+// forms: adaptive (the model decides how much, steered by output_config.effort; the only form
+// Claude Opus 4.7 and later accept) and enabled with a budget_tokens (the only form of Claude 4.5
+// and earlier); either allows no temperature but 1.
 class AnthropicBackend : public Backend {
 public:
     explicit AnthropicBackend(LlmConfig c) : Backend(std::move(c)) {}
@@ -121,14 +192,20 @@ public:
                      {"max_tokens", m_config.maxTokens},
                      {"system", p.system},
                      {"messages", json::array({{{"role", "user"}, {"content", p.user}}})}};
-        if (m_config.thinkingBudget > 0)
+        if (m_config.thinking == "enabled")
             body["thinking"] = {{"type", "enabled"}, {"budget_tokens", m_config.thinkingBudget}};
-        else if (m_config.temperature)
+        else if (!m_config.thinking.empty())
+            body["thinking"] = {{"type", m_config.thinking}};
+        if (!m_config.reasoningEffort.empty())
+            body["output_config"] = {{"effort", m_config.reasoningEffort}};
+        if (m_config.temperature)
             body["temperature"] = *m_config.temperature;
+        if (m_config.stream)
+            body["stream"] = true;
         HttpRequest r;
         r.url = url("/messages");
         r.headers = headers();
-        r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+        r.body = dump(body);
         return r;
     }
 
@@ -136,6 +213,9 @@ public:
     {
         const std::string host = hostOf(m_config.baseUrl);
         auto j = json::parse(text, nullptr, false);
+        if (!j.is_discarded())
+            if (std::string e = streamError(j); !e.empty())
+                return failedInStream(e, host);
         if (j.is_discarded() || !j.is_object() || !j.contains("content") || !j["content"].is_array())
             return notProtocol("a message (no content)", host);
         Reply r;
@@ -150,7 +230,12 @@ public:
         }
         if (auto s = j.find("stop_reason"); s != j.end() && s->is_string())
             r.stopReason = s->get<std::string>();
-        r.truncated = r.stopReason == "max_tokens";
+        if (r.stopReason == "max_tokens" || r.stopReason == "model_context_window_exceeded") {
+            r.ending = Ending::Truncated;
+        } else if (r.stopReason == "refusal") {
+            r.ending = Ending::Refused;
+            r.refusal = "declined by the model (stop_reason refusal)";
+        }
         if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
             // Cached prompt tokens are prompt tokens too.
             r.usage.promptTokens = count(*u, "input_tokens") + count(*u, "cache_creation_input_tokens") +
@@ -174,13 +259,21 @@ public:
         return modelIds(body, hostOf(m_config.baseUrl));
     }
 
+protected:
+    std::string fromStream(const std::string &events) const override
+    {
+        return anthropicFromStream(parseEvents(events));
+    }
+
 private:
     // The base is the host ("https://api.anthropic.com") or ends with /v1; both work.
     std::string url(const std::string &path) const
     {
-        const std::string &b = m_config.baseUrl;
-        const bool v1 = b.size() >= 3 && b.compare(b.size() - 3, 3, "/v1") == 0;
-        return b + (v1 ? "" : "/v1") + path;
+        Url u;
+        if (!parseUrl(m_config.baseUrl, u))
+            return m_config.baseUrl + path;
+        const bool v1 = u.path.size() >= 3 && u.path.compare(u.path.size() - 3, 3, "/v1") == 0;
+        return u.join((v1 ? "" : "/v1") + path);
     }
 
     std::vector<std::string> headers() const

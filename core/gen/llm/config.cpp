@@ -1,62 +1,133 @@
 #include "gen/llm/config.h"
 
+#include "gen/llm/url.h"
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 
 namespace kf::llm {
 
-std::string toString(Protocol p) { return p == Protocol::Anthropic ? "anthropic" : "openai"; }
+namespace {
 
-std::string LlmConfig::key() const
+// The providers whose default key variable the generators read, and the only host each key is for.
+struct Provider {
+    Protocol protocol;
+    const char *keyEnv, *host, *baseUrl;
+};
+constexpr Provider kProviders[] = {
+    {Protocol::OpenAI, "OPENAI_API_KEY", "api.openai.com", "https://api.openai.com/v1"},
+    {Protocol::Anthropic, "ANTHROPIC_API_KEY", "api.anthropic.com", "https://api.anthropic.com"},
+};
+
+const Provider &providerOf(Protocol p) { return p == Protocol::Anthropic ? kProviders[1] : kProviders[0]; }
+
+bool isHost(const Url &u, const Provider &p) { return u.scheme == "https" && u.host == p.host; }
+
+// The provider whose default variable `var` is, or none.
+const Provider *ownerOf(const std::string &var)
 {
-    if (!apiKey.empty())
-        return apiKey;
-    if (keyEnv.empty())
-        return {};
-    const char *v = std::getenv(keyEnv.c_str());
-    return v ? std::string(v) : std::string();
+    for (const Provider &p : kProviders)
+        if (var == p.keyEnv)
+            return &p;
+    return nullptr;
 }
 
-namespace {
+// Plain HTTP leaves this machine readable by anything on the way.
+bool clearText(const Url &u) { return u.scheme != "https" && !isLoopback(u.host); }
 
 Error bad(const std::string &key, const std::string &what)
 {
     return makeError("settings", "generator setting " + key + " " + what);
 }
 
+std::string number(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+
+// The values each protocol documents, least effort first: OpenAI's reasoning_effort and
+// Anthropic's output_config.effort (which models take which is the server's to say).
+const std::vector<std::string> kOpenAIEfforts = {"none", "minimal", "low", "medium", "high", "xhigh"};
+const std::vector<std::string> kAnthropicEfforts = {"low", "medium", "high", "xhigh", "max"};
+
+bool oneOf(const std::vector<std::string> &values, const std::string &v)
+{
+    return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+std::string listOf(const std::vector<std::string> &values)
+{
+    return std::accumulate(std::next(values.begin()), values.end(), values.front(),
+                           [](std::string list, const std::string &v) { return list + ", " + v; });
+}
+
 } // namespace
+
+std::string toString(Protocol p) { return p == Protocol::Anthropic ? "anthropic" : "openai"; }
+std::string defaultBaseUrl(Protocol p) { return providerOf(p).baseUrl; }
+std::string defaultKeyEnv(Protocol p) { return providerOf(p).keyEnv; }
+
+std::string LlmConfig::key() const
+{
+    Url u;
+    if (!parseUrl(baseUrl, u) || clearText(u))
+        return {};
+    if (!apiKey.empty())
+        return apiKey;
+    if (keyEnv.empty())
+        return {};
+    if (const Provider *owner = ownerOf(keyEnv); owner && !isHost(u, *owner))
+        return {};
+    const char *v = std::getenv(keyEnv.c_str());
+    return v ? std::string(v) : std::string();
+}
+
+std::string LlmConfig::publicBaseUrl() const { return publicUrl(baseUrl); }
+
+std::vector<std::string> LlmConfig::secrets() const
+{
+    std::vector<std::string> out = urlSecrets(baseUrl);
+    if (std::string k = key(); !k.empty())
+        out.push_back(std::move(k));
+    return out;
+}
 
 Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
 {
     LlmConfig c;
     c.protocol = protocol;
-    c.baseUrl = protocol == Protocol::Anthropic ? "https://api.anthropic.com" : "https://api.openai.com/v1";
-    c.keyEnv = protocol == Protocol::Anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    c.baseUrl = defaultBaseUrl(protocol);
     if (!j.is_null() && !j.is_object())
         return makeError("settings", "generator settings must be a JSON object");
     static const std::set<std::string> known = {
-        "base_url", "model", "temperature", "max_tokens", "reasoning_effort", "thinking_budget", "key_env",
-        "api_key", "anthropic_version", "prices", "prompts", "timeout_s", "connect_timeout_s", "retries",
-        "backoff_s", "max_wait_s", "concurrency"};
+        "base_url", "model", "temperature", "max_tokens", "max_tokens_field", "reasoning_effort", "thinking",
+        "thinking_budget", "stream", "key_env", "api_key", "anthropic_version", "prices", "prompts", "timeout_s",
+        "max_time_s", "connect_timeout_s", "retries", "backoff_s", "max_wait_s", "concurrency"};
     if (j.is_object())
         for (const auto &[k, v] : j.items())
             if (!known.count(k))
                 return bad(k, "is not known");
+    auto given = [&](const char *k) { return j.is_object() && j.contains(k) && !j[k].is_null(); };
     auto str = [&](const char *k, std::string &out) -> Status {
-        if (auto it = j.find(k); it != j.end() && !it->is_null()) {
-            if (!it->is_string())
+        if (given(k)) {
+            if (!j[k].is_string())
                 return bad(k, "must be a string");
-            out = it->get<std::string>();
+            out = j[k].get<std::string>();
         }
         return Ok{};
     };
     auto num = [&](const char *k, double &out, double low, double high) -> Status {
-        if (auto it = j.find(k); it != j.end() && !it->is_null()) {
-            if (!it->is_number())
+        if (given(k)) {
+            if (!j[k].is_number())
                 return bad(k, "must be a number");
-            out = it->get<double>();
+            out = j[k].get<double>();
             if (!(out >= low && out <= high))
-                return bad(k, "must be between " + std::to_string(low) + " and " + std::to_string(high));
+                return bad(k, "must be between " + number(low) + " and " + number(high));
         }
         return Ok{};
     };
@@ -72,12 +143,19 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
     for (auto [k, out] : {std::pair{"base_url", &c.baseUrl}, std::pair{"model", &c.model},
                           std::pair{"reasoning_effort", &c.reasoningEffort}, std::pair{"key_env", &c.keyEnv},
                           std::pair{"api_key", &c.apiKey}, std::pair{"anthropic_version", &c.anthropicVersion},
-                          std::pair{"prices", &c.prices}, std::pair{"prompts", &c.prompts}})
+                          std::pair{"prices", &c.prices}, std::pair{"prompts", &c.prompts},
+                          std::pair{"max_tokens_field", &c.maxTokensField}, std::pair{"thinking", &c.thinking}})
         if (Status s = str(k, *out); !s)
             return s.error();
-    if (auto it = j.find("temperature"); it != j.end() && !it->is_null()) {
+    if (given("stream")) {
+        if (!j["stream"].is_boolean())
+            return bad("stream", "must be true or false");
+        c.stream = j["stream"].get<bool>();
+    }
+    // Anthropic's temperature runs from 0 to 1, OpenAI's from 0 to 2.
+    if (given("temperature")) {
         double t = 0;
-        if (Status s = num("temperature", t, 0, 2); !s)
+        if (Status s = num("temperature", t, 0, protocol == Protocol::Anthropic ? 1 : 2); !s)
             return s.error();
         c.temperature = t;
     }
@@ -90,6 +168,7 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
         if (Status s = integer(ints[i].first, *ints[i].second, intRanges[i].first, intRanges[i].second); !s)
             return s.error();
     const std::pair<const char *, double *> reals[] = {{"timeout_s", &c.http.timeoutSeconds},
+                                                       {"max_time_s", &c.http.maxTimeSeconds},
                                                        {"connect_timeout_s", &c.http.connectTimeoutSeconds},
                                                        {"backoff_s", &c.http.backoffSeconds},
                                                        {"max_wait_s", &c.http.maxWaitSeconds}};
@@ -100,44 +179,108 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
         return bad("timeout_s", "must be more than 0");
     if (c.http.connectTimeoutSeconds <= 0)
         return bad("connect_timeout_s", "must be more than 0");
+
     while (c.baseUrl.size() > 1 && c.baseUrl.back() == '/')
         c.baseUrl.pop_back();
+    Url url;
     if (c.baseUrl.rfind("http://", 0) != 0 && c.baseUrl.rfind("https://", 0) != 0)
-        return bad("base_url", "must start with http:// or https://, not \"" + c.baseUrl + "\"");
+        return bad("base_url", "must start with http:// or https://, not \"" + publicUrl(c.baseUrl) + "\"");
+    if (!parseUrl(c.baseUrl, url))
+        return bad("base_url", "\"" + publicUrl(c.baseUrl) + "\" is not a URL with a host name");
     if (c.model.empty())
         return bad("model", "is needed (the model to ask, e.g. gpt-4.1 or claude-sonnet-4-5)");
-    static const std::set<std::string> efforts = {"", "minimal", "low", "medium", "high"};
-    if (!efforts.count(c.reasoningEffort))
-        return bad("reasoning_effort", "must be minimal, low, medium or high");
-    if (protocol == Protocol::Anthropic) {
-        if (c.maxTokens == 0)
-            c.maxTokens = 16384;
-        if (c.thinkingBudget > 0 && c.thinkingBudget < 1024)
-            return bad("thinking_budget", "must be 0 (off) or at least 1024 tokens (Anthropic's minimum)");
+
+    // Where the key may go. Without key_env, only the provider's own API gets its default variable.
+    const Provider &own = providerOf(protocol);
+    if (!given("key_env"))
+        c.keyEnv = isHost(url, own) ? own.keyEnv : "";
+    if (const Provider *owner = ownerOf(c.keyEnv); owner && !isHost(url, *owner))
+        return bad("key_env", std::string("names ") + owner->keyEnv + ", the key for https://" + owner->host +
+                                  ", which is sent nowhere else; put the key for " + url.authority() +
+                                  " in a variable of its own and name that, or name none (\"\")");
+    if (clearText(url)) {
+        const char *which = hasCredentials(c.baseUrl) ? "base_url" : !c.apiKey.empty() ? "api_key"
+                          : !c.keyEnv.empty()         ? "key_env"
+                                                      : nullptr;
+        if (which)
+            return bad(which, "would send a key in clear text over plain HTTP to " + url.authority() +
+                                  ": use https://, reach the server through an SSH tunnel to localhost, or send "
+                                  "no key (key_env \"\")");
+    }
+
+    if (protocol == Protocol::OpenAI) {
+        if (!c.reasoningEffort.empty() && !oneOf(kOpenAIEfforts, c.reasoningEffort))
+            return bad("reasoning_effort", "must be one of " + listOf(kOpenAIEfforts));
+        if (!c.thinking.empty() || c.thinkingBudget > 0)
+            return bad(c.thinking.empty() ? "thinking_budget" : "thinking",
+                       "is Anthropic's; the openai generator takes reasoning_effort");
+        // OpenAI's reference lists max_tokens as deprecated, and its reasoning models refuse it;
+        // most other servers know only max_tokens. A gateway in front of reasoning models says so.
+        if (c.maxTokensField.empty())
+            c.maxTokensField = isHost(url, own) ? "max_completion_tokens" : "max_tokens";
+        if (c.maxTokensField != "max_tokens" && c.maxTokensField != "max_completion_tokens")
+            return bad("max_tokens_field", "must be max_tokens or max_completion_tokens");
+        if (c.temperature && !c.reasoningEffort.empty() && c.reasoningEffort != "none")
+            c.warnings.push_back("temperature " + number(*c.temperature) + " is sent with reasoning_effort " +
+                                 c.reasoningEffort +
+                                 ": OpenAI's reasoning models refuse any temperature but their default (HTTP 400), "
+                                 "other servers may ignore one of them");
+        return c;
+    }
+
+    if (!c.maxTokensField.empty())
+        return bad("max_tokens_field", "is for the openai generator; Anthropic's limit is always max_tokens");
+    if (!c.reasoningEffort.empty() && !oneOf(kAnthropicEfforts, c.reasoningEffort))
+        return bad("reasoning_effort", "is sent to Anthropic as output_config.effort, which takes " +
+                                           listOf(kAnthropicEfforts));
+    if (c.maxTokens == 0)
+        c.maxTokens = 16384;
+    if (c.thinking.empty() && c.thinkingBudget > 0)
+        c.thinking = "enabled"; // a budget alone is the budget form, as before adaptive thinking existed
+    if (!c.thinking.empty() && c.thinking != "adaptive" && c.thinking != "enabled" && c.thinking != "disabled")
+        return bad("thinking", "must be adaptive, enabled (with thinking_budget) or disabled");
+    if (c.thinking != "enabled" && c.thinkingBudget > 0)
+        return bad("thinking_budget", "belongs to thinking enabled; adaptive thinking is steered by reasoning_effort");
+    if (c.thinking == "enabled") {
+        if (c.thinkingBudget < 1024)
+            return bad("thinking_budget", "must be at least 1024 tokens with thinking enabled (Anthropic's minimum)");
         if (c.thinkingBudget >= c.maxTokens)
             return bad("thinking_budget", "must be below max_tokens (" + std::to_string(c.maxTokens) +
                                               "), which counts the thinking too");
     }
+    if ((c.thinking == "enabled" || c.thinking == "adaptive") && c.temperature && *c.temperature != 1)
+        return bad("temperature", "must be 1 or left out while thinking is " + c.thinking +
+                                      " (Anthropic refuses any other)");
     return c;
 }
 
 nlohmann::json toJson(const LlmConfig &c)
 {
-    nlohmann::json j = {{"base_url", c.baseUrl},
+    nlohmann::json j = {{"base_url", c.publicBaseUrl()},
                         {"model", c.model},
                         {"max_tokens", c.maxTokens},
-                        {"key_env", c.keyEnv},
+                        {"stream", c.stream},
                         {"timeout_s", c.http.timeoutSeconds},
+                        {"max_time_s", c.http.maxTimeSeconds},
                         {"connect_timeout_s", c.http.connectTimeoutSeconds},
                         {"retries", c.http.retries},
                         {"backoff_s", c.http.backoffSeconds},
                         {"max_wait_s", c.http.maxWaitSeconds},
                         {"concurrency", c.http.concurrency}};
+    // The default variable is left out, so that a resumed search sent to another server does not
+    // carry it there; configFromJson gives it back for the provider's own API.
+    Url url;
+    if (!parseUrl(c.baseUrl, url) || !isHost(url, providerOf(c.protocol)) || c.keyEnv != defaultKeyEnv(c.protocol))
+        j["key_env"] = c.keyEnv;
     if (c.temperature)
         j["temperature"] = *c.temperature;
     if (!c.reasoningEffort.empty())
         j["reasoning_effort"] = c.reasoningEffort;
-    if (c.protocol == Protocol::Anthropic) {
+    if (c.protocol == Protocol::OpenAI) {
+        j["max_tokens_field"] = c.maxTokensField;
+    } else {
+        if (!c.thinking.empty())
+            j["thinking"] = c.thinking;
         j["thinking_budget"] = c.thinkingBudget;
         j["anthropic_version"] = c.anthropicVersion;
     }
@@ -169,6 +312,13 @@ std::string scrub(std::string text, const std::string &secret)
             text.replace(at, end - at, "***");
         }
     }
+    return text;
+}
+
+std::string scrub(std::string text, const std::vector<std::string> &secrets)
+{
+    for (const auto &s : secrets)
+        text = scrub(std::move(text), s);
     return text;
 }
 

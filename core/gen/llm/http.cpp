@@ -1,5 +1,7 @@
 #include "gen/llm/http.h"
 
+#include "gen/llm/url.h"
+
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
@@ -12,16 +14,21 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 
 namespace kf::llm {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-// How long one poll waits at most: the cancel flag and retry timers are looked at this often.
+// How long one poll waits at most: the cancel flag, silence and retry timers are looked at this often.
 constexpr int kPollMs = 50;
 // An answer larger than this is not a chat completion; stop reading instead of filling memory.
 constexpr std::size_t kMaxBody = 64u << 20;
+// TCP keep-alive probes on an idle connection: the first after 30 s, then every 15 s. NAT tables
+// and firewalls drop connections silent for minutes, and a reasoning model may think for longer
+// than that before its first token.
+constexpr long kKeepIdleSeconds = 30, kKeepIntervalSeconds = 15;
 
 void initCurl()
 {
@@ -29,26 +36,25 @@ void initCurl()
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-// 501 (not implemented) and 505 (version not supported) will not change on a retry.
-bool retryableStatus(int status)
+std::string lower(std::string s)
 {
-    return status == 429 || status == 408 || (status >= 500 && status <= 599 && status != 501 && status != 505);
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
 }
 
-// A time-out is not retried: a server that did not answer within the time-out (minutes, for a
-// model) will most likely not answer the same request the next time either, and each retry would
-// cost the whole time-out again.
-bool retryableTransport(int code)
+// The hosts libcurl reaches without a proxy: the environment's NO_PROXY (libcurl reads it only
+// when CURLOPT_NOPROXY is not set) and this machine, where Ollama, vLLM or llama.cpp may listen.
+std::string noProxy()
 {
-    switch (code) {
-    case CURLE_GOT_NOTHING:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_PARTIAL_FILE:
-        return true;
-    default:
-        return false;
-    }
+    const char *env = std::getenv("NO_PROXY");
+    if (!env || !*env)
+        env = std::getenv("no_proxy");
+    const std::string local = "localhost,127.0.0.1,::1";
+    if (!env || !*env)
+        return local;
+    if (std::string(env) == "*") // everything direct; "*" only means that alone in the list
+        return "*";
+    return std::string(env) + "," + local;
 }
 
 struct Transfer {
@@ -58,6 +64,7 @@ struct Transfer {
     HttpResult result;
     Clock::time_point firstStart{};
     Clock::time_point notBefore{};
+    Clock::time_point lastByte{};   // the last time anything arrived (or the attempt started)
     bool started = false;
     char errorBuffer[CURL_ERROR_SIZE] = {};
 
@@ -74,6 +81,7 @@ size_t onBody(char *data, size_t size, size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
     const size_t n = size * count;
+    t->lastByte = Clock::now();
     if (t->result.body.size() + n > kMaxBody)
         return 0; // makes libcurl stop with a write error
     t->result.body.append(data, n);
@@ -84,18 +92,21 @@ size_t onHeader(char *data, size_t size, size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
     const size_t n = size * count;
-    std::string line(data, n);
-    const std::string name = "retry-after:";
-    if (line.size() > name.size()) {
-        std::string head = line.substr(0, name.size());
-        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        if (head == name) {
-            std::string v = line.substr(name.size());
-            v.erase(0, v.find_first_not_of(" \t"));
-            v.erase(v.find_last_not_of(" \t\r\n") + 1);
-            t->result.retryAfter = v;
-        }
-    }
+    t->lastByte = Clock::now();
+    const std::string line(data, n);
+    const auto colon = line.find(':');
+    if (colon == std::string::npos)
+        return n;
+    const std::string name = lower(line.substr(0, colon));
+    std::string v = line.substr(colon + 1);
+    v.erase(0, v.find_first_not_of(" \t"));
+    v.erase(v.find_last_not_of(" \t\r\n") + 1);
+    if (name == "retry-after")
+        t->result.retryAfter = v;
+    else if (name == "retry-after-ms")
+        t->result.retryAfterMs = v;
+    else if (name == "x-should-retry")
+        t->result.shouldRetry = lower(v);
     return n;
 }
 
@@ -105,12 +116,19 @@ void setUp(Transfer &t, const HttpRequest &r, const HttpOptions &o)
         curl_easy_cleanup(t.easy);
     t.easy = curl_easy_init();
     CURL *e = t.easy;
-    t.result.body.clear();
-    t.result.retryAfter.clear();
-    t.result.status = 0;
-    t.result.transport = 0;
-    t.result.transportMessage.clear();
+    HttpResult &res = t.result;
+    res.body.clear();
+    res.contentType.clear();
+    res.retryAfter.clear();
+    res.retryAfterMs.clear();
+    res.shouldRetry.clear();
+    res.status = 0;
+    res.transport = 0;
+    res.transportMessage.clear();
+    res.connected = false;
+    res.silent = false;
     t.errorBuffer[0] = 0;
+    t.lastByte = Clock::now();
     curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
     curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -119,12 +137,16 @@ void setUp(Transfer &t, const HttpRequest &r, const HttpOptions &o)
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, onHeader);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, long(o.timeoutSeconds * 1000));
+    // Silence is watched by runRequests itself; this is only the optional cap on a whole attempt.
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, long(o.maxTimeSeconds * 1000));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, long(o.connectTimeoutSeconds * 1000));
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    // A server on this machine (Ollama, vLLM, llama.cpp) is never reached through a proxy that the
-    // environment names for the outside world.
-    curl_easy_setopt(e, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, kKeepIdleSeconds);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, kKeepIntervalSeconds);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); // every encoding libcurl decodes (gzip, ...)
+    // A redirect would carry the key's header to wherever the server points.
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(e, CURLOPT_NOPROXY, noProxy().c_str());
     if (r.post) {
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
@@ -143,23 +165,110 @@ double msSince(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+bool connectedNow(CURL *easy)
+{
+    curl_off_t us = 0;
+    return curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &us) == CURLE_OK && us > 0;
+}
+
+// Fills in how an attempt ended: `code` from libcurl, or a silence time-out.
+void record(Transfer &t, CURLcode code, bool silent)
+{
+    HttpResult &r = t.result;
+    long status = 0;
+    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+    char *type = nullptr;
+    if (curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type)
+        r.contentType = type;
+    r.connected = connectedNow(t.easy);
+    r.silent = silent;
+    r.transport = int(code);
+    r.status = code == CURLE_OK ? int(status) : 0;
+    if (silent)
+        r.transportMessage = "nothing received";
+    else if (code != CURLE_OK)
+        r.transportMessage = t.errorBuffer[0] ? t.errorBuffer : curl_easy_strerror(code);
+}
+
+double jitter()
+{
+    thread_local std::mt19937 engine{std::random_device{}()};
+    return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
+// A number of seconds from a header value, or a negative number when it is none.
+double headerSeconds(const std::string &value, double scale)
+{
+    if (value.empty())
+        return -1;
+    char *end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end && end != value.c_str() && *end == 0 && v >= 0)
+        return v * scale;
+    return -1;
+}
+
 } // namespace
 
-double retryWaitSeconds(int attempt, const std::string &retryAfter, const HttpOptions &o)
+bool quotaExhausted(const HttpResult &r)
 {
-    double wait = o.backoffSeconds * std::pow(2.0, std::max(0, attempt - 1));
-    if (!retryAfter.empty()) {
-        char *end = nullptr;
-        const double seconds = std::strtod(retryAfter.c_str(), &end);
-        if (end && *end == 0 && seconds >= 0) {
-            wait = std::max(wait, seconds);
-        } else {
-            const time_t when = curl_getdate(retryAfter.c_str(), nullptr);
-            if (when > 0)
-                wait = std::max(wait, double(when - std::time(nullptr)));
+    if (r.status != 429)
+        return false;
+    auto j = nlohmann::json::parse(r.body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("error") || !j["error"].is_object())
+        return false;
+    const auto &e = j["error"];
+    for (const char *k : {"code", "type"})
+        if (e.contains(k) && e[k].is_string() && e[k].get<std::string>() == "insufficient_quota")
+            return true;
+    return false;
+}
+
+bool retryable(const HttpResult &r)
+{
+    if (r.cancelled)
+        return false;
+    if (r.transport != 0) {
+        switch (r.transport) {
+        case CURLE_OPERATION_TIMEDOUT: return !r.connected; // a connect time-out; silence and max time are final
+        case CURLE_COULDNT_RESOLVE_HOST:
+        case CURLE_COULDNT_RESOLVE_PROXY:
+        case CURLE_COULDNT_CONNECT:
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_GOT_NOTHING:
+        case CURLE_RECV_ERROR:
+        case CURLE_SEND_ERROR:
+        case CURLE_PARTIAL_FILE:
+        case CURLE_HTTP2:
+        case CURLE_HTTP2_STREAM:
+            return true;
+        default:
+            return false;
         }
     }
-    return std::clamp(wait, 0.0, o.maxWaitSeconds);
+    if (r.shouldRetry == "true")
+        return true;
+    if (r.shouldRetry == "false")
+        return false;
+    if (r.status == 429)
+        return !quotaExhausted(r);
+    return r.status == 408 || r.status == 409 || r.status >= 500;
+}
+
+double retryWaitSeconds(int attempt, const HttpResult &r, const HttpOptions &o, double random)
+{
+    double asked = headerSeconds(r.retryAfterMs, 0.001);
+    if (asked < 0)
+        asked = headerSeconds(r.retryAfter, 1);
+    if (asked < 0 && !r.retryAfter.empty()) {
+        const time_t when = curl_getdate(r.retryAfter.c_str(), nullptr);
+        if (when > 0)
+            asked = std::max(0.0, double(when - std::time(nullptr)));
+    }
+    if (asked >= 0)
+        return std::min(asked, o.maxWaitSeconds);
+    const double backoff = std::min(o.backoffSeconds * std::pow(2.0, std::max(0, attempt - 1)), o.maxWaitSeconds);
+    return backoff * (1.0 - 0.25 * std::clamp(random, 0.0, 1.0));
 }
 
 void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &options,
@@ -181,6 +290,19 @@ void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &op
         if (t->started)
             t->result.latencyMs = msSince(t->firstStart);
         done(t->index, std::move(t->result));
+    };
+    // An attempt that ended: retried after its wait, or finished.
+    auto ended = [&](Transfer *t, CURLcode code, bool silent) {
+        active.erase(t->easy);
+        curl_multi_remove_handle(multi.get(), t->easy);
+        record(*t, code, silent);
+        if (t->result.attempts <= options.retries && !t->result.ok() && retryable(t->result)) {
+            const double wait = retryWaitSeconds(t->result.attempts, t->result, options, jitter());
+            t->notBefore = Clock::now() + std::chrono::milliseconds(std::int64_t(wait * 1000));
+            waiting.push_back(t);
+        } else {
+            finish(t);
+        }
     };
 
     while (!ready.empty() || !waiting.empty() || !active.empty()) {
@@ -228,49 +350,32 @@ void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &op
         while (CURLMsg *m = curl_multi_info_read(multi.get(), &left)) {
             if (m->msg != CURLMSG_DONE)
                 continue;
-            CURL *easy = m->easy_handle;
-            auto it = active.find(easy);
-            if (it == active.end())
-                continue;
-            Transfer *t = it->second;
-            active.erase(it);
-            curl_multi_remove_handle(multi.get(), easy);
-            long status = 0;
-            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            t->result.transport = int(m->data.result);
-            t->result.status = m->data.result == CURLE_OK ? int(status) : 0;
-            if (m->data.result != CURLE_OK)
-                t->result.transportMessage = t->errorBuffer[0] ? t->errorBuffer : curl_easy_strerror(m->data.result);
-            const bool retry = t->result.attempts <= options.retries &&
-                               (t->result.transport != 0 ? retryableTransport(t->result.transport)
-                                                         : retryableStatus(t->result.status));
-            if (retry) {
-                const double wait = retryWaitSeconds(t->result.attempts, t->result.retryAfter, options);
-                t->notBefore = Clock::now() + std::chrono::milliseconds(std::int64_t(wait * 1000));
-                waiting.push_back(t);
-            } else {
-                finish(t);
-            }
+            auto it = active.find(m->easy_handle);
+            if (it != active.end())
+                ended(it->second, m->data.result, false);
         }
-        if (!active.empty() || !ready.empty()) {
-            int fds = 0;
-            curl_multi_poll(multi.get(), nullptr, 0, kPollMs, &fds);
-        } else if (!waiting.empty()) {
-            int fds = 0;
-            curl_multi_poll(multi.get(), nullptr, 0, kPollMs, &fds); // nothing to watch: a plain wait
+        // Silence counts from the connection: connecting has its own time-out.
+        std::vector<Transfer *> silent;
+        const auto checked = Clock::now();
+        const auto limitSilence = std::chrono::duration<double>(options.timeoutSeconds);
+        for (auto &[easy, t] : active) {
+            if (!connectedNow(easy))
+                t->lastByte = checked;
+            else if (checked - t->lastByte > limitSilence)
+                silent.push_back(t);
         }
+        for (Transfer *t : silent)
+            ended(t, CURLE_OPERATION_TIMEDOUT, true);
+        int fds = 0;
+        // With nothing active this is a plain wait for the next retry time.
+        curl_multi_poll(multi.get(), nullptr, 0, kPollMs, &fds);
     }
 }
 
 std::string hostOf(const std::string &url)
 {
-    std::string rest = url;
-    if (auto p = rest.find("://"); p != std::string::npos)
-        rest = rest.substr(p + 3);
-    rest = rest.substr(0, rest.find('/'));
-    if (auto at = rest.rfind('@'); at != std::string::npos) // never name credentials in a URL
-        rest = rest.substr(at + 1);
-    return rest;
+    Url u;
+    return parseUrl(url, u) ? u.authority() : std::string();
 }
 
 namespace {
@@ -302,9 +407,8 @@ std::string serverMessage(const std::string &body)
 
 std::string origin(const std::string &url)
 {
-    const auto scheme = url.find("://");
-    const std::string s = scheme == std::string::npos ? std::string() : url.substr(0, scheme + 3);
-    return s + hostOf(url);
+    Url u;
+    return parseUrl(url, u) ? u.scheme + "://" + u.authority() : publicUrl(url);
 }
 
 std::string seconds(double s)
@@ -326,7 +430,17 @@ std::string describeFailure(const HttpResult &r, const std::string &url, const H
         switch (r.transport) {
         case CURLE_COULDNT_CONNECT: text = "no server at " + origin(url) + " (connection refused)"; break;
         case CURLE_COULDNT_RESOLVE_HOST: text = "cannot find the host " + host + " (name not resolved)"; break;
-        case CURLE_OPERATION_TIMEDOUT: text = "no answer from " + host + " within " + seconds(o.timeoutSeconds); break;
+        case CURLE_COULDNT_RESOLVE_PROXY: text = "cannot find the proxy for " + host + " (name not resolved)"; break;
+        case CURLE_HTTP2:
+        case CURLE_HTTP2_STREAM: text = "HTTP/2 with " + host + " failed (" + r.transportMessage + ")"; break;
+        case CURLE_OPERATION_TIMEDOUT:
+            if (!r.connected)
+                text = "could not connect to " + host + " within " + seconds(o.connectTimeoutSeconds);
+            else if (r.silent)
+                text = "no answer from " + host + ": nothing arrived for " + seconds(o.timeoutSeconds);
+            else
+                text = "the answer from " + host + " took longer than " + seconds(o.maxTimeSeconds);
+            break;
         case CURLE_GOT_NOTHING:
         case CURLE_RECV_ERROR:
         case CURLE_SEND_ERROR:
@@ -339,7 +453,7 @@ std::string describeFailure(const HttpResult &r, const std::string &url, const H
             text = "TLS with " + host + " failed (" + r.transportMessage + ")";
             break;
         case CURLE_URL_MALFORMAT:
-        case CURLE_UNSUPPORTED_PROTOCOL: text = "not a usable URL: " + url; break;
+        case CURLE_UNSUPPORTED_PROTOCOL: text = "not a usable URL: " + publicUrl(url); break;
         default: text = "the request to " + host + " failed (" + r.transportMessage + ")"; break;
         }
     } else {
@@ -350,7 +464,9 @@ std::string describeFailure(const HttpResult &r, const std::string &url, const H
         else if (r.status == 403)
             text = "access denied by " + host + " (" + http + ")";
         else if (r.status == 404)
-            text = url + " not found on " + host + " (" + http + "); check the base URL and the model name";
+            text = publicUrl(url) + " not found on " + host + " (" + http + "); check the base URL and the model name";
+        else if (quotaExhausted(r))
+            text = "the quota at " + host + " is used up (" + http + "); not retried";
         else if (r.status == 429)
             text = "rate limited by " + host + " (" + http + ")";
         else if (r.status >= 500)

@@ -1,6 +1,7 @@
 #include "gen/llm/llm_generator.h"
 
 #include "gen/llm/parse.h"
+#include "gen/llm/url.h"
 
 #include <algorithm>
 #include <cctype>
@@ -37,6 +38,15 @@ bool hosted(const std::string &host)
     return host == "api.openai.com" || host == "api.anthropic.com";
 }
 
+// A model's refusal is quoted in messages and logs, briefly.
+std::string clip(std::string text)
+{
+    constexpr std::size_t kMax = 300;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+    return text.size() > kMax ? text.substr(0, kMax) + "..." : text;
+}
+
 } // namespace
 
 LlmGenerator::LlmGenerator(LlmConfig c, PriceTable p)
@@ -52,9 +62,12 @@ Result<std::shared_ptr<LlmGenerator>> LlmGenerator::make(Protocol protocol, cons
     // Hosted APIs always want a key: say so now, before a search starts its workers and measures
     // a baseline, rather than after the first request.
     const std::string host = hostOf(config->baseUrl);
-    if (hosted(host) && config->key().empty())
-        return makeError("settings", "no API key for " + host + ": set " + config->keyEnv +
-                                         ", or name the variable that holds it (setting key_env)");
+    if (hosted(host) && config->key().empty()) {
+        std::string how = "name the variable that holds it (setting key_env)";
+        if (!config->keyEnv.empty())
+            how = "set " + config->keyEnv + ", or " + how;
+        return makeError("settings", "no API key for " + host + ": " + how);
+    }
     auto prices = loadPriceTable(config->prices);
     if (!prices)
         return prices.error();
@@ -113,36 +126,44 @@ std::vector<std::string> LlmGenerator::ask(const GenContext &ctx, const std::vec
     std::vector<HttpRequest> requests;
     for (const Job &j : jobs)
         requests.push_back(m_backend->request(j.prompt));
-    const std::string key = m_config.key();
+    const std::vector<std::string> secrets = m_config.secrets();
 
     runRequests(requests, m_config.http, ctx.cancel, [&](std::size_t i, HttpResult r) {
         Exchange e;
         e.purpose = jobs[i].purpose;
         e.node = jobs[i].node;
         e.model = m_config.model;
-        e.endpoint = requests[i].url;
+        e.endpoint = publicUrl(requests[i].url);
         e.request = requests[i].body; // the key travels only in a header, never in the body
         e.prompt = jobs[i].prompt.user;
-        e.response = scrub(r.body, key);
+        // A stream is kept as the one document it stands for, not as its thousands of events.
+        const std::string body = r.ok() ? m_backend->answerBody(r) : r.body;
+        e.response = scrub(body, secrets);
         e.httpStatus = r.status;
         e.attempts = r.attempts;
         e.latencyMs = r.latencyMs;
         std::string error;
         if (!r.ok()) {
-            error = scrub(describeFailure(r, requests[i].url, m_config.http), key);
-        } else if (auto reply = m_backend->parse(r.body); !reply) {
-            error = reply.error().text();
+            error = scrub(describeFailure(r, requests[i].url, m_config.http), secrets);
+        } else if (auto reply = m_backend->parse(body); !reply) {
+            error = scrub(reply.error().text(), secrets);
         } else {
-            e.answer = scrub(reply->text, key);
-            e.reasoning = scrub(reply->reasoning, key);
+            Reply scrubbed = *reply;
+            scrubbed.text = scrub(reply->text, secrets);
+            e.answer = scrubbed.text;
+            e.reasoning = scrub(reply->reasoning, secrets);
+            e.stopReason = reply->stopReason;
+            e.ending = toString(reply->ending);
             e.usage = reply->usage;
             e.usage.cost = m_prices.cost(m_config.model, reply->usage);
             if (usage)
                 *usage += e.usage;
-            // The stored exchange says whether its answer was used, so it is recorded after the check.
-            Reply scrubbed = *reply;
-            scrubbed.text = e.answer;
-            error = check(i, scrubbed);
+            // A refusal is no answer to read; the stored exchange says whether its answer was
+            // used, so it is recorded after the check.
+            if (reply->ending == Ending::Refused)
+                error = "refused: " + clip(scrub(reply->refusal, secrets));
+            else
+                error = check(i, scrubbed);
         }
         e.error = error;
         errors[i] = r.cancelled ? std::string("cancelled") : error;
@@ -173,7 +194,7 @@ Result<std::vector<Idea>> LlmGenerator::proposeIdeas(const GenContext &ctx, int 
     auto errors = ask(
         ctx, {Job{"ideas", 0, *p}},
         [&](std::size_t, const Reply &reply) -> std::string {
-            auto ideas = parseIdeas(reply.text, reply.truncated);
+            auto ideas = parseIdeas(reply.text, reply.truncated());
             if (!ideas)
                 return ideas.error().message;
             parsed = std::move(*ideas);
@@ -253,7 +274,7 @@ std::vector<Result<std::vector<Draft>>> LlmGenerator::implementAll(const GenCont
     auto errors = ask(
         ctx, jobs,
         [&](std::size_t j, const Reply &reply) -> std::string {
-            auto code = extractCandidate(reply.text, reply.truncated);
+            auto code = extractCandidate(reply.text, reply.truncated());
             if (!code)
                 return code.error().message;
             sources[j] = *code;
@@ -323,7 +344,7 @@ std::vector<Result<std::optional<Draft>>> LlmGenerator::repairAll(const GenConte
     auto errors = ask(
         ctx, jobs,
         [&](std::size_t j, const Reply &reply) -> std::string {
-            auto code = extractCandidate(reply.text, reply.truncated);
+            auto code = extractCandidate(reply.text, reply.truncated());
             if (!code)
                 return code.error().message;
             sources[j] = *code;
@@ -360,9 +381,8 @@ Result<std::vector<std::string>> LlmGenerator::listModels(const std::atomic<bool
     const HttpRequest req = m_backend->modelsRequest();
     HttpResult result;
     runRequests({req}, m_config.http, cancel, [&](std::size_t, HttpResult r) { result = std::move(r); });
-    const std::string key = m_config.key();
     if (!result.ok())
-        return makeError("llm", scrub(describeFailure(result, req.url, m_config.http), key));
+        return makeError("llm", scrub(describeFailure(result, req.url, m_config.http), m_config.secrets()));
     return m_backend->parseModels(result.body);
 }
 

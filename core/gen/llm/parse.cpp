@@ -120,18 +120,19 @@ std::int64_t kernelRef(const json &o)
     return -1;
 }
 
-// The ideas in one JSON value, or none when it is not a list of ideas.
-std::optional<std::vector<ParsedIdea>> ideasIn(const json &j)
+// The ideas in one JSON value, or none when it is not a list of ideas. `single` takes one idea
+// object as a list of one.
+std::optional<std::vector<ParsedIdea>> ideasIn(const json &j, bool single)
 {
     const json *list = nullptr;
     if (j.is_array())
         list = &j;
     else if (j.is_object() && j.contains("ideas") && j["ideas"].is_array())
         list = &j["ideas"];
-    json single;
-    if (!list && j.is_object() && j.contains("title")) {
-        single = json::array({j});
-        list = &single;
+    json one;
+    if (!list && single && j.is_object() && j.contains("title")) {
+        one = json::array({j});
+        list = &one;
     }
     if (!list)
         return std::nullopt;
@@ -155,22 +156,25 @@ std::optional<std::vector<ParsedIdea>> ideasIn(const json &j)
     return out;
 }
 
-std::optional<std::vector<ParsedIdea>> tryParse(const std::string &text)
+std::optional<std::vector<ParsedIdea>> tryParse(const std::string &text, bool single)
 {
     auto j = json::parse(text, nullptr, false);
     if (j.is_discarded())
         return std::nullopt;
-    return ideasIn(j);
+    return ideasIn(j, single);
 }
 
 } // namespace
 
 Result<std::vector<ParsedIdea>> parseIdeas(const std::string &answer, bool truncated)
 {
-    if (auto whole = tryParse(answer))
+    // In an answer that was cut off, a lone idea object is most likely the first item of a list
+    // whose rest was lost: only a list that closed before the cut counts as complete.
+    const bool single = !truncated;
+    if (auto whole = tryParse(answer, single))
         return *whole;
     for (const Fence &f : fences(answer))
-        if (auto in = tryParse(f.body))
+        if (auto in = tryParse(f.body, single))
             return *in;
     // JSON inside prose: the first balanced value that is a list of ideas.
     for (std::size_t i = 0; i < answer.size(); ++i) {
@@ -179,13 +183,14 @@ Result<std::vector<ParsedIdea>> parseIdeas(const std::string &answer, bool trunc
         auto end = balancedEnd(answer, i);
         if (!end)
             continue;
-        if (auto in = tryParse(answer.substr(i, *end - i + 1)))
+        if (auto in = tryParse(answer.substr(i, *end - i + 1), single))
             return *in;
     }
     if (answer.find_first_not_of(" \t\r\n") == std::string::npos)
         return makeError("llm-answer", std::string("the answer is empty") + (truncated ? kCutOff : ""));
-    return makeError("llm-answer", std::string("the answer holds no JSON list of ideas (objects with a \"title\")") +
-                                       (truncated ? kCutOff : ""));
+    if (truncated)
+        return makeError("llm-answer", "the list of ideas is incomplete" + kCutOff);
+    return makeError("llm-answer", "the answer holds no JSON list of ideas (objects with a \"title\")");
 }
 
 Result<std::string> extractCandidate(const std::string &answer, bool truncated)

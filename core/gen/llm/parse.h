@@ -19,7 +19,8 @@ struct ParsedIdea {
 
 // The ideas in an answer: a JSON array of objects, or an object with an "ideas" array, found as
 // the whole answer, in a ```json block or as the first balanced JSON value in the prose.
-// `truncated` (the answer stopped at the token limit) makes a failure say so.
+// `truncated` (the answer stopped at the token limit) takes only a list that closed before the
+// cut (a lone idea object may be the first item of a lost list) and makes a failure say so.
 Result<std::vector<ParsedIdea>> parseIdeas(const std::string &answer, bool truncated);
 
 // The candidate file in an answer: the fenced block with a @launch directive (else the first one
