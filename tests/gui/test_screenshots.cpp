@@ -1,7 +1,10 @@
 // Renders the main window with a shipped example session and saves a PNG of each main view into
-// the test's output folder (KF_SCREENSHOT_DIR), for people to look at. It checks that every
-// picture was written and is not blank. A small session as an LLM search writes it shows the
-// Exchanges tab and the search panel's language-model fields.
+// the test's output folder, for people to look at: the build folder's tests/gui/screenshots, or
+// the folder named by the environment variable KF_SCREENSHOT_DIR (docs/images regenerates the
+// pictures of the documentation). It checks that every picture was written and is not blank. A
+// small session as an LLM search writes it shows the Exchanges tab and the search panel's
+// language-model fields. `laptop` shows the window as a 1366×768 screen does (it runs as
+// test_screenshots_laptop, on the screen of data/screen_1366x768.json).
 #include "candidate_pane.h"
 #include "exchange_view.h"
 #include "llm_session.h"
@@ -16,7 +19,10 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QGuiApplication>
 #include <QImage>
+#include <QPainter>
+#include <QScreen>
 #include <QLineEdit>
 #include <QTabWidget>
 
@@ -26,17 +32,40 @@ using namespace kf::ui::test;
 class TestScreenshots : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase();
     void views();
+    void laptop();
 
 private:
     void save(QWidget *w, const QString &name);
-    QString m_dir = QStringLiteral(KF_SCREENSHOT_DIR);
+    void saveImage(const QImage &image, const QString &name);
+    // What the screen shows: the window where it stands on the screen, cut by the screen's edges.
+    void saveScreen(QWidget *window, const QString &name);
+    QString m_dir = qEnvironmentVariable("KF_SCREENSHOT_DIR", QStringLiteral(KF_SCREENSHOT_DIR));
 };
+
+void TestScreenshots::initTestCase() { QVERIFY(QDir().mkpath(m_dir)); }
 
 void TestScreenshots::save(QWidget *w, const QString &name)
 {
     QCoreApplication::processEvents();
-    const QImage image = w->grab().toImage();
+    saveImage(w->grab().toImage(), name);
+}
+
+void TestScreenshots::saveScreen(QWidget *window, const QString &name)
+{
+    QCoreApplication::processEvents();
+    const QRect screen = window->screen()->geometry();
+    QImage image(screen.size(), QImage::Format_RGB32);
+    image.fill(QColor(0x30, 0x30, 0x36));
+    QPainter p(&image);
+    p.drawPixmap(window->geometry().topLeft() - screen.topLeft(), window->grab());
+    p.end();
+    saveImage(image, name);
+}
+
+void TestScreenshots::saveImage(const QImage &image, const QString &name)
+{
     QVERIFY2(!image.isNull(), qPrintable(name));
     // Not a blank picture: more than a handful of colours.
     QSet<QRgb> colours;
@@ -51,7 +80,6 @@ void TestScreenshots::save(QWidget *w, const QString &name)
 
 void TestScreenshots::views()
 {
-    QVERIFY(QDir().mkpath(m_dir));
     Workbench wb;
     wb.window->resize(1600, 1000);
     wb.window->show();
@@ -119,6 +147,27 @@ void TestScreenshots::views()
     panel->findChild<QLineEdit *>(QStringLiteral("model"))->clear();
     QVERIFY(panel->problem().startsWith(QStringLiteral("Model:")));
     save(panel, QStringLiteral("search-panel-llm-model"));
+}
+
+void TestScreenshots::laptop()
+{
+    if (QGuiApplication::primaryScreen()->size() != QSize(1366, 768))
+        QSKIP("needs a 1366×768 screen: ctest -R test_screenshots_laptop runs it on data/screen_1366x768.json");
+    Workbench wb;
+    wb.window->show(); // at the size the window chooses for itself on this screen
+    QVERIFY(QTest::qWaitForWindowExposed(wb.window.get()));
+    QVERIFY(wb.waitForGpuProbe());
+    QTRY_VERIFY(wb.window->problems()->currentProblem() != nullptr);
+    saveScreen(wb.window.get(), QStringLiteral("laptop-problems"));
+    QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
+    QTRY_VERIFY(wb.window->selectedNode() != 0);
+    wb.window->showView(MainWindow::GraphTab);
+    saveScreen(wb.window.get(), QStringLiteral("laptop-softmax"));
+    QVERIFY(wb.open(examplePath(QStringLiteral("layernorm"))));
+    QTRY_VERIFY(wb.window->selectedNode() != 0);
+    saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-graph"));
+    wb.window->showView(MainWindow::ChartTab);
+    saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-chart"));
 }
 
 QTEST_MAIN(TestScreenshots)
