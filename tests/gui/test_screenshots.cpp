@@ -4,7 +4,8 @@
 // pictures of the documentation). It checks that every picture was written and is not blank. A
 // small session as an LLM search writes it shows the Exchanges tab and the search panel's
 // language-model fields. `laptop` shows the window as a 1366×768 screen does (it runs as
-// test_screenshots_laptop, on the screen of data/screen_1366x768.json).
+// test_screenshots_laptop, on the screen of data/screen_1366x768.json). `live` shows the window
+// during a search on a GPU (test_screenshots_live, label gpu: KF_SCREENSHOT_LIVE=1 and a GPU).
 #include "candidate_pane.h"
 #include "exchange_view.h"
 #include "llm_session.h"
@@ -14,11 +15,14 @@
 #include "round_chart.h"
 #include "graph_view.h"
 #include "engine_jobs.h"
+#include "model/points_model.h"
 
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
 #include <QDir>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
@@ -26,6 +30,7 @@
 #include <QLineEdit>
 #include <QTabWidget>
 
+using namespace kf;
 using namespace kf::ui;
 using namespace kf::ui::test;
 
@@ -35,6 +40,7 @@ private slots:
     void initTestCase();
     void views();
     void laptop();
+    void live();
 
 private:
     void save(QWidget *w, const QString &name);
@@ -168,6 +174,49 @@ void TestScreenshots::laptop()
     saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-graph"));
     wb.window->showView(MainWindow::ChartTab);
     saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-chart"));
+    // A round's summary in place of the editor.
+    wb.window->showView(MainWindow::GraphTab);
+    wb.window->selectNode(30);
+    saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-round"));
+}
+
+void TestScreenshots::live()
+{
+    if (!qEnvironmentVariableIsSet("KF_SCREENSHOT_LIVE"))
+        QSKIP("a live search needs a GPU: ctest -R test_screenshots_live (label gpu) runs it");
+    Workbench wb;
+    wb.window->resize(1600, 1000);
+    wb.window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(wb.window.get()));
+    QVERIFY(wb.waitForGpuProbe(120000));
+    if (!wb.engine->gpu().present)
+        QSKIP(qPrintable(QStringLiteral("needs an NVIDIA GPU: ") + wb.engine->gpu().reason));
+    QTRY_VERIFY_WITH_TIMEOUT(wb.window->problems()->selectProblem(QStringLiteral("softmax")), 20000);
+    SearchSettings s;
+    s.rounds = 4;
+    s.ideasPerRound = 2;
+    s.implsPerIdea = 3;
+    s.timingTrials = 20;
+    s.timeBudgetSeconds = 600;
+    wb.window->searchPanel()->setSettings(s);
+    QSignalSpy opened(wb.engine.get(), &Engine::sessionOpened);
+    wb.window->newSession(QStringLiteral("softmax"), wb.dir.filePath(QStringLiteral("live.kfsession")));
+    QVERIFY(opened.wait(20000));
+    QTRY_VERIFY(wb.window->searchPanel()->startButton()->isEnabled());
+    QSignalSpy finished(wb.engine.get(), &Engine::searchFinished);
+    QTest::mouseClick(wb.window->searchPanel()->startButton(), Qt::LeftButton);
+    // Once the second round runs: a tree, a chart and a log worth looking at, and time left.
+    QTRY_VERIFY_WITH_TIMEOUT(wb.engine->session() && wb.engine->session()->trajectory.rows.size() >= 2 &&
+                                 wb.window->pointsModel()->rowCount() >= 4,
+                             600000);
+    QVERIFY(wb.engine->searching());
+    wb.window->showView(MainWindow::GraphTab);
+    QTest::qWait(500);
+    save(wb.window.get(), QStringLiteral("main-live-search"));
+    wb.window->showView(MainWindow::ChartTab);
+    save(wb.window.get(), QStringLiteral("main-live-search-chart"));
+    QTest::mouseClick(wb.window->searchPanel()->cancelButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(120000) || finished.count() > 0);
 }
 
 QTEST_MAIN(TestScreenshots)
