@@ -107,11 +107,17 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_diff = makeEditor(EditorKind::Diff, this);
     m_idea = new QTextBrowser(this);
     m_metrics = new MetricsModel(this);
+    connect(m_metrics, &QAbstractItemModel::modelReset, this, &CandidatePane::showBaselineColumns);
     m_metricsView = table(m_metrics, this);
     m_metricsView->setObjectName(QStringLiteral("metricsView"));
     m_metricsView->setWordWrap(false);
+    // The two candidates share the width; long values (the floors) end in "…" and show whole in
+    // their tooltip. The baseline and the difference show once a baseline is pinned.
+    m_metricsView->horizontalHeader()->setStretchLastSection(false);
     m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::NameColumn, QHeaderView::ResizeToContents);
-    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::Stretch);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::PinnedColumn, QHeaderView::Stretch);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::DeltaColumn, QHeaderView::ResizeToContents);
     m_metricsView->verticalHeader()->setDefaultSectionSize(22);
     m_profileModel = new QStandardItemModel(0, 2, this);
     m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
@@ -218,6 +224,12 @@ void CandidatePane::setPinned(std::int64_t node)
     m_pinned = node;
     m_metrics->setNodes(m_snapshot, m_node, m_pinned);
     updateButtons();
+}
+
+void CandidatePane::showBaselineColumns()
+{
+    for (int c : {int(MetricsModel::PinnedColumn), int(MetricsModel::DeltaColumn)})
+        m_metricsView->setColumnHidden(c, m_metrics->pinned() == 0);
 }
 
 void CandidatePane::setGpuUnavailable(const QString &reason)

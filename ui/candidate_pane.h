@@ -93,6 +93,7 @@ private:
     void showStored();
     void showSummary(const NodeView *);
     void updateProfileHint();
+    void showBaselineColumns();
     void markLogLines();
     void jumpToSourceLine(int line);
     void updateDiff();

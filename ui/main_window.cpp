@@ -100,7 +100,8 @@ void MainWindow::buildViews()
     // name and the numbers leave; the tooltip shows everything.
     m_outline->header()->setStretchLastSection(false);
     m_outline->header()->setSectionResizeMode(OutlineModel::NameColumn, QHeaderView::Interactive);
-    m_outline->header()->resizeSection(OutlineModel::NameColumn, 110);
+    m_outline->header()->resizeSection(OutlineModel::NameColumn, 115);
+    m_outline->setIndentation(14); // three levels deep, "#123" still shows beside its dot
     m_outline->header()->setSectionResizeMode(OutlineModel::DetailsColumn, QHeaderView::Stretch);
     for (int c = OutlineModel::StatusColumn; c < OutlineModel::ColumnCount; ++c)
         m_outline->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -406,7 +407,7 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         m_candidate->setVisible(bool(s));
         if (s) {
             const int h = std::max(600, m_split->height());
-            m_split->setSizes({h * 2 / 5, h * 3 / 5});
+            m_split->setSizes({h / 2, h / 2});
         }
     }
     m_selecting = true;

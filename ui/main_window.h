@@ -92,7 +92,7 @@ public:
     bool confirmDropEdits(const QString &action);
 
     // Below this width of the outline, its "% of floor" column is hidden.
-    static constexpr int kOutlineFloorWidth = 460;
+    static constexpr int kOutlineFloorWidth = 560;
 
 protected:
     void closeEvent(QCloseEvent *) override;

@@ -1,7 +1,8 @@
 // Renders the main window with a shipped example session and saves a PNG of each main view into
 // the test's output folder, for people to look at: the build folder's tests/gui/screenshots, or
-// the folder named by the environment variable KF_SCREENSHOT_DIR (docs/images regenerates the
-// pictures of the documentation). It checks that every picture was written and is not blank. A
+// the folder named by the environment variable KF_SCREENSHOT_DIR. The few that the README and
+// docs/gui.md show (kDocPictures) also go to the folder KF_SCREENSHOT_DOCS names (docs/images).
+// It checks that every picture was written and is not blank. A
 // small session as an LLM search writes it shows the Exchanges tab and the search panel's
 // language-model fields. `laptop` shows the window as a 1366×768 screen does (it runs as
 // test_screenshots_laptop, on the screen of data/screen_1366x768.json). `live` shows the window
@@ -19,20 +20,27 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
-#include <QProgressBar>
-#include <QPushButton>
+#include <QFile>
 #include <QGuiApplication>
 #include <QImage>
-#include <QPainter>
-#include <QScreen>
 #include <QLineEdit>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
 #include <QTabWidget>
 
 using namespace kf;
 using namespace kf::ui;
 using namespace kf::ui::test;
+
+namespace {
+const QStringList kDocPictures = {QStringLiteral("main-graph"), QStringLiteral("candidate-metrics"), QStringLiteral("laptop-softmax"),
+                                  QStringLiteral("laptop-layernorm-round"), QStringLiteral("main-live-search")};
+}
 
 class TestScreenshots : public QObject {
     Q_OBJECT
@@ -47,10 +55,22 @@ private:
     void saveImage(const QImage &image, const QString &name);
     // What the screen shows: the window where it stands on the screen, cut by the screen's edges.
     void saveScreen(QWidget *window, const QString &name);
+    // The examples open from a folder of their own, named as an installation would name it, so
+    // that the pictures show no path of the machine that took them.
+    QString example(const QString &name) const { return m_examples.filePath(QStringLiteral("examples/%1.kfsession").arg(name)); }
     QString m_dir = qEnvironmentVariable("KF_SCREENSHOT_DIR", QStringLiteral(KF_SCREENSHOT_DIR));
+    QTemporaryDir m_examples{QDir::tempPath() + QStringLiteral("/kernelforge-XXXXXX")};
 };
 
-void TestScreenshots::initTestCase() { QVERIFY(QDir().mkpath(m_dir)); }
+void TestScreenshots::initTestCase()
+{
+    QVERIFY(QDir().mkpath(m_dir));
+    QVERIFY(QDir().mkpath(m_examples.filePath(QStringLiteral("examples"))));
+    for (const QString &name : {QStringLiteral("softmax"), QStringLiteral("layernorm")})
+        QVERIFY(QFile::copy(examplePath(name), example(name)));
+    // They are shipped examples there too: opened read-only.
+    qputenv("KERNELFORGE_EXAMPLES", m_examples.filePath(QStringLiteral("examples")).toUtf8());
+}
 
 void TestScreenshots::save(QWidget *w, const QString &name)
 {
@@ -82,6 +102,11 @@ void TestScreenshots::saveImage(const QImage &image, const QString &name)
     const QString file = QDir(m_dir).filePath(name + QStringLiteral(".png"));
     QVERIFY2(image.save(file), qPrintable(file));
     qInfo("wrote %s", qPrintable(file));
+    if (const QString docs = qEnvironmentVariable("KF_SCREENSHOT_DOCS"); !docs.isEmpty() && kDocPictures.contains(name)) {
+        const QString copy = QDir(docs).filePath(name + QStringLiteral(".png"));
+        QVERIFY2(image.save(copy), qPrintable(copy));
+        qInfo("wrote %s", qPrintable(copy));
+    }
 }
 
 void TestScreenshots::views()
@@ -95,7 +120,7 @@ void TestScreenshots::views()
     QTRY_VERIFY(wb.window->problems()->currentProblem() != nullptr);
     save(wb.window.get(), QStringLiteral("problems"));
 
-    QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
+    QVERIFY(wb.open(example(QStringLiteral("softmax"))));
     QTRY_VERIFY(wb.window->selectedNode() != 0);
     wb.window->showView(MainWindow::GraphTab);
     save(wb.window.get(), QStringLiteral("main-graph"));
@@ -106,6 +131,11 @@ void TestScreenshots::views()
     save(wb.window.get(), QStringLiteral("main-trajectory"));
 
     CandidatePane *pane = wb.window->candidate();
+    // #16 beside #9 pinned as the baseline, with the difference.
+    const std::int64_t best = wb.window->selectedNode();
+    wb.window->selectNode(9);
+    wb.window->action(QStringLiteral("actionPin"))->trigger();
+    wb.window->selectNode(best);
     pane->tabs()->setCurrentIndex(CandidatePane::MetricsTab);
     save(wb.window.get(), QStringLiteral("candidate-metrics"));
     pane->tabs()->setCurrentIndex(CandidatePane::DiffTab);
@@ -165,11 +195,11 @@ void TestScreenshots::laptop()
     QVERIFY(wb.waitForGpuProbe());
     QTRY_VERIFY(wb.window->problems()->currentProblem() != nullptr);
     saveScreen(wb.window.get(), QStringLiteral("laptop-problems"));
-    QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
+    QVERIFY(wb.open(example(QStringLiteral("softmax"))));
     QTRY_VERIFY(wb.window->selectedNode() != 0);
     wb.window->showView(MainWindow::GraphTab);
     saveScreen(wb.window.get(), QStringLiteral("laptop-softmax"));
-    QVERIFY(wb.open(examplePath(QStringLiteral("layernorm"))));
+    QVERIFY(wb.open(example(QStringLiteral("layernorm"))));
     QTRY_VERIFY(wb.window->selectedNode() != 0);
     saveScreen(wb.window.get(), QStringLiteral("laptop-layernorm-graph"));
     wb.window->showView(MainWindow::ChartTab);

@@ -167,7 +167,7 @@ QString metricDelta(const Metric &a, const Metric &b)
         return signedNumber(d, 1) + QObject::tr(" points");
     if (a.unit == u"B")
         return signedNumber(d, 0) + QStringLiteral(" B");
-    return std::fabs(d) >= 1 ? signedNumber(d, 0) : QString::number(d, 'e', 2);
+    return std::fabs(d) >= 1 ? signedNumber(d, 0) : (d < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(d), 'e', 2);
 }
 
 MetricsModel::MetricsModel(QObject *parent) : QAbstractTableModel(parent) {}
