@@ -357,73 +357,8 @@ void CandidatePane::showSummary(const NodeView *n)
                               "trajectory.</p>"));
         return;
     }
-    const SessionSnapshot &s = *m_snapshot;
-    auto esc = [](const std::string &t) { return qs(t).toHtmlEscaped(); };
-    auto dot = [](const NodeView &v) {
-        return QStringLiteral("<span style='color:%1'>●</span>").arg(statusColor(qs(v.shownStatus)).name());
-    };
-    auto best = [&](std::int64_t id) -> QString {
-        const NodeView *b = s.node(id);
-        if (!b || b->medianMs <= 0)
-            return tr("none");
-        return QStringLiteral("#%1 %2 (%3)").arg(b->id()).arg(formatMs(b->medianMs), formatSpeedup(b->speedup));
-    };
-    QString html = QStringLiteral("<h3>%1 %2</h3><p>%3</p>").arg(dot(*n), esc(n->record.title), statusText(*n).toHtmlEscaped());
-    const NodeCounts counts = countBelow(s, n->id());
-    QString rows;
-    if (n->record.kind == NodeKind::Round) {
-        const auto summary = readRoundSummary(n->record);
-        html += tr("<p>%1, %2 correct").arg(plural(counts.candidates, tr("candidate"), tr("candidates"))).arg(counts.correct);
-        if (summary && summary->seconds > 0)
-            html += tr(", %1 s").arg(summary->seconds, 0, 'f', 1);
-        html += QStringLiteral("</p>");
-        if (summary) {
-            html += tr("<p><b>Best of this round:</b> %1</p>").arg(best(summary->roundBestNode));
-            html += tr("<p><b>Best of the session after it:</b> %1</p>").arg(best(summary->bestNode));
-        }
-        for (std::int64_t id : s.children(n->id()))
-            if (const NodeView *idea = s.node(id)) {
-                const NodeCounts c = countBelow(s, id);
-                rows += QStringLiteral("<tr><td>%1 %2</td><td>%3</td><td align=right>%4 / %5</td><td align=right>%6</td></tr>")
-                            .arg(dot(*idea), esc(idea->record.title), nodeDetails(s, *idea).toHtmlEscaped())
-                            .arg(c.correct)
-                            .arg(c.candidates)
-                            .arg(formatSpeedup(idea->speedup));
-            }
-        if (!rows.isEmpty())
-            html += tr("<table cellspacing=6><tr><th align=left>Idea</th><th align=left>Difference</th>"
-                       "<th>Correct</th><th>Best</th></tr>%1</table>")
-                        .arg(rows);
-    } else {
-        if (const QString d = nodeDetails(s, *n); !d.isEmpty())
-            html += QStringLiteral("<p><i>%1</i></p>").arg(d.toHtmlEscaped());
-        if (n->record.kind == NodeKind::Idea) {
-            const IdeaInfo info = readIdeaInfo(n->record);
-            if (!n->record.text.empty())
-                html += QStringLiteral("<p>%1</p>").arg(esc(n->record.text));
-            if (!info.why.empty())
-                html += tr("<p><b>Why:</b> %1</p>").arg(esc(info.why));
-            if (info.parentKernel)
-                html += tr("<p><b>Builds on:</b> %1</p>").arg(best(info.parentKernel));
-        }
-        html += tr("<p>%1, %2 correct; best %3</p>")
-                    .arg(plural(counts.candidates, tr("candidate"), tr("candidates")))
-                    .arg(counts.correct)
-                    .arg(best(n->id()));
-        for (std::int64_t id : s.children(n->id()))
-            if (const NodeView *c = s.node(id); c && c->isCandidate())
-                rows += QStringLiteral("<tr><td>%1 #%2</td><td>%3</td><td>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
-                            .arg(dot(*c))
-                            .arg(c->id())
-                            .arg(nodeDetails(s, *c).toHtmlEscaped(), qs(c->shownStatus), formatMs(c->medianMs),
-                                 formatSpeedup(c->speedup));
-        if (!rows.isEmpty())
-            html += tr("<table cellspacing=6><tr><th align=left>Candidate</th><th align=left>Parameters</th>"
-                       "<th align=left>Status</th><th>Time</th><th>Speedup</th></tr>%1</table>")
-                        .arg(rows);
-    }
-    html += tr("<p style='color:#666'>Select a candidate to see its source, compile log and metrics.</p>");
-    m_summary->setHtml(html);
+    m_summary->setHtml(summaryHtml(*m_snapshot, *n) +
+                       tr("<p style='color:#666'>Select a candidate to see its source, compile log and metrics.</p>"));
 }
 
 void CandidatePane::updateProfileHint()

@@ -94,8 +94,6 @@ void MainWindow::buildViews()
     m_outline->sortByColumn(OutlineModel::NameColumn, Qt::AscendingOrder);
     m_outline->setUniformRowHeights(true);
     m_outline->setAlternatingRowColors(true);
-    // Names are long ("Row split across a thread-block cluster ..."): the name column takes what
-    // the numbers leave, and the tooltip and the candidate pane show the rest.
     // The parameters that tell siblings apart have a column of their own, which takes what the
     // name and the numbers leave; the tooltip shows everything.
     m_outline->header()->setStretchLastSection(false);
@@ -107,7 +105,7 @@ void MainWindow::buildViews()
         m_outline->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_outline->header()->setMinimumSectionSize(40);
     m_outline->setColumnHidden(OutlineModel::StatusColumn, true); // the icon and the tooltip say it
-    m_outline->viewport()->installEventFilter(this); // a narrow outline drops "% of floor" (outlineResized)
+    m_outline->viewport()->installEventFilter(this); // a narrow outline drops "% of floor" (eventFilter)
     m_show = new QComboBox(this);
     m_show->setObjectName(QStringLiteral("statusFilter"));
     m_show->setToolTip(tr("Show the candidates of one status (rounds and ideas above them stay)"));
@@ -377,10 +375,9 @@ void MainWindow::connectEngine()
 void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
 {
     m_session = s;
-    if (fresh || !s) {
+    if (fresh || !s)
         m_search->clearFinished(); // the last run's message was about another session
-        m_problems->setSessionFloors(s ? qs(s->meta.problemName) : QString(), s ? sessionFloorsText(*s) : QString());
-    }
+    m_problems->setSessionFloors(s ? qs(s->meta.problemName) : QString(), s ? sessionFloorsText(*s) : QString());
     if (fresh) {
         m_selected = 0;
         m_message->hide();
@@ -536,7 +533,7 @@ void MainWindow::resetLayout()
         d->setFloating(false);
         d->show();
     }
-    if (!isMaximized() && !isFullScreen())
+    if (!isMaximized() && !isFullScreen() && screen() && !screen()->availableGeometry().contains(frameGeometry()))
         fitToScreen();
     applyDefaultDockSizes();
 }

@@ -179,6 +179,8 @@ QString ProblemPage::floorText() const { return m_floor->text(); }
 
 void ProblemPage::setSessionFloors(const QString &problem, const QString &text)
 {
+    if (problem == m_sessionProblem && text == m_sessionFloors)
+        return;
     m_sessionProblem = problem;
     m_sessionFloors = text;
     showCurrent();

@@ -1,6 +1,7 @@
 #include "model/node_text.h"
 
 #include "model/format.h"
+#include "model/status_style.h"
 
 #include <QObject>
 #include <QStringList>
@@ -116,6 +117,9 @@ NodeCounts countBelow(const SessionSnapshot &s, std::int64_t node)
         if (n->isCandidate()) {
             ++c.candidates;
             c.correct += n->record.status == "correct" ? 1 : 0;
+            const NodeView *best = s.node(c.best);
+            if (n->medianMs > 0 && (!best || n->medianMs < best->medianMs))
+                c.best = n->id();
         }
         const auto &kids = s.children(id);
         stack.insert(stack.end(), kids.begin(), kids.end());
@@ -172,6 +176,77 @@ QString statusText(const NodeView &n)
             text += QStringLiteral(": ") + qs(n.result->sanitizer->note);
     }
     return text;
+}
+
+QString summaryHtml(const SessionSnapshot &s, const NodeView &n)
+{
+    auto esc = [](const std::string &t) { return qs(t).toHtmlEscaped(); };
+    auto dot = [](const NodeView &v) {
+        return QStringLiteral("<span style='color:%1'>●</span>").arg(statusColor(qs(v.shownStatus)).name());
+    };
+    auto best = [&](std::int64_t id) -> QString {
+        const NodeView *b = s.node(id);
+        if (!b || b->medianMs <= 0)
+            return QObject::tr("none");
+        return QStringLiteral("#%1 %2 (%3)").arg(b->id()).arg(formatMs(b->medianMs), formatSpeedup(b->speedup));
+    };
+    QString html = QStringLiteral("<h3>%1 %2</h3><p>%3</p>").arg(dot(n), esc(n.record.title), statusText(n).toHtmlEscaped());
+    const NodeCounts counts = countBelow(s, n.id());
+    QString rows;
+    if (n.record.kind == NodeKind::Round) {
+        const auto summary = readRoundSummary(n.record);
+        html += QObject::tr("<p>%1, %2 correct")
+                    .arg(plural(counts.candidates, QObject::tr("candidate"), QObject::tr("candidates")))
+                    .arg(counts.correct);
+        if (summary && summary->seconds > 0)
+            html += QObject::tr(", %1 s").arg(summary->seconds, 0, 'f', 1);
+        html += QStringLiteral("</p>");
+        if (summary) {
+            html += QObject::tr("<p><b>Best of this round:</b> %1</p>").arg(best(summary->roundBestNode));
+            html += QObject::tr("<p><b>Best of the session after it:</b> %1</p>").arg(best(summary->bestNode));
+        }
+        for (std::int64_t id : s.children(n.id()))
+            if (const NodeView *idea = s.node(id)) {
+                const NodeCounts c = countBelow(s, id);
+                rows += QStringLiteral("<tr><td>%1 %2</td><td>%3</td><td align=right>%4 / %5</td><td align=right>%6</td></tr>")
+                            .arg(dot(*idea), esc(idea->record.title), nodeDetails(s, *idea).toHtmlEscaped())
+                            .arg(c.correct)
+                            .arg(c.candidates)
+                            .arg(formatSpeedup(idea->speedup));
+            }
+        if (!rows.isEmpty())
+            html += QObject::tr("<table cellspacing=6><tr><th align=left>Idea</th><th align=left>Difference</th>"
+                                "<th>Correct</th><th>Best</th></tr>%1</table>")
+                        .arg(rows);
+    } else {
+        if (const QString d = nodeDetails(s, n); !d.isEmpty())
+            html += QStringLiteral("<p><i>%1</i></p>").arg(d.toHtmlEscaped());
+        if (n.record.kind == NodeKind::Idea) {
+            const IdeaInfo info = readIdeaInfo(n.record);
+            if (!n.record.text.empty())
+                html += QStringLiteral("<p>%1</p>").arg(esc(n.record.text));
+            if (!info.why.empty())
+                html += QObject::tr("<p><b>Why:</b> %1</p>").arg(esc(info.why));
+            if (info.parentKernel)
+                html += QObject::tr("<p><b>Builds on:</b> %1</p>").arg(best(info.parentKernel));
+        }
+        html += QObject::tr("<p>%1, %2 correct; best %3</p>")
+                    .arg(plural(counts.candidates, QObject::tr("candidate"), QObject::tr("candidates")))
+                    .arg(counts.correct)
+                    .arg(best(counts.best));
+        for (std::int64_t id : s.children(n.id()))
+            if (const NodeView *c = s.node(id); c && c->isCandidate())
+                rows += QStringLiteral("<tr><td>%1 #%2</td><td>%3</td><td>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
+                            .arg(dot(*c))
+                            .arg(c->id())
+                            .arg(nodeDetails(s, *c).toHtmlEscaped(), qs(c->shownStatus), formatMs(c->medianMs),
+                                 formatSpeedup(c->speedup));
+        if (!rows.isEmpty())
+            html += QObject::tr("<table cellspacing=6><tr><th align=left>Candidate</th><th align=left>Parameters</th>"
+                                "<th align=left>Status</th><th>Time</th><th>Speedup</th></tr>%1</table>")
+                        .arg(rows);
+    }
+    return html;
 }
 
 } // namespace kf::ui

@@ -36,7 +36,12 @@ QString nodeToolTip(const SessionSnapshot &, const NodeView &);
 // Candidates below a node (through repairs and hand edits), and those that are correct.
 struct NodeCounts {
     int candidates = 0, correct = 0;
+    std::int64_t best = 0; // the fastest correct one, 0 when none
 };
 NodeCounts countBelow(const SessionSnapshot &, std::int64_t node);
+
+// What the candidate pane shows for a round or an idea, as HTML: its status and why, its counts
+// and bests, and a table of its ideas (with their differences) or candidates.
+QString summaryHtml(const SessionSnapshot &, const NodeView &);
 
 } // namespace kf::ui
