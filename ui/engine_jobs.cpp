@@ -206,6 +206,12 @@ std::string exportWarning(const NodeView &n)
         return "NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu); its results are unknown.";
     if (status == "queued" || status == "compiling" || !n.result)
         return "NOT VERIFIED: it was never evaluated (" + status + ").";
+    if (status == "suspect") {
+        std::string text = "SUSPECT: it passed verification, but its time is below what the GPU can do";
+        if (!n.record.reason.empty())
+            text += " (" + n.record.reason + ")";
+        return text + "; its measurement is not trusted.";
+    }
     if (status != "correct") {
         std::string text = "FAILED VERIFICATION (" + status + ")";
         if (!n.record.reason.empty())

@@ -785,7 +785,7 @@ void TestMainWindow::exportSaysWhatItHolds()
     // Kernels that were never verified, in a copy of an example.
     const QString path = wb.dir.filePath(QStringLiteral("unverified.kfsession"));
     QVERIFY(SessionStore::exportReadOnlyCopy(examplePath(QStringLiteral("softmax")).toStdString(), path.toStdString()));
-    std::int64_t waiting = 0, wrong = 0, unchecked = 0;
+    std::int64_t waiting = 0, wrong = 0, suspect = 0, unchecked = 0;
     {
         const SnapshotPtr s = *readSnapshot(path.toStdString(), true);
         auto store = SessionStore::open(path.toStdString());
@@ -798,6 +798,10 @@ void TestMainWindow::exportSaysWhatItHolds()
         r.verdict = Verdict::Wrong;
         r.reason = "trial 2: 4096 elements differ";
         wrong = *recordHandEdited(*store, *s->problem, 16, "wrong", text, r);
+        r = *s->node(16)->result;
+        r.verdict = Verdict::Suspect;
+        r.reason = "0.2 ms is below the roofline floor";
+        suspect = *recordHandEdited(*store, *s->problem, 16, "suspect", text, r);
         EvalResult judged = *s->node(16)->result;
         judged.sanitizer = SanitizerCheck{"unchecked", {"memcheck"}, 2.0, "the tool timed out", 0};
         unchecked = *recordHandEdited(*store, *s->problem, 16, "unchecked", text, judged);
@@ -818,6 +822,7 @@ void TestMainWindow::exportSaysWhatItHolds()
     QVERIFY(exportNode(waiting).contains(QStringLiteral("!!! NOT VERIFIED: it compiled, but no GPU has run it yet")));
     QVERIFY(done.first().at(0).toString().contains(QStringLiteral("Its header warns")));
     QVERIFY(exportNode(wrong).contains(QStringLiteral("!!! FAILED VERIFICATION (wrong): trial 2: 4096 elements differ")));
+    QVERIFY(exportNode(suspect).contains(QStringLiteral("!!! SUSPECT: it passed verification, but its time is below what the GPU can do")));
     QVERIFY(exportNode(unchecked).contains(QStringLiteral("!!! compute-sanitizer could not check it (unchecked): the tool timed out")));
     QVERIFY(!exportNode(16).contains(QStringLiteral("!!!")));
     // Where a node is shown, the sanitizer's "unchecked" is marked.
