@@ -5,18 +5,25 @@
 #include "model/format.h"
 #include "model/line_diff.h"
 #include "model/metrics_model.h"
+#include "model/node_text.h"
 #include "model/status_style.h"
 #include "search/records.h"
 
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace kf::ui {
 
@@ -51,6 +58,19 @@ void setText(QsciScintilla *e, const QString &text)
     e->setReadOnly(ro);
 }
 
+constexpr int kLogLinkIndicator = 8; // the compile log's indicator for lines that name a source line
+
+// The source line a compile-log line names ("candidate.cu(12): error: ...", "candidate.cu:4:
+// @launch: ..."), 1-based; 0 when it names none.
+int sourceLineOf(const QString &logLine)
+{
+    static const QRegularExpression re(QStringLiteral("^candidate\\.cu(?:\\((\\d+)\\)|:(\\d+))"));
+    const auto m = re.match(logLine);
+    if (!m.hasMatch())
+        return 0;
+    return (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toInt();
+}
+
 } // namespace
 
 CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
@@ -65,29 +85,51 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_profile = button(tr("Profile"), {}, this);
     m_check->setObjectName(QStringLiteral("compileCheck"));
     m_rebench->setObjectName(QStringLiteral("rebenchmark"));
+    m_profile->setObjectName(QStringLiteral("profile"));
 
-    auto *bar = new QHBoxLayout;
+    // A tool bar, so that a narrow window folds the buttons into its » menu instead of widening.
+    auto *bar = new QToolBar(this);
+    bar->setObjectName(QStringLiteral("candidateBar"));
+    bar->setIconSize(QSize(1, 1));
     for (QToolButton *b : {m_check, m_rebench, m_revert, m_pin, m_export, m_profile})
         bar->addWidget(b);
-    bar->addStretch();
 
     m_editor = static_cast<CudaEditor *>(makeEditor(EditorKind::Cuda, this));
     m_editor->setObjectName(QStringLiteral("cudaEditor"));
     m_log = makeEditor(EditorKind::Log, this);
+    m_log->setObjectName(QStringLiteral("compileLog"));
+    m_log->indicatorDefine(QsciScintilla::PlainIndicator, kLogLinkIndicator);
+    m_log->setIndicatorForegroundColor(QColor(0x1e, 0x40, 0xaf), kLogLinkIndicator);
+    m_log->setIndicatorHoverStyle(QsciScintilla::FullBoxIndicator, kLogLinkIndicator);
+    m_log->setIndicatorHoverForegroundColor(QColor(0x1e, 0x40, 0xaf), kLogLinkIndicator);
     m_ptx = makeEditor(EditorKind::Ptx, this);
     m_sass = makeEditor(EditorKind::Ptx, this);
     m_diff = makeEditor(EditorKind::Diff, this);
     m_idea = new QTextBrowser(this);
     m_metrics = new MetricsModel(this);
+    connect(m_metrics, &QAbstractItemModel::modelReset, this, &CandidatePane::showBaselineColumns);
     m_metricsView = table(m_metrics, this);
     m_metricsView->setObjectName(QStringLiteral("metricsView"));
     m_metricsView->setWordWrap(false);
+    // The two candidates share the width; long values (the floors) end in "…" and show whole in
+    // their tooltip. The baseline and the difference show once a baseline is pinned.
+    m_metricsView->horizontalHeader()->setStretchLastSection(false);
     m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::NameColumn, QHeaderView::ResizeToContents);
-    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::SelectedColumn, QHeaderView::Stretch);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::PinnedColumn, QHeaderView::Stretch);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::DeltaColumn, QHeaderView::ResizeToContents);
     m_metricsView->verticalHeader()->setDefaultSectionSize(22);
     m_profileModel = new QStandardItemModel(0, 2, this);
     m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
     m_profileView = table(m_profileModel, this);
+    m_profileHint = new QLabel(this);
+    m_profileHint->setObjectName(QStringLiteral("profileHint"));
+    m_profileHint->setWordWrap(true);
+    m_profileHint->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_profileHint->setMargin(12);
+    m_profilePages = new QStackedWidget(this);
+    m_profilePages->addWidget(m_profileHint);
+    m_profilePages->addWidget(m_profileView);
     m_exchanges = new ExchangeView(this);
     m_exchanges->setObjectName(QStringLiteral("exchanges"));
 
@@ -101,15 +143,21 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_metricsView, tr("Metrics"));
     m_tabs->addTab(m_idea, tr("Idea"));
     m_tabs->addTab(m_diff, tr("Diff vs parent"));
-    m_tabs->addTab(m_profileView, tr("Profile"));
+    m_tabs->addTab(m_profilePages, tr("Profile"));
     m_tabs->addTab(m_exchanges, tr("Exchanges"));
     m_tabs->setTabToolTip(ExchangesTab, tr("The language-model requests and answers that produced this idea or candidate"));
+
+    m_summary = new QTextBrowser(this);
+    m_summary->setObjectName(QStringLiteral("nodeSummary"));
+    m_pages = new QStackedWidget(this);
+    m_pages->addWidget(m_tabs);
+    m_pages->addWidget(m_summary);
 
     auto *l = new QVBoxLayout(this);
     l->setContentsMargins(4, 4, 4, 4);
     l->addWidget(m_header);
-    l->addLayout(bar);
-    l->addWidget(m_tabs, 1);
+    l->addWidget(bar);
+    l->addWidget(m_pages, 1);
 
     connect(m_check, &QToolButton::clicked, this, &CandidatePane::compileCheck);
     connect(m_rebench, &QToolButton::clicked, this, &CandidatePane::rebenchmark);
@@ -118,6 +166,8 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     connect(m_export, &QToolButton::clicked, this, [this] { emit exportRequested(m_node); });
     connect(m_profile, &QToolButton::clicked, this, [this] {
         m_tabs->setCurrentIndex(ProfileTab);
+        m_profilePages->setCurrentWidget(m_profileView);
+        m_profiledNode = m_node;
         m_profileModel->removeRows(0, m_profileModel->rowCount());
         m_profileModel->appendRow({new QStandardItem(tr("Profiling under Nsight Compute…")), new QStandardItem});
         emit profileRequested(m_node);
@@ -132,6 +182,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
         updateDiff();
         updateButtons();
     });
+    connect(m_log, &QsciScintilla::indicatorClicked, this, [this](int line, int, Qt::KeyboardModifiers) {
+        if (m_logTargets.contains(line))
+            jumpToSourceLine(m_logTargets.value(line));
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestLazyCompile);
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestExchanges);
     updateButtons();
@@ -140,8 +194,14 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
 void CandidatePane::setSnapshot(const SnapshotPtr &s)
 {
     const bool sameSession = m_snapshot && s && m_snapshot->path == s->path;
+    const bool copy = s && !m_keepDraftsFor.empty() && s->path == m_keepDraftsFor;
+    if (s)
+        m_keepDraftsFor.clear();
     m_snapshot = s;
-    if (!sameSession) {
+    if (copy) {
+        m_shownNode = 0; // the same nodes in another file: the editor shows the draft again
+        m_ptxFor = -1;
+    } else if (!sameSession) {
         m_drafts.clear();
         m_pinned = 0;
         m_node = 0;
@@ -166,6 +226,12 @@ void CandidatePane::setPinned(std::int64_t node)
     updateButtons();
 }
 
+void CandidatePane::showBaselineColumns()
+{
+    for (int c : {int(MetricsModel::PinnedColumn), int(MetricsModel::DeltaColumn)})
+        m_metricsView->setColumnHidden(c, m_metrics->pinned() == 0);
+}
+
 void CandidatePane::setGpuUnavailable(const QString &reason)
 {
     m_gpuReason = reason;
@@ -186,6 +252,27 @@ bool CandidatePane::edited() const
     return n && n->isCandidate() && m_editor->text() != qs(n->record.text);
 }
 
+QList<qint64> CandidatePane::draftNodes() const
+{
+    QList<qint64> nodes = m_drafts.keys();
+    std::sort(nodes.begin(), nodes.end());
+    return nodes;
+}
+
+QString CandidatePane::draftText(std::int64_t node) const { return m_drafts.value(node); }
+
+void CandidatePane::dropDraft(std::int64_t node)
+{
+    if (!m_drafts.remove(node) || node != m_node)
+        return;
+    revert();
+}
+
+QString CandidatePane::summaryText() const { return showsSummary() ? m_summary->toPlainText() : QString(); }
+bool CandidatePane::showsSummary() const { return m_pages->currentWidget() == m_summary; }
+QString CandidatePane::profileHint() const { return m_profileHint->text(); }
+QString CandidatePane::headerText() const { return m_header->text(); }
+
 QString CandidatePane::logText() const { return m_log->text(); }
 QString CandidatePane::diffText() const { return m_diff->text(); }
 QString CandidatePane::ideaText() const { return m_idea->toPlainText(); }
@@ -196,8 +283,11 @@ void CandidatePane::showStored()
     m_loading = true;
     if (!n || !n->isCandidate()) {
         m_shownNode = 0;
-        m_header->setText(n ? QStringLiteral("<b>%1</b>").arg(qs(n->record.title).toHtmlEscaped())
+        m_header->setText(n ? QStringLiteral("<span style='color:%1'>●</span> <b>%2</b> &nbsp; %3")
+                                  .arg(statusColor(qs(n->shownStatus)).name(), qs(n->record.title).toHtmlEscaped(),
+                                       qs(n->shownStatus))
                             : tr("Select a candidate in the search tree"));
+        showSummary(n);
         setText(m_editor, {});
         m_editor->clearDiagnostics();
         setText(m_log, {});
@@ -209,11 +299,17 @@ void CandidatePane::showStored()
         requestExchanges();
         return;
     }
-    const QString status = qs(n->record.status);
-    m_header->setText(QStringLiteral("<span style='color:%1'>●</span> <b>#%2 %3</b> &nbsp; %4 %5 %6")
-                          .arg(statusColor(status).name(), QString::number(n->id()),
-                               qs(n->record.title).toHtmlEscaped(), status, formatMs(n->medianMs),
-                               n->speedup > 0 ? QStringLiteral("· %1").arg(formatSpeedup(n->speedup)) : QString()));
+    m_pages->setCurrentWidget(m_tabs);
+    const QString status = qs(n->shownStatus);
+    QString header = QStringLiteral("<span style='color:%1'>●</span> <b>#%2 %3</b> &nbsp; %4 %5 %6")
+                         .arg(statusColor(status).name(), QString::number(n->id()), qs(n->record.title).toHtmlEscaped(),
+                              status, formatMs(n->medianMs),
+                              n->speedup > 0 ? QStringLiteral("· %1").arg(formatSpeedup(n->speedup)) : QString());
+    if (n->sanitizerUnchecked)
+        header += QStringLiteral(" &nbsp; <span style='color:%1'>⚠ %2</span>")
+                      .arg(uncheckedColor().name(), tr("compute-sanitizer could not check it (unchecked)"));
+    m_header->setText(header);
+    m_header->setToolTip(statusText(*n));
     // A newer reading of the same, unchanged node leaves the editor, its markers and the log as
     // they are: they may hold the user's edits and the result of a compile check.
     const bool unchanged = m_shownNode == n->id() && m_shownUpdated == n->record.updated;
@@ -226,6 +322,7 @@ void CandidatePane::showStored()
         const std::string log = n->result ? n->result->compileLog : std::string();
         m_editor->setDiagnostics(edited() ? std::vector<Diagnostic>{} : diagnosticsFromLog(log));
         setText(m_log, log.empty() ? tr("(no compile log stored for this candidate)") : qs(log));
+        markLogLines();
     }
     QString idea = qs(m_snapshot->ideaTitle(n->id()));
     QString ideaHtml = idea.isEmpty() ? tr("<p><i>Written by hand; no idea above it.</i></p>")
@@ -242,12 +339,68 @@ void CandidatePane::showStored()
     m_loading = false;
     updateDiff();
     updateButtons();
+    if (m_profiledNode != m_node) // what the tab shows is about another candidate
+        m_profilePages->setCurrentWidget(m_profileHint);
     if (m_ptxFor != m_node) {
         setText(m_ptx, tr("Open this tab to compile the candidate with NVRTC and show its PTX."));
         setText(m_sass, {});
     }
     requestLazyCompile();
     requestExchanges();
+}
+
+void CandidatePane::showSummary(const NodeView *n)
+{
+    m_pages->setCurrentWidget(m_summary);
+    if (!n || !m_snapshot) {
+        m_summary->setHtml(tr("<p>Select a round, an idea or a candidate in the search tree, the graph, the chart or the "
+                              "trajectory.</p>"));
+        return;
+    }
+    m_summary->setHtml(summaryHtml(*m_snapshot, *n) +
+                       tr("<p style='color:#666'>Select a candidate to see its source, compile log and metrics.</p>"));
+}
+
+void CandidatePane::updateProfileHint()
+{
+    static const bool ncu = !findCudaTool(QStringLiteral("ncu")).isEmpty(); // looked up once
+    QString text = tr("<p><b>Profile</b> (Ctrl+Shift+P) runs the selected candidate once under Nsight Compute "
+                      "(<tt>ncu</tt>) through the worker, and shows here its duration, SM, memory and DRAM throughput, "
+                      "achieved occupancy, the top warp-stall reasons and its position under the roofline.</p>"
+                      "<p>It needs an NVIDIA GPU and Nsight Compute.</p>");
+    QStringList missing;
+    if (!ncu)
+        missing << tr("Nsight Compute (<tt>ncu</tt>) is not installed: it comes with the CUDA toolkit, or as the "
+                      "nsight-compute package");
+    if (!m_gpuReason.isEmpty())
+        missing << tr("Running kernels is unavailable: %1").arg(m_gpuReason.toHtmlEscaped());
+    if (!missing.isEmpty())
+        text += tr("<p><b>Here:</b></p><ul><li>%1</li></ul>").arg(missing.join(QStringLiteral("</li><li>")));
+    else
+        text += tr("<p>Select a candidate and press Profile.</p>");
+    m_profileHint->setText(text);
+}
+
+void CandidatePane::markLogLines()
+{
+    // Lines that name a line of the source are links: a click shows that line in the editor.
+    m_logTargets.clear();
+    m_log->clearIndicatorRange(0, 0, m_log->lines(), 0, kLogLinkIndicator);
+    for (int i = 0; i < m_log->lines(); ++i) {
+        const QString line = m_log->text(i);
+        if (const int target = sourceLineOf(line)) {
+            m_logTargets.insert(i, target - 1);
+            m_log->fillIndicatorRange(i, 0, i, int(line.trimmed().size()), kLogLinkIndicator);
+        }
+    }
+}
+
+void CandidatePane::jumpToSourceLine(int line)
+{
+    m_tabs->setCurrentIndex(SourceTab);
+    m_editor->setCursorPosition(line, 0);
+    m_editor->ensureLineVisible(line);
+    m_editor->setFocus();
 }
 
 std::int64_t CandidatePane::diffBase() const
@@ -285,6 +438,7 @@ void CandidatePane::updateDiff()
 
 void CandidatePane::updateButtons()
 {
+    updateProfileHint();
     const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
     const bool candidate = n && n->isCandidate();
     m_check->setEnabled(candidate);
@@ -292,6 +446,10 @@ void CandidatePane::updateButtons()
     m_pin->setEnabled(candidate);
     m_pin->setText(candidate && m_pinned == m_node ? tr("Unpin baseline") : tr("Pin as baseline"));
     m_export->setEnabled(candidate);
+    m_export->setToolTip(candidate && edited() ? tr("A standalone .cu of the stored kernel #%1, without the editor's unsaved edits "
+                                                    "(File ▸ Save edited source as .cu keeps those) (Ctrl+E)")
+                                                     .arg(m_node)
+                                               : tr("A standalone .cu with a host launcher (Ctrl+E)"));
     // Profiling only reads the session; re-benchmarking adds a node to it.
     QString gpuWhy;
     if (!m_gpuReason.isEmpty())
@@ -375,10 +533,16 @@ void CandidatePane::showExchanges(const ExchangesPtr &e)
 
 void CandidatePane::compileCheck()
 {
-    if (!m_snapshot || !m_snapshot->node(m_node))
+    const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
+    if (!n || !n->isCandidate())
         return;
     m_ptxFor = m_node;
+    m_checkAsked = true;
+    m_checkClock = std::make_unique<QElapsedTimer>();
+    m_checkClock->start();
     setText(m_log, tr("Compiling with NVRTC…"));
+    markLogLines();
+    emit compileStarted(m_node);
     emit compileRequested(m_editor->text().toStdString(), m_node);
 }
 
@@ -403,25 +567,52 @@ void CandidatePane::showCompileReport(const CompileReport &r)
     if (r.node != m_node)
         return; // an answer about a candidate no longer shown
     const bool rebench = m_rebenchAfterCompile;
-    m_rebenchAfterCompile = false;
+    const bool asked = m_checkAsked;
+    m_rebenchAfterCompile = m_checkAsked = false;
+    const double seconds = m_checkClock ? m_checkClock->elapsed() / 1000.0 : r.seconds;
     if (!r.ran) {
         setText(m_log, tr("The compile check could not run: %1").arg(r.error));
         setText(m_ptx, tr("No PTX: %1").arg(r.error));
+        markLogLines();
+        if (asked)
+            emit compileFinished(r.node, tr("the compile check could not run: %1").arg(r.error), false);
         return;
     }
     m_editor->setDiagnostics(r.diagnostics);
+    // "2 errors, 1 warning, 0.99 s": what the status bar and the log say too.
+    const QString summary = QStringLiteral("%1, %2, %3 s%4")
+                                .arg(plural(m_editor->errorCount(), tr("error"), tr("errors")),
+                                     plural(m_editor->warningCount(), tr("warning"), tr("warnings")))
+                                .arg(seconds, 0, 'f', 2)
+                                .arg(r.cached ? tr(" (cached)") : QString());
     QString log = r.log;
     if (r.ok)
-        log = tr("Compiled for %1 in %2 s%3.\n\n").arg(r.arch).arg(r.seconds, 0, 'f', 2).arg(r.cached ? tr(" (cached)") : QString()) + log;
+        log = tr("Compiled for %1: %2.\n\n").arg(r.arch, summary) + log;
     else
-        log = tr("Compile failed: %n error(s).\n\n", nullptr, m_editor->errorCount()) + log;
+        log = tr("Compile failed: %1.\n\n").arg(summary) + log;
     setText(m_log, log);
+    markLogLines();
     setText(m_ptx, r.ok ? r.ptx : tr("No PTX: the source does not compile (see the compile log)."));
     setText(m_sass, !r.sass.isEmpty() ? r.sass
                     : r.ok           ? tr("SASS needs cuobjdump from the CUDA toolkit, which is not installed.")
                                      : QString());
-    if (!r.ok && m_tabs->currentIndex() != PtxTab && m_tabs->currentIndex() != SassTab)
+    if (asked && !r.ok) {
+        // Show the first error: on its line when it has one, else in the log.
+        int first = 0;
+        for (const Diagnostic &d : r.diagnostics)
+            if (d.severity != "warning" && d.line > 0 && d.line <= m_editor->lines()) {
+                first = d.line;
+                break;
+            }
+        if (first)
+            jumpToSourceLine(first - 1);
+        else
+            m_tabs->setCurrentIndex(LogTab);
+    } else if (!r.ok && m_tabs->currentIndex() != PtxTab && m_tabs->currentIndex() != SassTab) {
         m_tabs->setCurrentIndex(SourceTab);
+    }
+    if (asked)
+        emit compileFinished(r.node, summary, r.ok);
     if (rebench && r.ok) {
         const NodeView *n = m_snapshot ? m_snapshot->node(m_node) : nullptr;
         const QString title = n ? tr("edit of #%1 %2").arg(n->id()).arg(qs(n->record.title)) : tr("hand-written");
@@ -431,6 +622,9 @@ void CandidatePane::showCompileReport(const CompileReport &r)
 
 void CandidatePane::showProfile(const ProfileReport &r)
 {
+    if (r.node != m_node)
+        return; // about a candidate no longer shown
+    m_profilePages->setCurrentWidget(m_profileView);
     m_profileModel->removeRows(0, m_profileModel->rowCount());
     if (!r.ok) {
         m_profileModel->appendRow({new QStandardItem(tr("Profile failed")), new QStandardItem(r.error)});

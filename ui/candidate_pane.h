@@ -1,9 +1,10 @@
 #pragma once
 // The selected candidate: its source in the CUDA editor (editable; compile errors marked on their
-// lines), compile log, PTX and SASS, metrics beside a pinned baseline, the idea that produced it,
-// a diff against its parent, Nsight Compute metrics when profiled, and the language-model
-// exchanges that produced an idea or a candidate. Unsaved edits of a candidate are kept while
-// another one is shown.
+// lines), compile log (a line that names a source line jumps there), PTX and SASS, metrics beside
+// a pinned baseline, the idea that produced it, a diff against its parent, Nsight Compute metrics
+// when profiled, and the language-model exchanges that produced an idea or a candidate. A round
+// or an idea shows its summary instead. Unsaved edits of a candidate are kept while another one
+// is shown, and across Save As; the window asks before anything would drop them.
 #include "engine_jobs.h"
 #include "model/exchange_model.h"
 #include "model/session_snapshot.h"
@@ -11,7 +12,11 @@
 #include <QHash>
 #include <QWidget>
 
+#include <memory>
+
+class QElapsedTimer;
 class QLabel;
+class QStackedWidget;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -32,6 +37,9 @@ public:
     explicit CandidatePane(QWidget *parent = nullptr);
 
     void setSnapshot(const SnapshotPtr &);
+    // The next snapshot read from `path` is a copy of the current session (Save As): the
+    // unsaved edits stay, as its nodes are the same.
+    void keepDraftsFor(const std::string &path) { m_keepDraftsFor = path; }
     void setNode(std::int64_t node);
     std::int64_t node() const { return m_node; }
     void setPinned(std::int64_t node);
@@ -46,13 +54,23 @@ public:
 
     QString source() const;
     bool edited() const;          // the editor differs from the stored source
+    // Candidates with unsaved edits (the one shown included), by id, and their edited text.
+    QList<qint64> draftNodes() const;
+    QString draftText(std::int64_t node) const;
+    void dropDraft(std::int64_t node); // its edit was saved elsewhere (re-benchmarked)
     CudaEditor *editor() const { return m_editor; }
     QTabWidget *tabs() const { return m_tabs; }
     MetricsModel *metrics() const { return m_metrics; }
     ExchangeView *exchanges() const { return m_exchanges; }
+    QsciScintilla *log() const { return m_log; }
     QString logText() const;
     QString diffText() const;
     QString ideaText() const;
+    // The summary shown in place of the tabs for a round or an idea ("" when the tabs show).
+    QString summaryText() const;
+    bool showsSummary() const;
+    QString profileHint() const;     // what the empty Profile tab says it needs
+    QString headerText() const;
 
 public slots:
     void compileCheck();          // of what the editor holds
@@ -67,9 +85,17 @@ signals:
     void profileRequested(std::int64_t node);
     // The Exchanges tab wants the node's exchanges (read off the GUI thread: showExchanges).
     void exchangesRequested(std::int64_t node);
+    // A compile check the user asked for started, and how it ended ("2 errors, 1 warning, 0.99 s").
+    void compileStarted(std::int64_t node);
+    void compileFinished(std::int64_t node, const QString &summary, bool ok);
 
 private:
     void showStored();
+    void showSummary(const NodeView *);
+    void updateProfileHint();
+    void showBaselineColumns();
+    void markLogLines();
+    void jumpToSourceLine(int line);
     void updateDiff();
     void updateButtons();
     void requestLazyCompile();
@@ -84,12 +110,19 @@ private:
     QHash<qint64, QString> m_drafts; // unsaved edits by node
     bool m_loading = false;
     bool m_rebenchAfterCompile = false;
+    bool m_checkAsked = false;       // the pending compile is a check the user asked for
+    std::unique_ptr<QElapsedTimer> m_checkClock;
+    QHash<int, int> m_logTargets;    // compile-log line -> source line (0-based both)
+    std::string m_keepDraftsFor;
     std::int64_t m_ptxFor = -1;      // the node whose PTX is shown or asked for
+    std::int64_t m_profiledNode = 0; // the node whose profile is shown or asked for
     std::string m_exchangesKey;      // the node and its update time whose exchanges are shown or asked for
     QString m_gpuReason;
     bool m_gpuBusy = false;
 
-    QLabel *m_header;
+    QLabel *m_header, *m_profileHint;
+    QStackedWidget *m_pages, *m_profilePages;
+    QTextBrowser *m_summary;
     QToolButton *m_check, *m_rebench, *m_revert, *m_pin, *m_export, *m_profile;
     QTabWidget *m_tabs;
     CudaEditor *m_editor;

@@ -1,8 +1,10 @@
 #include "engine.h"
 
+#include "data_folders.h"
 #include "gen/factory.h"
 #include "gen/llm/llm_generator.h"
 #include "model/format.h"
+#include "model/search_summary.h"
 #include "search/search.h"
 
 #include <QFile>
@@ -22,6 +24,7 @@ namespace {
 struct Outcome {
     QString message;
     bool failed = false;
+    QString summary; // a search's: what it found
 };
 
 struct Opened {
@@ -135,12 +138,13 @@ void Engine::listProblems(const QStringList &extraFolders)
     std::vector<std::string> folders;
     for (const QString &f : extraFolders)
         folders.push_back(f.toStdString());
+    const std::vector<std::string> shipped = shippedProblemFolders();
     post<ProblemListPtr>(
         m_ioContext,
-        [this, id, folders] {
+        [this, id, shipped, folders] {
             if (!isLatest(ProblemsTag, id))
                 return ProblemListPtr();
-            return ProblemListPtr(std::make_shared<ProblemList>(collectProblems(folders)));
+            return ProblemListPtr(std::make_shared<ProblemList>(collectProblems(shipped, folders)));
         },
         [this, id](const ProblemListPtr &list) {
             if (isLatest(ProblemsTag, id) && list)
@@ -343,22 +347,23 @@ void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &
     int lastRound = 0;
     for (const NodeView &n : m_session->nodes)
         lastRound = std::max(lastRound, n.record.round);
-    m_progress = SearchProgress{};
-    m_progress.total = std::max(1, (settings.rounds - lastRound) * settings.ideasPerRound * settings.implsPerIdea);
-    m_budget = settings.timeBudgetSeconds;
+    // What the run adds has larger ids: the summary counts those.
+    const std::int64_t newestBefore = m_session->nodes.empty() ? 0 : m_session->nodes.back().id();
+    m_estimate.start((settings.rounds - lastRound) * settings.ideasPerRound * settings.implsPerIdea,
+                     settings.timeBudgetSeconds);
     m_cancel = false;
     m_searching = true;
     m_searchClock.start();
     gpuJob(true);
     emit searchStarted();
-    emit searchProgress(m_progress);
+    emit searchProgress(SearchProgress{0, m_estimate.total(), 0, m_estimate.etaSeconds(0)});
 
     const EngineConfig config = m_config;
     const GeneratorFactory factory = m_factory;
     const GeneratorRequest request = toRequest(choice);
     post<Outcome>(
         m_gpuContext,
-        [this, path, settings, config, factory, request] {
+        [this, path, settings, config, factory, request, newestBefore] {
             auto store = SessionStore::open(path);
             if (!store)
                 return Outcome{qs(store.error().text()), true};
@@ -401,12 +406,17 @@ void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &
                 reason += QStringLiteral(" (%1)").arg(qs((*search)->stopDetail()));
             // A search that stops with an error (the generator could not propose ideas: a server
             // that cannot be reached, a key it refused) failed, even though the session is sound.
-            return Outcome{reason, (*search)->stopReason() == StopReason::Error};
+            const bool failed = (*search)->stopReason() == StopReason::Error;
+            QString summary = reason;
+            if (!failed)
+                if (auto after = readSnapshot(*store))
+                    summary = searchSummary(**after, newestBefore, reason);
+            return Outcome{reason, failed, summary};
         },
         [this](const Outcome &o) {
             m_searching = false;
             gpuJob(false);
-            emit searchFinished(o.message, o.failed);
+            emit searchFinished(o.message, o.failed, o.summary.isEmpty() ? o.message : o.summary);
             refresh();
         });
 }
@@ -429,24 +439,13 @@ void Engine::onSearchEvent(const SearchEvent &e)
                              .arg(int(elapsed) % 60, 2, 10, QLatin1Char('0'))
                              .arg(qs(describe(e)));
     emit searchEvent(line, nodeOf(e));
-    if (std::holds_alternative<CandidateQueued>(e) && m_progress.done + 1 > m_progress.total)
-        m_progress.total = m_progress.done + 1;
-    if (std::holds_alternative<CandidateVerified>(e) || std::holds_alternative<CompileFailed>(e)) {
-        ++m_progress.done;
-        m_progress.total = std::max(m_progress.total, m_progress.done);
-    }
-    if (!std::holds_alternative<SearchMessage>(e)) {
-        double byWork = double(m_progress.done) / m_progress.total;
-        double eta = m_progress.done > 0 ? elapsed / m_progress.done * (m_progress.total - m_progress.done) : -1;
-        if (m_budget > 0) {
-            const double left = std::max(0.0, m_budget - elapsed);
-            eta = eta < 0 ? left : std::min(eta, left);
-            byWork = std::max(byWork, elapsed / m_budget);
-        }
-        m_progress.fraction = std::min(1.0, byWork);
-        m_progress.etaSeconds = eta;
-        emit searchProgress(m_progress);
-    }
+    if (std::holds_alternative<CandidateQueued>(e))
+        m_estimate.queued();
+    if (std::holds_alternative<CandidateVerified>(e) || std::holds_alternative<CompileFailed>(e))
+        m_estimate.judged(elapsed);
+    if (!std::holds_alternative<SearchMessage>(e))
+        emit searchProgress(SearchProgress{m_estimate.done(), m_estimate.total(), m_estimate.fraction(elapsed),
+                                           m_estimate.etaSeconds(elapsed)});
     if (nodeOf(e) != 0 || std::holds_alternative<SearchFinished>(e))
         scheduleRefresh();
 }
@@ -570,7 +569,7 @@ void Engine::importCompileTime(const QString &jsonFile)
         });
 }
 
-void Engine::exportCandidate(std::int64_t node, const QString &file)
+void Engine::exportCandidate(std::int64_t node, const QString &file, const QString &note)
 {
     if (!m_session)
         return;
@@ -581,11 +580,11 @@ void Engine::exportCandidate(std::int64_t node, const QString &file)
             Status st = exportCandidateFile(*s, node, file.toStdString());
             return st ? Outcome{file, false} : Outcome{qs(st.error().text()), true};
         },
-        [this](const Outcome &o) {
+        [this, node, note](const Outcome &o) {
             if (o.failed)
                 emit failed(tr("Export"), o.message);
             else
-                emit finished(tr("Exported %1").arg(o.message));
+                emit finished(tr("Exported #%1 to %2").arg(node).arg(o.message) + (note.isEmpty() ? QString() : QStringLiteral(". ") + note));
         });
 }
 

@@ -13,6 +13,7 @@
 #include "generator_choice.h"
 #include "model/exchange_model.h"
 #include "model/problem_model.h"
+#include "model/progress_estimate.h"
 #include "model/session_snapshot.h"
 #include "search/events.h"
 
@@ -91,7 +92,8 @@ public:
     // Records a torch.compile time measured elsewhere (the JSON of tools/compile-baseline.py
     // --json) in the session's meta "torch_compile", for the chart's line.
     void importCompileTime(const QString &jsonFile);
-    void exportCandidate(std::int64_t node, const QString &file);
+    // `note` ends the message that says it was exported (what the file holds and what it does not).
+    void exportCandidate(std::int64_t node, const QString &file, const QString &note = {});
     void exportBank(const QString &folder);
     void profile(std::int64_t node);
 
@@ -109,7 +111,8 @@ signals:
     void searchProgress(const kf::ui::SearchProgress &);
     // `failed`: the search could not run, or stopped with an error (a generator that failed to
     // propose ideas, such as a server that cannot be reached); `reason` then says what.
-    void searchFinished(const QString &reason, bool failed);
+    // `summary` says how it ended and what it found (model/search_summary.h), or why it failed.
+    void searchFinished(const QString &reason, bool failed, const QString &summary);
     void rebenchmarked(std::int64_t node, const QString &verdict);
     void profiled(const kf::ui::ProfileReport &);
     void finished(const QString &message); // an export or save that worked
@@ -147,8 +150,7 @@ private:
     std::mutex m_clientMutex;
     WorkerClient *m_client = nullptr; // the worker of a re-benchmark or profile, for cancel()
     QElapsedTimer m_searchClock;
-    SearchProgress m_progress;
-    double m_budget = 0;
+    ProgressEstimate m_estimate;
     QTimer m_refreshTimer;
     QFileSystemWatcher m_watcher;
 };

@@ -77,6 +77,10 @@ GpuStatus probeGpu(const EngineConfig &config)
     s.name = qs(g.name);
     s.arch = qs(g.arch);
     s.reason = qs(g.reason);
+    s.workerVersion = qs(w.info()->worker);
+    s.torch = qs(w.info()->torch);
+    s.cudaRuntime = w.info()->cudaRuntime;
+    s.cudaDriver = w.info()->cudaDriver;
     w.stop();
     return s;
 }
@@ -174,6 +178,34 @@ RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, c
     return out;
 }
 
+std::string exportWarning(const NodeView &n)
+{
+    const std::string status = n.record.status;
+    if (status == "needs gpu")
+        return "NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu); its results are unknown.";
+    if (status == "queued" || status == "compiling" || !n.result)
+        return "NOT VERIFIED: it was never evaluated (" + status + ").";
+    if (status == "suspect") {
+        std::string text = "SUSPECT: it passed verification, but its time is below what the GPU can do";
+        if (!n.record.reason.empty())
+            text += " (" + n.record.reason + ")";
+        return text + "; its measurement is not trusted.";
+    }
+    if (status != "correct") {
+        std::string text = "FAILED VERIFICATION (" + status + ")";
+        if (!n.record.reason.empty())
+            text += ": " + n.record.reason;
+        return text + ". Do not rely on its results.";
+    }
+    if (n.sanitizerUnchecked) {
+        std::string text = "compute-sanitizer could not check it (unchecked)";
+        if (!n.result->sanitizer->note.empty())
+            text += ": " + n.result->sanitizer->note;
+        return text + ". It passed verification, but memory errors and races are not ruled out.";
+    }
+    return {};
+}
+
 Status exportCandidateFile(const SessionSnapshot &s, std::int64_t node, const std::string &file)
 {
     const NodeView *n = s.node(node);
@@ -190,6 +222,7 @@ Status exportCandidateFile(const SessionSnapshot &s, std::int64_t node, const st
         info.speedup = n->speedup;
     if (n->result && !n->result->trials.empty())
         info.maxError = n->result->maxScaledError;
+    info.warning = exportWarning(*n);
     auto text = exportCandidate(*cand, *s.problem, info);
     if (!text)
         return text.error();

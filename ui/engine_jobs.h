@@ -24,6 +24,9 @@ struct GpuStatus {
     bool present = false;
     QString name, arch;       // "NVIDIA H200", "sm_90a"
     QString reason;           // why there is none, or why the worker did not start
+    // What the worker's handshake says about itself (Help ▸ About).
+    QString workerVersion, torch; // torch: libtorch's version, "" for a compile-only worker
+    int cudaRuntime = 0, cudaDriver = 0; // as cudaRuntimeGetVersion / cudaDriverGetVersion (12040)
 };
 
 struct CompileReport {
@@ -75,8 +78,12 @@ RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, c
                           const std::string &source, const EngineConfig &,
                           const std::function<void(WorkerClient *)> &client);
 
-// Exports the candidate as a standalone .cu (kernel/export.h) with the session's provenance.
+// Exports the candidate as a standalone .cu (kernel/export.h) with the session's provenance. A
+// kernel that was never verified (waiting for a GPU, judged wrong, unchecked by the sanitizer)
+// says so in the file's header (exportWarning).
 Status exportCandidateFile(const SessionSnapshot &, std::int64_t node, const std::string &file);
+// Why an exported kernel cannot be trusted as verified, "" when it can.
+std::string exportWarning(const NodeView &);
 // Exports the session's bank (the fastest correct kernel of each idea, as the search keeps it)
 // into `folder`: one .cu per kernel and a bank.csv index. Returns the files written.
 Result<std::vector<std::string>> exportBankFolder(const SessionSnapshot &, const std::string &folder);

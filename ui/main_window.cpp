@@ -4,11 +4,13 @@
 #include "gen/factory.h"
 #include "graph_view.h"
 #include "message_bar.h"
+#include "model/floors.h"
 #include "model/format.h"
 #include "model/outline_filter.h"
 #include "model/outline_model.h"
 #include "model/points_model.h"
 #include "model/roles.h"
+#include "model/status_style.h"
 #include "model/trajectory_model.h"
 #include "problem_page.h"
 #include "round_chart.h"
@@ -22,16 +24,22 @@
 #include <QDockWidget>
 #include <QFontDatabase>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
 
 namespace kf::ui {
 
@@ -55,8 +63,12 @@ MainWindow::MainWindow(Settings *settings, Engine *engine, QWidget *parent)
     m_search->setGenerator(m_settings->generator());
     m_search->setWorkerCommand(m_settings->workerCommand());
 
-    resize(1500, 950);
-    restoreGeometry(m_settings->windowGeometry());
+    fitToScreen();
+    applyDefaultDockSizes();
+    m_defaultState = saveState(Settings::kWindowStateVersion);
+    if (restoreGeometry(m_settings->windowGeometry()) && screen() &&
+        !screen()->availableGeometry().contains(frameGeometry()))
+        fitToScreen(); // saved on a larger screen than this one
     restoreState(m_settings->windowState(), Settings::kWindowStateVersion);
 
     m_gpuBanner->showMessage(MessageBar::Kind::Info, tr("Looking for an NVIDIA GPU through kernelforge-worker…"));
@@ -82,25 +94,41 @@ void MainWindow::buildViews()
     m_outline->sortByColumn(OutlineModel::NameColumn, Qt::AscendingOrder);
     m_outline->setUniformRowHeights(true);
     m_outline->setAlternatingRowColors(true);
-    // Names are long ("Row split across a thread-block cluster ..."): the name column takes what
-    // the numbers leave, and the tooltip and the candidate pane show the rest.
+    // The parameters that tell siblings apart have a column of their own, which takes what the
+    // name and the numbers leave; the tooltip shows everything.
     m_outline->header()->setStretchLastSection(false);
-    m_outline->header()->setSectionResizeMode(OutlineModel::NameColumn, QHeaderView::Stretch);
+    m_outline->header()->setSectionResizeMode(OutlineModel::NameColumn, QHeaderView::Interactive);
+    m_outline->header()->resizeSection(OutlineModel::NameColumn, 115);
+    m_outline->setIndentation(14); // three levels deep, "#123" still shows beside its dot
+    m_outline->header()->setSectionResizeMode(OutlineModel::DetailsColumn, QHeaderView::Stretch);
     for (int c = OutlineModel::StatusColumn; c < OutlineModel::ColumnCount; ++c)
         m_outline->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_outline->header()->setMinimumSectionSize(40);
     m_outline->setColumnHidden(OutlineModel::StatusColumn, true); // the icon and the tooltip say it
+    m_outline->viewport()->installEventFilter(this); // a narrow outline drops "% of floor" (eventFilter)
     m_show = new QComboBox(this);
     m_show->setObjectName(QStringLiteral("statusFilter"));
-    m_show->addItem(tr("All"), int(OutlineFilter::Show::All));
-    m_show->addItem(tr("Correct"), int(OutlineFilter::Show::Correct));
-    m_show->addItem(tr("Failed"), int(OutlineFilter::Show::Failed));
-    m_show->addItem(tr("Queued"), int(OutlineFilter::Show::Pending));
-    m_show->addItem(tr("Hand-edited"), int(OutlineFilter::Show::HandEdited));
+    m_show->setToolTip(tr("Show the candidates of one status (rounds and ideas above them stay)"));
+    using Show = OutlineFilter::Show;
+    for (const auto &[text, show] : {std::pair{tr("All"), Show::All}, std::pair{tr("Correct"), Show::Correct},
+                                     std::pair{tr("Failed (any)"), Show::Failed}, std::pair{tr("Needs GPU"), Show::NeedsGpu},
+                                     std::pair{tr("Queued or running"), Show::Pending},
+                                     std::pair{tr("Hand-edited"), Show::HandEdited},
+                                     std::pair{tr("Sanitizer unchecked"), Show::Unchecked}})
+        m_show->addItem(show == Show::Unchecked ? statusIcon(QStringLiteral("correct"), true)
+                        : show == Show::NeedsGpu ? statusIcon(QStringLiteral("needs gpu"))
+                                                 : QIcon(),
+                        text, int(show));
+    m_show->insertSeparator(m_show->count());
+    for (const QString &status : candidateStatuses()) {
+        m_show->addItem(statusIcon(status), tr("Only: %1").arg(status), int(Show::Status));
+        m_show->setItemData(m_show->count() - 1, status, Qt::UserRole + 1);
+    }
     m_find = new QLineEdit(this);
-    m_find->setPlaceholderText(tr("Find in names"));
+    m_find->setPlaceholderText(tr("Find in names and parameters"));
     m_find->setClearButtonEnabled(true);
     auto *outlinePane = new QWidget(this);
-    outlinePane->setMinimumWidth(420);
+    outlinePane->setMinimumWidth(240);
     auto *ol = new QVBoxLayout(outlinePane);
     ol->setContentsMargins(2, 2, 2, 2);
     auto *filterRow = new QHBoxLayout;
@@ -116,16 +144,41 @@ void MainWindow::buildViews()
                 m_outline->expand(m_filter->index(r, 0));
     });
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] {
-        m_filter->setShow(OutlineFilter::Show(m_show->currentData().toInt()));
+        m_filter->setShow(OutlineFilter::Show(m_show->currentData().toInt()), m_show->currentData(Qt::UserRole + 1).toString());
         m_outline->expandAll();
+        syncGraphExpansion();
     });
     connect(m_find, &QLineEdit::textChanged, this, [this](const QString &t) {
         m_filter->setText(t);
         m_outline->expandAll();
+        syncGraphExpansion();
     });
+    // The graph expands what the outline expands, once the outline has settled.
+    auto scheduleSync = [this] {
+        if (m_graphSyncPending)
+            return;
+        m_graphSyncPending = true;
+        QTimer::singleShot(0, this, [this] { syncGraphExpansion(); });
+    };
+    connect(m_outline, &QTreeView::expanded, this, scheduleSync);
+    connect(m_outline, &QTreeView::collapsed, this, scheduleSync);
 
     m_graph = new GraphView(this);
     m_graph->setObjectName(QStringLiteral("graph"));
+    connect(m_graph, &GraphView::expansionRequested, this, [this](std::int64_t node, bool expand) {
+        const QModelIndex proxy = m_filter->mapFromSource(m_outlineModel->indexOf(node));
+        if (proxy.isValid()) {
+            m_outline->setExpanded(proxy, expand); // the graph follows the outline
+            syncGraphExpansion();
+            return;
+        }
+        QSet<qint64> expanded = m_graph->expandedNodes(); // a node the filter hides in the outline
+        if (expand)
+            expanded.insert(node);
+        else
+            expanded.remove(node);
+        m_graph->setExpandedNodes(expanded);
+    });
     m_trajectoryModel = new TrajectoryModel(this);
     m_points = new PointsModel(this);
     m_chart = new RoundChart(m_trajectoryModel, m_points, this);
@@ -152,6 +205,8 @@ void MainWindow::buildViews()
     m_split->setStretchFactor(0, 2);
     m_split->setStretchFactor(1, 3);
     m_split->setChildrenCollapsible(false);
+    m_views->setMinimumHeight(120);
+    m_candidate->setMinimumHeight(160);
     auto *central = new QWidget(this);
     auto *cl = new QVBoxLayout(central);
     cl->setContentsMargins(4, 4, 4, 0);
@@ -169,21 +224,26 @@ void MainWindow::buildViews()
     };
     dock(tr("Search tree"), QStringLiteral("outlineDock"), outlinePane, Qt::LeftDockWidgetArea);
     m_search = new SearchPanel(this);
-    // With a language model's fields the panel can be taller than the window: it scrolls then.
+    // The panel is often taller (a language model's fields, a laptop screen) or wider than its
+    // dock: it scrolls then, both ways, rather than cutting fields off.
     auto *searchScroll = new QScrollArea(this);
+    searchScroll->setObjectName(QStringLiteral("searchScroll"));
     searchScroll->setWidget(m_search);
     searchScroll->setWidgetResizable(true);
     searchScroll->setFrameShape(QFrame::NoFrame);
-    searchScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    searchScroll->setMinimumWidth(160);
     dock(tr("Search"), QStringLiteral("searchDock"), searchScroll, Qt::RightDockWidgetArea);
     m_console = new QPlainTextEdit(this);
     m_console->setObjectName(QStringLiteral("console"));
     m_console->setReadOnly(true);
     m_console->setMaximumBlockCount(5000);
     m_console->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_console->setMinimumHeight(40);
     dock(tr("Log"), QStringLiteral("logDock"), m_console, Qt::BottomDockWidgetArea);
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock"))}, {500}, Qt::Horizontal);
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("logDock"))}, {110}, Qt::Vertical);
+    m_sessionLabel = new QLabel(this);
+    m_sessionLabel->setObjectName(QStringLiteral("sessionStatus"));
+    m_sessionLabel->setMinimumWidth(0);
+    statusBar()->addPermanentWidget(m_sessionLabel, 1);
 
     // The shared selection.
     connect(m_outline->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
@@ -201,8 +261,19 @@ void MainWindow::buildViews()
     connect(m_candidate, &CandidatePane::rebenchmarkRequested, this,
             [this](std::int64_t parent, const std::string &source, const QString &title) {
                 log(tr("Re-benchmarking an edit of #%1…").arg(parent));
+                m_rebenchParent = parent;
                 m_engine->rebenchmark(parent, source, title);
             });
+    // A compile check says what it does where people look: the status bar and the log.
+    connect(m_candidate, &CandidatePane::compileStarted, this, [this](std::int64_t node) {
+        statusBar()->showMessage(tr("Compiling #%1 with NVRTC…").arg(node));
+        log(tr("Compile check of #%1…").arg(node));
+    });
+    connect(m_candidate, &CandidatePane::compileFinished, this, [this](std::int64_t node, const QString &summary, bool) {
+        const QString text = tr("Compile check of #%1: %2").arg(node).arg(summary);
+        statusBar()->showMessage(text, 30000);
+        log(text);
+    });
     connect(m_candidate, &CandidatePane::pinRequested, this, [this](std::int64_t node) {
         m_candidate->setPinned(node);
         if (node)
@@ -266,16 +337,21 @@ void MainWindow::connectEngine()
     connect(m_engine, &Engine::searchEvent, this, [this](const QString &line) { log(line); });
     connect(m_engine, &Engine::searchProgress, m_search, &SearchPanel::showProgress);
     connect(m_engine, &Engine::searchProgress, m_chart, [this](const SearchProgress &p) { m_chart->setLiveStatus(p.live); });
-    connect(m_engine, &Engine::searchFinished, this, [this](const QString &reason, bool failed) {
+    connect(m_engine, &Engine::searchFinished, this, [this](const QString &reason, bool failed, const QString &summary) {
         m_search->setRunning(false);
-        m_search->showFinished(reason, failed);
+        m_search->showFinished(summary, failed);
         m_chart->setLiveStatus({});
-        log(failed ? tr("Search failed: %1").arg(reason) : tr("Search stopped: %1").arg(reason));
+        log(failed ? tr("Search failed: %1").arg(reason) : summary);
         if (failed)
             showError(tr("Search"), reason);
+        else
+            showInfo(summary);
         updateActions();
     });
     connect(m_engine, &Engine::rebenchmarked, this, [this](std::int64_t node, const QString &verdict) {
+        // The edit is in the session now, as the new node: it is no longer unsaved.
+        m_candidate->dropDraft(m_rebenchParent);
+        m_rebenchParent = 0;
         log(tr("Re-benchmark: #%1 %2").arg(node).arg(verdict));
         showInfo(tr("The edited kernel is #%1: %2").arg(node).arg(verdict));
         // A periodic refresh may already have read the new node; then no later reading brings news.
@@ -301,6 +377,9 @@ void MainWindow::connectEngine()
 void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
 {
     m_session = s;
+    if (fresh || !s)
+        m_search->clearFinished(); // the last run's message was about another session
+    m_problems->setSessionFloors(s ? qs(s->meta.problemName) : QString(), s ? sessionFloorsText(*s) : QString());
     if (fresh) {
         m_selected = 0;
         m_message->hide();
@@ -327,7 +406,7 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         m_candidate->setVisible(bool(s));
         if (s) {
             const int h = std::max(600, m_split->height());
-            m_split->setSizes({h * 2 / 5, h * 3 / 5});
+            m_split->setSizes({h / 2, h / 2});
         }
     }
     m_selecting = true;
@@ -344,6 +423,7 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
             showView(GraphTab);
         m_graph->fit();
         selectNode(s && s->bestNode ? s->bestNode : 0);
+        syncGraphExpansion();
     } else {
         const std::int64_t next = m_selectAfterRefresh && s->node(m_selectAfterRefresh) ? m_selectAfterRefresh : m_selected;
         if (next == m_selectAfterRefresh)
@@ -412,7 +492,7 @@ void MainWindow::updateTitle()
 {
     if (!m_session) {
         setWindowTitle(tr("KernelForge"));
-        statusBar()->showMessage(tr("No session open"));
+        m_sessionLabel->setText(tr("No session open"));
         return;
     }
     setWindowTitle(tr("%1 – %2 – KernelForge").arg(QFileInfo(qs(m_session->path)).fileName(), qs(m_session->meta.problemName)));
@@ -423,20 +503,71 @@ void MainWindow::updateTitle()
         status += tr("  · recorded on %1").arg(qs(m_session->meta.gpuName));
     if (m_session->eagerMs > 0)
         status += tr("  · eager %1").arg(formatMs(m_session->eagerMs));
-    statusBar()->showMessage(status);
+    m_sessionLabel->setText(status);
+    m_sessionLabel->setToolTip(status);
 }
 
-void MainWindow::closeEvent(QCloseEvent *e)
+bool MainWindow::eventFilter(QObject *o, QEvent *e)
 {
-    // Every result is in the session file already; a running search is cancelled and keeps them.
-    if (m_engine->searching())
-        m_engine->cancel();
-    m_settings->setWindow(saveGeometry(), saveState(Settings::kWindowStateVersion));
-    m_settings->setSearchSettings(m_search->settings());
-    m_settings->setGenerator(m_search->generator());
-    for (const GeneratorChoice &c : m_search->generatorChoices())
-        m_settings->setGeneratorChoice(c);
-    e->accept();
+    // On a narrow outline the parameters matter more than "% of floor", which the tooltip and
+    // the Metrics tab still show.
+    if (o == m_outline->viewport() && e->type() == QEvent::Resize)
+        m_outline->setColumnHidden(OutlineModel::FloorColumn, m_outline->viewport()->width() < kOutlineFloorWidth);
+    return QMainWindow::eventFilter(o, e);
+}
+
+void MainWindow::fitToScreen()
+{
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s)
+        return;
+    // Room for the frame a window manager adds around the window.
+    const QRect free = s->availableGeometry().adjusted(8, 8, -8, -40);
+    const QSize size = QSize(1500, 950).boundedTo(free.size()).expandedTo(minimumSizeHint().boundedTo(free.size()));
+    resize(size);
+    move(free.center() - QPoint(size.width() / 2, size.height() / 2));
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState, Settings::kWindowStateVersion);
+    for (QDockWidget *d : findChildren<QDockWidget *>()) {
+        d->setFloating(false);
+        d->show();
+    }
+    if (!isMaximized() && !isFullScreen() && screen() && !screen()->availableGeometry().contains(frameGeometry()))
+        fitToScreen();
+    applyDefaultDockSizes();
+}
+
+void MainWindow::applyDefaultDockSizes()
+{
+    // The docks' shares of the window, as on a first start.
+    const int w = std::max(width(), 800);
+    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock")), findChild<QDockWidget *>(QStringLiteral("searchDock"))},
+                {std::clamp(w * 30 / 100, 280, 520), std::clamp(w * 22 / 100, 280, 360)}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget *>(QStringLiteral("logDock"))}, {std::clamp(height() / 8, 60, 110)}, Qt::Vertical);
+}
+
+void MainWindow::syncGraphExpansion()
+{
+    m_graphSyncPending = false;
+    QSet<qint64> expanded = m_graph->expandedNodes(); // nodes the outline's filter hides keep theirs
+    std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+        for (int r = 0; r < m_filter->rowCount(parent); ++r) {
+            const QModelIndex i = m_filter->index(r, 0, parent);
+            if (m_filter->rowCount(i) == 0)
+                continue;
+            const qint64 node = i.data(NodeIdRole).toLongLong();
+            if (m_outline->isExpanded(i))
+                expanded.insert(node);
+            else
+                expanded.remove(node);
+            walk(i);
+        }
+    };
+    walk({});
+    m_graph->setExpandedNodes(expanded);
 }
 
 } // namespace kf::ui

@@ -1,7 +1,10 @@
 #pragma once
 // The workbench window. Views: the outline (left), graph / chart / trajectory / problems (centre
 // top), the candidate pane (centre bottom), search settings (right), log console (bottom). One
-// selection is shared: selecting a node anywhere selects it everywhere.
+// selection is shared: selecting a node anywhere selects it everywhere; the outline and the graph
+// expand the same nodes. The first size fits the screen, docks scroll rather than clip, and
+// View ▸ Reset layout brings the layout back. Unsaved editor text is never dropped without asking.
+#include "data_folders.h"
 #include "engine.h"
 
 #include <QMainWindow>
@@ -9,6 +12,8 @@
 
 class QAction;
 class QComboBox;
+class QDialog;
+class QLabel;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
@@ -31,11 +36,6 @@ class Settings;
 class TrajectoryModel;
 class TrajectoryView;
 
-// Folders of the example sessions that ship with the app: KERNELFORGE_EXAMPLES, the install's
-// share/kernelforge/examples next to the executable, and the source tree's.
-QStringList exampleFolders();
-bool isShippedExample(const QString &path);
-
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -47,8 +47,14 @@ public:
     // The node selected in every view (0: none).
     std::int64_t selectedNode() const { return m_selected; }
     void selectNode(std::int64_t node);
+    // Asks first when the editor holds unsaved edits (confirmDropEdits).
     void openSession(const QString &path);
     void showView(View);
+    // The first size: what the window wants, within the screen's free area, centred on it.
+    void fitToScreen();
+    void resetLayout();
+    // Makes the graph expand what the outline expands (it also follows each change by itself).
+    void syncGraphExpansion();
 
     // For tests and screenshots.
     Engine *engine() const { return m_engine; }
@@ -68,6 +74,9 @@ public:
     QPlainTextEdit *console() const { return m_console; }
     QTabWidget *views() const { return m_views; }
     QAction *action(const QString &name) const; // by objectName
+    QLabel *sessionLabel() const { return m_sessionLabel; }
+    QDialog *aboutDialog() const { return m_about; }
+    QDialog *shortcutsDialog() const { return m_shortcuts; }
 
     // Actions with a file chosen by the caller (the menu asks with a dialog).
     void exportSelected(const QString &file);
@@ -76,9 +85,18 @@ public:
     bool saveChart(const QString &file);
     void saveSessionAs(const QString &file);
     void newSession(const QString &problem, const QString &file);
+    // Writes a candidate's source as the editor holds it (edits included) to `file`.
+    bool saveSource(std::int64_t node, const QString &file);
+    // Before something would drop the editor's unsaved edits: asks whether to save them as .cu
+    // files, drop them or not go on. True to go on. `action` names it ("Closing the session").
+    bool confirmDropEdits(const QString &action);
+
+    // Below this width of the outline, its "% of floor" column is hidden.
+    static constexpr int kOutlineFloorWidth = 560;
 
 protected:
     void closeEvent(QCloseEvent *) override;
+    bool eventFilter(QObject *, QEvent *) override;
 
 private:
     void buildViews();
@@ -88,6 +106,7 @@ private:
     void setSession(const SnapshotPtr &, bool fresh);
     void updateActions();
     void updateTitle();
+    void applyDefaultDockSizes();
     void updateRecentMenu();
     void showError(const QString &what, const QString &message);
     void showInfo(const QString &message);
@@ -107,6 +126,13 @@ private:
     void onAddProblemFolder();
     void onImportCompileTime();
     void onStart();
+    void onSaveSource();
+    bool saveSourcesAsked(const QList<qint64> &nodes); // a file or a folder chosen in a dialog
+    QString suggestedSourceName(std::int64_t node) const;
+    void closeSession();
+    void showHelpDialog(QDialog *&dialog, const QString &name, const QString &title, const QString &html);
+    void openDocumentation(const QString &page);
+    QString exportNote(std::int64_t node) const;
 
     Settings *m_settings;
     Engine *m_engine;
@@ -115,6 +141,9 @@ private:
     std::int64_t m_selectAfterRefresh = 0; // a re-benchmarked node, selected once it is read
     bool m_selecting = false;
     QString m_openingPath;
+    std::int64_t m_rebenchParent = 0;    // the candidate whose edit is being re-benchmarked
+    bool m_graphSyncPending = false;
+    QByteArray m_defaultState;           // the docks and tool bar as built, for Reset layout
 
     MessageBar *m_message, *m_gpuBanner;
     QTreeView *m_outline;
@@ -133,7 +162,9 @@ private:
     CandidatePane *m_candidate;
     SearchPanel *m_search;
     QPlainTextEdit *m_console;
+    QLabel *m_sessionLabel;
     QMenu *m_recentMenu = nullptr, *m_examplesMenu = nullptr;
+    QDialog *m_about = nullptr, *m_shortcuts = nullptr;
 };
 
 } // namespace kf::ui

@@ -4,6 +4,7 @@
 #include "candidate_pane.h"
 #include "cuda_editor.h"
 #include "graph_view.h"
+#include "help.h"
 #include "message_bar.h"
 #include "model/format.h"
 #include "problem_page.h"
@@ -26,28 +27,6 @@
 
 namespace kf::ui {
 
-QStringList exampleFolders()
-{
-    QStringList out;
-    auto add = [&](const QString &dir) {
-        const QString canonical = QFileInfo(dir).canonicalFilePath();
-        if (!canonical.isEmpty() && QFileInfo(canonical).isDir() && !out.contains(canonical))
-            out << canonical;
-    };
-    add(qEnvironmentVariable("KERNELFORGE_EXAMPLES"));
-    add(QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kernelforge/examples"));
-#ifdef KF_SOURCE_EXAMPLES
-    add(QStringLiteral(KF_SOURCE_EXAMPLES));
-#endif
-    return out;
-}
-
-bool isShippedExample(const QString &path)
-{
-    const QString dir = QFileInfo(QFileInfo(path).canonicalFilePath()).absolutePath();
-    return exampleFolders().contains(dir);
-}
-
 QAction *MainWindow::action(const QString &name) const { return findChild<QAction *>(name); }
 
 void MainWindow::buildActions()
@@ -62,13 +41,15 @@ void MainWindow::buildActions()
     };
     make(QStringLiteral("actionNew"), tr("&New session…"), QKeySequence::New, [this] { onNew(); });
     make(QStringLiteral("actionOpen"), tr("&Open session…"), QKeySequence::Open, [this] { onOpen(); });
-    make(QStringLiteral("actionSaveAs"), tr("Save session &as…"), QKeySequence::SaveAs, [this] { onSaveAs(); });
-    make(QStringLiteral("actionClose"), tr("&Close session"), QKeySequence::Close, [this] {
-        m_engine->closeSession();
-        m_session.reset();
-        setSession(nullptr, false);
+    // Spelled out: the platform's standard keys for these are empty on some desktops.
+    make(QStringLiteral("actionSaveAs"), tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { onSaveAs(); });
+    make(QStringLiteral("actionClose"), tr("&Close session"), QKeySequence(Qt::CTRL | Qt::Key_W), [this] {
+        if (confirmDropEdits(tr("Closing the session")))
+            closeSession();
     });
-    make(QStringLiteral("actionQuit"), tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    make(QStringLiteral("actionQuit"), tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), [this] { close(); });
+    make(QStringLiteral("actionSaveSource"), tr("&Save edited source as .cu…"), QKeySequence(Qt::CTRL | Qt::Key_S),
+         [this] { onSaveSource(); });
     make(QStringLiteral("actionStart"), tr("&Start search"), QKeySequence(Qt::Key_F5), [this] { onStart(); });
     make(QStringLiteral("actionCancel"), tr("&Cancel search"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { m_engine->cancel(); });
     make(QStringLiteral("actionCompile"), tr("Compile &check"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { m_candidate->compileCheck(); });
@@ -104,6 +85,17 @@ void MainWindow::buildActions()
     make(QStringLiteral("actionZoomIn"), tr("Zoom &in"), QKeySequence::ZoomIn, [this] { m_graph->zoomIn(); });
     make(QStringLiteral("actionZoomOut"), tr("Zoom &out"), QKeySequence::ZoomOut, [this] { m_graph->zoomOut(); });
     make(QStringLiteral("actionZoomFit"), tr("&Fit graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_graph->fit(); });
+    make(QStringLiteral("actionResetLayout"), tr("&Reset layout"), QKeySequence(), [this] { resetLayout(); });
+    make(QStringLiteral("actionDocs"), tr("&Documentation"), QKeySequence::HelpContents, [this] { openDocumentation(QStringLiteral("README.md")); });
+    make(QStringLiteral("actionGuide"), tr("The &workbench"), QKeySequence(), [this] { openDocumentation(QStringLiteral("gui.md")); });
+    make(QStringLiteral("actionShortcuts"), tr("&Keyboard shortcuts"), QKeySequence(), [this] {
+        showHelpDialog(m_shortcuts, QStringLiteral("shortcutsDialog"), tr("Keyboard shortcuts"),
+                       shortcutsText(findChildren<QAction *>(Qt::FindDirectChildrenOnly)));
+    });
+    make(QStringLiteral("actionAbout"), tr("&About KernelForge"), QKeySequence(), [this] {
+        showHelpDialog(m_about, QStringLiteral("aboutDialog"), tr("About KernelForge"), aboutText(m_engine->gpu()));
+    });
+    make(QStringLiteral("actionAboutQt"), tr("About &Qt"), QKeySequence(), [] { QApplication::aboutQt(); });
 }
 
 void MainWindow::buildMenus()
@@ -114,6 +106,7 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &recent"));
     m_examplesMenu = file->addMenu(tr("Open e&xample"));
     file->addAction(action(QStringLiteral("actionSaveAs")));
+    file->addAction(action(QStringLiteral("actionSaveSource")));
     file->addAction(action(QStringLiteral("actionClose")));
     file->addSeparator();
     file->addAction(action(QStringLiteral("actionExportSelected")));
@@ -131,7 +124,8 @@ void MainWindow::buildMenus()
     for (const char *n : {"actionStart", "actionCancel"})
         search->addAction(action(QLatin1String(n)));
     QMenu *kernel = menuBar()->addMenu(tr("&Kernel"));
-    for (const char *n : {"actionCompile", "actionRebenchmark", "actionRevert", "actionPin", "actionProfile", "actionSelectBest"})
+    for (const char *n : {"actionCompile", "actionRebenchmark", "actionRevert", "actionSaveSource", "actionPin", "actionProfile",
+                          "actionSelectBest"})
         kernel->addAction(action(QLatin1String(n)));
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (const char *n : {"actionFocusOutline", "actionShowGraph", "actionShowChart", "actionShowTrajectory", "actionShowProblems",
@@ -143,6 +137,14 @@ void MainWindow::buildMenus()
     view->addSeparator();
     for (QDockWidget *d : findChildren<QDockWidget *>())
         view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(action(QStringLiteral("actionResetLayout")));
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    for (const char *n : {"actionDocs", "actionGuide", "actionShortcuts"})
+        help->addAction(action(QLatin1String(n)));
+    help->addSeparator();
+    for (const char *n : {"actionAbout", "actionAboutQt"})
+        help->addAction(action(QLatin1String(n)));
 
     QToolBar *bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
@@ -188,7 +190,7 @@ void MainWindow::updateActions()
     action(QStringLiteral("actionClose"))->setEnabled(session && !searching);
     action(QStringLiteral("actionNew"))->setEnabled(!searching);
     action(QStringLiteral("actionOpen"))->setEnabled(!searching);
-    for (const char *a : {"actionCompile", "actionPin", "actionExportSelected", "actionRevert"})
+    for (const char *a : {"actionCompile", "actionPin", "actionExportSelected", "actionRevert", "actionSaveSource"})
         action(QLatin1String(a))->setEnabled(candidate);
     const GpuStatus &g = m_engine->gpu();
     const bool canRun = candidate && g.present && session && !m_session->readOnly && !m_engine->gpuBusy();
@@ -214,6 +216,8 @@ QString MainWindow::askSaveFile(const QString &title, const QString &filter, con
 
 void MainWindow::openSession(const QString &path)
 {
+    if (!confirmDropEdits(tr("Opening %1").arg(QFileInfo(path).fileName())))
+        return;
     const QFileInfo f(path);
     const bool writable = f.isWritable() && QFileInfo(f.absolutePath()).isWritable() && !isShippedExample(path);
     m_engine->openSession(f.absoluteFilePath(), writable);
@@ -228,14 +232,31 @@ void MainWindow::newSession(const QString &problem, const QString &file)
     m_engine->createSession(file, *m_problems->currentProblem(), m_search->settings(), m_search->generator());
 }
 
-void MainWindow::saveSessionAs(const QString &file) { m_engine->saveSessionAs(file); }
+void MainWindow::saveSessionAs(const QString &file)
+{
+    // The copy has the same nodes: the editor's unsaved edits stay with them.
+    m_candidate->keepDraftsFor(QFileInfo(file).absoluteFilePath().toStdString());
+    m_engine->saveSessionAs(QFileInfo(file).absoluteFilePath());
+}
 
-void MainWindow::exportSelected(const QString &file) { m_engine->exportCandidate(m_selected, file); }
+QString MainWindow::exportNote(std::int64_t node) const
+{
+    QStringList notes;
+    if (m_candidate->draftNodes().contains(node))
+        notes << tr("It holds the stored kernel, not the editor's unsaved edits (Save edited source as .cu keeps "
+                    "those; Re-benchmark records them)");
+    if (const NodeView *n = m_session ? m_session->node(node) : nullptr)
+        if (const std::string warning = exportWarning(*n); !warning.empty())
+            notes << tr("Its header warns: %1").arg(qs(warning));
+    return notes.join(QStringLiteral(". "));
+}
+
+void MainWindow::exportSelected(const QString &file) { m_engine->exportCandidate(m_selected, file, exportNote(m_selected)); }
 
 void MainWindow::exportBest(const QString &file)
 {
     if (m_session && m_session->bestNode)
-        m_engine->exportCandidate(m_session->bestNode, file);
+        m_engine->exportCandidate(m_session->bestNode, file, exportNote(m_session->bestNode));
 }
 
 void MainWindow::exportBank(const QString &folder) { m_engine->exportBank(folder); }
@@ -253,6 +274,8 @@ bool MainWindow::saveChart(const QString &file)
 
 void MainWindow::onNew()
 {
+    if (!confirmDropEdits(tr("Creating a new session")))
+        return;
     const Problem *p = m_problems->currentProblem();
     if (!p) {
         showView(ProblemsTab);
@@ -295,7 +318,11 @@ void MainWindow::onExportSelected()
     const NodeView *n = m_session ? m_session->node(m_selected) : nullptr;
     if (!n || !n->isCandidate())
         return;
-    const QString file = askSaveFile(tr("Export kernel"), tr("CUDA sources (*.cu)"),
+    // The export is of the kernel as stored; the title says so when the editor holds edits of it.
+    const QString title = m_candidate->draftNodes().contains(n->id())
+                              ? tr("Export the stored kernel #%1 (without the editor's unsaved edits)").arg(n->id())
+                              : tr("Export kernel #%1").arg(n->id());
+    const QString file = askSaveFile(title, tr("CUDA sources (*.cu)"),
                                      QStringLiteral("%1_node%2.cu").arg(qs(m_session->meta.problemName)).arg(n->id()));
     if (!file.isEmpty())
         exportSelected(file);

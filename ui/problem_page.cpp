@@ -3,6 +3,7 @@
 #include "cuda_editor.h"
 #include "eval/protocol.h"
 #include "gpu/datasheet.h"
+#include "model/floors.h"
 #include "model/format.h"
 #include "model/roles.h"
 
@@ -13,6 +14,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -48,10 +50,21 @@ ProblemPage::ProblemPage(QWidget *parent) : QWidget(parent)
     m_errors->setStyleSheet(QStringLiteral("color: #b00020"));
     m_errors->hide();
 
+    // Where nothing was found: where the app looked, and how to add a folder.
+    m_empty = new QLabel(this);
+    m_empty->setObjectName(QStringLiteral("problemsEmpty"));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_empty->setMargin(12);
+    m_empty->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_listPages = new QStackedWidget(this);
+    m_listPages->addWidget(m_view);
+    m_listPages->addWidget(m_empty);
+
     auto *left = new QWidget(this);
     auto *ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
-    ll->addWidget(m_view, 1);
+    ll->addWidget(m_listPages, 1);
     ll->addWidget(m_errors);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(add);
@@ -69,7 +82,9 @@ ProblemPage::ProblemPage(QWidget *parent) : QWidget(parent)
     for (const std::string &name : gpu::datasheetNames())
         m_gpu->addItem(qs(name));
     m_floor = new QLabel(this);
+    m_floor->setObjectName(QStringLiteral("problemFloor"));
     m_floor->setWordWrap(true);
+    m_floor->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_reference = makeEditor(EditorKind::Python, this);
     m_reference->setObjectName(QStringLiteral("referenceSource"));
 
@@ -81,8 +96,9 @@ ProblemPage::ProblemPage(QWidget *parent) : QWidget(parent)
     auto *floorRow = new QHBoxLayout;
     floorRow->addWidget(new QLabel(tr("Roofline floor on"), this));
     floorRow->addWidget(m_gpu);
-    floorRow->addWidget(m_floor, 1);
+    floorRow->addStretch();
     rl->addLayout(floorRow);
+    rl->addWidget(m_floor);
     rl->addWidget(new QLabel(tr("Reference (TorchScript):"), this));
     rl->addWidget(m_reference, 1);
 
@@ -115,6 +131,19 @@ void ProblemPage::setProblems(const ProblemListPtr &list)
             errors << qs(e.text());
     m_errors->setText(errors.isEmpty() ? QString() : tr("Problem files with errors:\n%1").arg(errors.join(QLatin1Char('\n'))));
     m_errors->setVisible(!errors.isEmpty());
+    const bool none = !list || list->problems.empty();
+    if (none) {
+        QStringList looked;
+        if (list)
+            for (const std::string &dir : list->searched)
+                looked << QStringLiteral("<li><tt>%1</tt></li>").arg(qs(dir).toHtmlEscaped());
+        m_empty->setText(tr("<p><b>No problem files found.</b></p><p>KernelForge looks for the problems it ships "
+                            "with next to its installed data and in the source tree it was built from:</p><ul>%1</ul>"
+                            "<p>Press <b>Add folder…</b> below to show the problem files (<tt>*.toml</tt>) of a folder "
+                            "of your own, or set <tt>KERNELFORGE_PROBLEMS</tt> to the folder of the shipped ones.</p>")
+                             .arg(looked.isEmpty() ? tr("<li>(no such folder exists)</li>") : looked.join(QString())));
+    }
+    m_listPages->setCurrentWidget(none ? static_cast<QWidget *>(m_empty) : m_view);
     if (current.isEmpty() || !selectProblem(current))
         m_view->selectRow(0);
     showCurrent();
@@ -145,6 +174,17 @@ bool ProblemPage::selectProblem(const QString &name)
 }
 
 QString ProblemPage::referenceText() const { return m_reference->text(); }
+bool ProblemPage::showsEmptyState() const { return m_listPages->currentWidget() == m_empty; }
+QString ProblemPage::floorText() const { return m_floor->text(); }
+
+void ProblemPage::setSessionFloors(const QString &problem, const QString &text)
+{
+    if (problem == m_sessionProblem && text == m_sessionFloors)
+        return;
+    m_sessionProblem = problem;
+    m_sessionFloors = text;
+    showCurrent();
+}
 
 void ProblemPage::showCurrent()
 {
@@ -174,14 +214,15 @@ void ProblemPage::showCurrent()
                      formatBytes(p->bytes()), qs(toString(p->policy)));
     m_details->setText(html);
 
-    const gpu::Datasheet d = gpu::datasheetFor(m_gpu->currentText().toStdString());
-    Ceilings c;
-    c.bandwidthGBs = d.bandwidthGBs;
-    c.tflops = d.tflops;
-    const double fp32 = floorMs(p->flops.value_or(0), p->bytes(), Precision::FP32, c);
-    const double memory = d.bandwidthGBs > 0 ? p->bytes() / (d.bandwidthGBs * 1e6) : 0;
-    m_floor->setText(tr("%1 at fp32 (%2-bound; datasheet rates)")
-                         .arg(formatMs(fp32), memory >= fp32 * 0.999 ? tr("memory") : tr("compute")));
+    // The datasheet's floor at each precision, and the one the open session measured for this
+    // problem, each labelled: they differ by the rates they come from.
+    const Ceilings c = datasheetCeilings(m_gpu->currentText().toStdString());
+    QString floor = tr("<b>Datasheet rates</b> (%1): %2").arg(describeCeilings(c), describeFloors(p->flops.value_or(0), p->bytes(), c));
+    if (!p->flops)
+        floor += tr("<br><i>The FLOPs are derived by the worker, so this floor counts the memory traffic only.</i>");
+    if (!m_sessionFloors.isEmpty() && m_sessionProblem == qs(p->name))
+        floor += tr("<br><b>%1</b> — the open session judged its kernels against these.").arg(m_sessionFloors.toHtmlEscaped());
+    m_floor->setText(floor);
     m_reference->setReadOnly(false);
     m_reference->setText(qs(p->referenceSource));
     m_reference->setReadOnly(true);

@@ -1,9 +1,12 @@
 #include "round_chart.h"
 
+#include "model/format.h"
 #include "model/points_model.h"
+#include "model/roles.h"
 #include "model/status_style.h"
 #include "model/trajectory_model.h"
 
+#include <QHelpEvent>
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
@@ -112,15 +115,10 @@ RoundChart::RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget
     m_live->hide();
     l->addWidget(m_live);
 
-    connect(m_points, &QScatterSeries::hovered, this, [this](const QPointF &p, bool state) {
-        if (!state) {
-            QToolTip::hideText();
-            return;
-        }
-        const int row = m_pointsModel->rowOfNode(nodeNear(p));
-        if (row >= 0)
-            QToolTip::showText(QCursor::pos(), m_pointsModel->index(row, 0).data(Qt::ToolTipRole).toString(), m_view);
-    });
+    // Tooltips come from the view's own tooltip events (the nearest point within a few pixels),
+    // so they work over the selection ring and the line's points too.
+    m_view->viewport()->installEventFilter(this);
+    m_view->viewport()->setMouseTracking(true);
     connect(m_points, &QScatterSeries::clicked, this, [this](const QPointF &p) {
         if (const std::int64_t node = nodeNear(p))
             emit nodeClicked(node);
@@ -204,6 +202,11 @@ void RoundChart::updateRange()
     selectNode(m_selectedNode);
 }
 
+QPoint RoundChart::toView(const QPointF &value, QAbstractSeries *series) const
+{
+    return m_view->mapFromScene(m_chart->mapToScene(m_chart->mapToPosition(value, series)));
+}
+
 QPoint RoundChart::pointPosition(std::int64_t node) const
 {
     const int row = m_pointsModel->rowOfNode(node);
@@ -211,7 +214,48 @@ QPoint RoundChart::pointPosition(std::int64_t node) const
         return {};
     const QPointF v(m_pointsModel->index(row, PointsModel::XColumn).data().toDouble(),
                     m_pointsModel->index(row, PointsModel::SpeedupColumn).data().toDouble());
-    return m_view->mapFromScene(m_chart->mapToScene(m_chart->mapToPosition(v, m_points)));
+    return toView(v, m_points);
+}
+
+QString RoundChart::toolTipAt(const QPoint &pos) const
+{
+    constexpr int kReach = 8; // pixels
+    QString tip;
+    int bestDistance = kReach * kReach + 1;
+    auto consider = [&](const QPointF &value, QAbstractSeries *series, const QString &text) {
+        const QPoint d = toView(value, series) - pos;
+        const int distance = d.x() * d.x() + d.y() * d.y();
+        if (distance < bestDistance) {
+            bestDistance = distance;
+            tip = text;
+        }
+    };
+    for (int r = 0; r < m_pointsModel->rowCount(); ++r)
+        consider({m_pointsModel->index(r, PointsModel::XColumn).data().toDouble(),
+                  m_pointsModel->index(r, PointsModel::SpeedupColumn).data().toDouble()},
+                 m_points, m_pointsModel->index(r, 0).data(Qt::ToolTipRole).toString());
+    for (int r = 0; r < m_timedRounds->rowCount(); ++r) {
+        const QModelIndex row = m_timedRounds->index(r, TrajectoryModel::RoundColumn);
+        const QModelIndex best = m_timedRounds->index(r, TrajectoryModel::BestMsColumn);
+        const double speedup = m_timedRounds->index(r, TrajectoryModel::SpeedupColumn).data().toDouble();
+        consider({row.data().toDouble(), speedup}, m_best,
+                 tr("Best after round %1: %2, %3").arg(row.data().toInt()).arg(formatMs(best.data().toDouble()), formatSpeedup(speedup)));
+    }
+    return tip;
+}
+
+bool RoundChart::eventFilter(QObject *o, QEvent *e)
+{
+    if (o == m_view->viewport() && e->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(e);
+        const QString tip = toolTipAt(help->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), tip, m_view->viewport());
+        return true;
+    }
+    return QWidget::eventFilter(o, e);
 }
 
 bool RoundChart::savePng(const QString &file, QString *error) const

@@ -1,12 +1,13 @@
 #pragma once
 // The per-round chart (Qt Charts): the best speedup after each round as a line, every timed
-// candidate as a point (hover names it, a click selects it), a line at 1.0× (eager PyTorch) and
+// candidate as a point (its tooltip names it, a click selects it), a line at 1.0× (eager PyTorch) and
 // one at torch.compile's speedup where the session knows it. It reads two table models: the
 // trajectory (through a proxy that drops rounds without a correct kernel yet) and the points.
 #include <QWidget>
 
 #include <cstdint>
 
+class QAbstractSeries;
 class QChart;
 class QLabel;
 class QChartView;
@@ -38,6 +39,12 @@ public:
     QLineSeries *compileSeries() const { return m_compile; }
     // Where a point's centre is in widget coordinates of chartView() (tests click there).
     QPoint pointPosition(std::int64_t node) const;
+    // The tooltip at a position of chartView()'s viewport: the candidate or the round's best
+    // within a few pixels of it, "" when none.
+    QString toolTipAt(const QPoint &) const;
+
+protected:
+    bool eventFilter(QObject *, QEvent *) override;
 
 signals:
     void nodeClicked(std::int64_t node);
@@ -45,6 +52,7 @@ signals:
 private:
     void updateRange();
     std::int64_t nodeNear(const QPointF &value) const;
+    QPoint toView(const QPointF &value, QAbstractSeries *) const;
 
     TrajectoryModel *m_trajectory;
     PointsModel *m_pointsModel;

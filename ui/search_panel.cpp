@@ -106,7 +106,9 @@ SearchPanel::SearchPanel(QWidget *parent) : QWidget(parent)
     m_progress->setTextVisible(false);
     m_progress->hide(); // until a search runs
     m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("searchStatus"));
     m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_start);
     buttons->addWidget(m_cancel);
@@ -416,11 +418,22 @@ void SearchPanel::showProgress(const SearchProgress &p)
     m_status->setText(tr("%1 of about %2 candidates judged · %3").arg(p.done).arg(p.total).arg(eta(p.etaSeconds)));
 }
 
-void SearchPanel::showFinished(const QString &reason, bool failed)
+void SearchPanel::showFinished(const QString &summary, bool failed)
 {
     if (!failed)
         m_progress->setValue(m_progress->maximum());
-    m_status->setText(failed ? tr("The search stopped with an error: %1").arg(reason) : tr("Stopped: %1").arg(reason));
+    m_status->setText(failed ? tr("The search stopped with an error: %1").arg(summary) : summary);
 }
+
+void SearchPanel::clearFinished()
+{
+    if (m_running)
+        return;
+    m_progress->hide();
+    m_progress->setValue(0);
+    m_status->setText(m_blocked.isEmpty() ? QString() : tr("Start is unavailable: %1").arg(m_blocked));
+}
+
+QString SearchPanel::statusText() const { return m_status->text(); }
 
 } // namespace kf::ui

@@ -52,7 +52,11 @@ public:
     void setStartBlocked(const QString &reason);
     void setRunning(bool);
     void showProgress(const SearchProgress &);
-    void showFinished(const QString &reason, bool failed);
+    // How the last run ended: what it found, or why it failed.
+    void showFinished(const QString &summary, bool failed);
+    // Forget the last run's progress and message (another session is shown).
+    void clearFinished();
+    QString statusText() const;
     QPushButton *startButton() const { return m_start; }
     QPushButton *cancelButton() const { return m_cancel; }
     QProgressBar *progressBar() const { return m_progress; }

@@ -16,7 +16,7 @@ class Settings : public QObject {
     Q_OBJECT
 public:
     // Bump when the window's docks or toolbars change, so an older saved layout is ignored.
-    static constexpr int kWindowStateVersion = 2;
+    static constexpr int kWindowStateVersion = 3;
     static constexpr int kMaxRecentFiles = 10;
 
     // `settings` defaults to the application's QSettings (organisation and name from main()).

@@ -79,10 +79,13 @@ TrajectoryView::TrajectoryView(TrajectoryModel *model, QWidget *parent) : QWidge
     l->addLayout(buttons);
     connect(copy, &QPushButton::clicked, this, &TrajectoryView::copy);
     connect(csv, &QPushButton::clicked, this, &TrajectoryView::exportCsv);
-    connect(m_view, &QTableView::activated, this, [this](const QModelIndex &i) {
+    // A click (or the arrow keys) on a row selects that round's fastest kernel everywhere.
+    auto select = [this](const QModelIndex &i) {
         if (const qint64 node = i.data(NodeIdRole).toLongLong())
             emit nodeActivated(node);
-    });
+    };
+    connect(m_view, &QTableView::clicked, this, select);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, select);
 }
 
 bool TrajectoryView::eventFilter(QObject *o, QEvent *e)

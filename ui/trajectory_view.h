@@ -1,6 +1,7 @@
 #pragma once
-// The trajectory table (round, best ms, % of reference, idea), as in the CRFM Conv2D table, with
-// Copy (tab-separated, for spreadsheets) and Export CSV (the same CSV as kernelforge-cli report --csv).
+// The trajectory table (round, best ms, % of reference, idea), as in the CRFM Conv2D table; a click
+// on a row selects that round's fastest kernel. With Copy (tab-separated, for spreadsheets) and
+// Export CSV (the same CSV as kernelforge-cli report --csv).
 // The numbers take the width they need; the idea's title comes last and takes the rest, and at
 // least kIdeaMinWidth, past which the table scrolls sideways rather than cutting titles to a few
 // letters.

@@ -166,6 +166,11 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
     o << "// " << rule << "\n";
     o << "// " << problem.name << (problem.variant.empty() ? "" : " (variant " + problem.variant + ")")
       << ": a kernel found by KernelForge\n";
+    if (!info.warning.empty()) {
+        o << "//\n";
+        commentBlock(o, "!!! " + info.warning, " ");
+        o << "//\n";
+    }
     if (!problem.description.empty()) commentBlock(o, problem.description, " ");
     o << "//\n";
     o << "//   GPU:        " << (info.gpu.empty() ? "unknown" : info.gpu) << " (" << arch << ")\n";

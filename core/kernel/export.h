@@ -17,6 +17,9 @@ struct ExportInfo {
     std::optional<double> speedup;   // reference time / kernel time
     std::optional<double> maxError;  // largest error the verifier measured
     std::string date;                // "" = today (UTC, YYYY-MM-DD)
+    // Why the kernel cannot be trusted as verified ("NOT VERIFIED: ..."), set apart at the top
+    // of the header; "" for a kernel that passed verification.
+    std::string warning;
 };
 
 // The generated file defines, with P the problem's name made an identifier:

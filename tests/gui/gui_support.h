@@ -45,6 +45,24 @@ struct Workbench {
         window->openSession(path);
         return opened.wait(timeoutMs) || opened.count() > 0;
     }
+    // Shows the window (at `size`, when given) and opens a shipped example in it: true once the
+    // window shows it with a node selected.
+    bool showExample(const QString &name, QSize size = {})
+    {
+        if (size.isValid())
+            window->resize(size);
+        window->show();
+        return QTest::qWaitForWindowExposed(window.get()) && open(examplePath(name)) &&
+               QTest::qWaitFor([this] { return window->selectedNode() != 0; }, 10000);
+    }
+    // Runs the worker of `argv` (the fake worker, say) from now on and asks it for its GPU.
+    void useWorker(const std::vector<std::string> &argv)
+    {
+        EngineConfig config;
+        config.workerArgv = argv;
+        engine->setConfig(config);
+        engine->probeGpu();
+    }
     bool waitForGpuProbe(int timeoutMs = 60000)
     {
         if (engine->gpu().checked)

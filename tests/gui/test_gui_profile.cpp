@@ -38,16 +38,13 @@ void TestGuiProfile::profileShowsTheReport()
 {
     Workbench wb;
     MainWindow &w = *wb.window;
-    EngineConfig config;
-    config.workerArgv = {KF_FAKE_WORKER};
-    wb.engine->setConfig(config);
     w.show();
-    wb.engine->probeGpu();
+    wb.useWorker({KF_FAKE_WORKER});
     QTRY_VERIFY_WITH_TIMEOUT(wb.engine->gpu().present, 30000);
     // A shipped example is read-only, which does not stop profiling: it writes nothing.
     QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
     QTRY_COMPARE(w.selectedNode(), wb.engine->session()->bestNode);
-    auto *button = w.candidate()->findChildren<QToolButton *>().value(5);
+    auto *button = w.candidate()->findChild<QToolButton *>(QStringLiteral("profile"));
     QVERIFY(button && button->text() == QStringLiteral("Profile"));
     QTRY_VERIFY(button->isEnabled());
 
@@ -57,8 +54,8 @@ void TestGuiProfile::profileShowsTheReport()
     QVERIFY(profiled.wait(60000));
     const auto report = profiled.first().at(0).value<ProfileReport>();
     QVERIFY2(report.ok, qPrintable(report.error));
-    auto *table = qobject_cast<QTableView *>(w.candidate()->tabs()->widget(CandidatePane::ProfileTab));
-    QVERIFY(table);
+    auto *table = w.candidate()->tabs()->widget(CandidatePane::ProfileTab)->findChild<QTableView *>();
+    QVERIFY(table && table->isVisibleTo(w.candidate()));
     QStringList rows;
     for (int r = 0; r < table->model()->rowCount(); ++r)
         rows << table->model()->index(r, 0).data().toString() + QStringLiteral(" = ") + table->model()->index(r, 1).data().toString();

@@ -1,7 +1,9 @@
 // The search path of the window without a GPU: the engine facade runs a real Search against the
 // fake worker (tests/eval/fake_worker.cpp) with a scripted generator. Start from the window,
-// watch the tree, chart and progress fill, cancel, re-benchmark a hand-edited candidate through
-// the worker path, and reopen the session. test_gpu_workbench does the same on a real GPU.
+// watch the tree, chart and progress fill, cancel (the panel says what the run found, until
+// another session is shown), re-benchmark a hand-edited candidate through the worker path, and
+// reopen the session; a compile-only search, whose rounds wait for a GPU rather than look done.
+// test_gpu_workbench does the same on a real GPU.
 // Also the language-model fields of the search panel: shown for the LLM generators, checked as
 // they are typed, kept in the settings without a key, handed to the generator as kernelforge-cli
 // hands its options, and a server that cannot be reached reported in the message bar.
@@ -9,7 +11,10 @@
 #include "candidate_pane.h"
 #include "cuda_editor.h"
 #include "gui_support.h"
+#include "model/outline_filter.h"
+#include "model/outline_model.h"
 #include "model/points_model.h"
+#include "model/roles.h"
 #include "problem_page.h"
 #include "round_chart.h"
 #include "message_bar.h"
@@ -25,6 +30,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolButton>
+#include <QTreeView>
 
 #include <mutex>
 
@@ -42,6 +48,7 @@ class TestGuiSearch : public QObject {
 private slots:
     void initTestCase();
     void startCancelRebenchmarkReopen();
+    void compileOnlySearch();
     void modelFields_data();
     void modelFields();
     void modelFieldsPersist();
@@ -175,6 +182,11 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     QVERIFY2(!finished.first().at(1).toBool(), qPrintable(finished.first().at(0).toString()));
     QVERIFY(finished.first().at(0).toString().startsWith(QStringLiteral("cancelled")));
     QVERIFY(!wb.engine->searching());
+    // The panel and the log say what the run found.
+    const QString summary = w.searchPanel()->statusText();
+    QVERIFY2(summary.startsWith(QStringLiteral("Finished (cancelled): ")) && summary.contains(QStringLiteral(" correct")), qPrintable(summary));
+    QVERIFY(summary.contains(QStringLiteral("Best: #")));
+    QVERIFY(w.console()->toPlainText().contains(summary));
     QTRY_VERIFY_WITH_TIMEOUT(wb.engine->session()->bestNode != 0, 10000);
     const std::size_t afterSearch = wb.engine->session()->nodes.size();
 
@@ -196,9 +208,14 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     QTRY_COMPARE_WITH_TIMEOUT(w.selectedNode(), edited, 10000);
     QVERIFY(w.outlineModel()->indexOf(edited).data().toString().contains(QStringLiteral("hand-edited")));
 
-    // Reopen: everything is in the file.
+    // The edit is in the session now: nothing is left unsaved.
+    QVERIFY(w.candidate()->draftNodes().isEmpty());
+
+    // Reopen: everything is in the file. Another session shown clears the last run's message.
     wb.engine->closeSession();
     QVERIFY(wb.open(file));
+    QVERIFY(w.searchPanel()->statusText().isEmpty());
+    QVERIFY(!w.searchPanel()->progressBar()->isVisible());
     const SnapshotPtr again = wb.engine->session();
     QCOMPARE(again->nodes.size(), afterSearch + 1);
     const NodeView *n = again->node(edited);
@@ -206,6 +223,59 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     QCOMPARE(*n->record.parent, best);
     QVERIFY(n->record.text.find("// edited by hand in the test") != std::string::npos);
     QCOMPARE(again->node(best)->record.round, n->record.round);
+}
+
+void TestGuiSearch::compileOnlySearch()
+{
+    // Candidates that compile wait for a GPU: their rounds are not shown as done, a filter finds
+    // them, and the end message says so.
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    wb.engine->setGeneratorFactory([](const std::string &, const nlohmann::json &, std::string *) {
+        std::vector<kf::test::ScriptedIdea> ideas;
+        for (int i = 0; i < 4; ++i)
+            ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i), {kf::test::fakeKernel(1.0 / (i + 2))}});
+        return std::make_shared<kf::test::ScriptedGenerator>(ideas);
+    });
+    w.show();
+    wb.useWorker({KF_FAKE_WORKER});
+    QTRY_VERIFY_WITH_TIMEOUT(wb.engine->gpu().checked, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.problems()->currentProblem() != nullptr, 20000);
+    SearchSettings s;
+    s.rounds = 2;
+    s.ideasPerRound = 2;
+    s.implsPerIdea = 1;
+    s.compileOnly = true;
+    w.searchPanel()->setSettings(s);
+    const QString file = wb.dir.filePath(QStringLiteral("compiled.kfsession"));
+    QSignalSpy opened(wb.engine.get(), &Engine::sessionOpened);
+    w.newSession(QStringLiteral("softmax"), file);
+    QVERIFY(opened.wait(20000));
+    QTRY_VERIFY(w.searchPanel()->startButton()->isEnabled());
+    QSignalSpy progress(wb.engine.get(), &Engine::searchProgress);
+    QSignalSpy finished(wb.engine.get(), &Engine::searchFinished);
+    QTest::mouseClick(w.searchPanel()->startButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(120000) || finished.count() > 0);
+    QVERIFY2(!finished.first().at(1).toBool(), qPrintable(finished.first().at(0).toString()));
+    const QString summary = finished.first().at(2).toString();
+    QVERIFY2(summary.contains(QStringLiteral("4 compiled and waiting for a GPU")), qPrintable(summary));
+    QVERIFY(summary.contains(QStringLiteral("No kernel has been timed yet")));
+    QCOMPARE(w.searchPanel()->statusText(), summary);
+    // The estimate of the time left never came from the start-up alone.
+    for (const QList<QVariant> &p : progress) {
+        const auto sp = p.at(0).value<SearchProgress>();
+        QVERIFY(sp.etaSeconds < 60);
+    }
+    // Its rounds wait for a GPU.
+    QTRY_VERIFY_WITH_TIMEOUT(w.outlineModel()->rowCount() == 2 &&
+                                 w.outlineModel()->index(1, 0).data(StatusRole).toString() == QStringLiteral("needs gpu"),
+                             10000);
+    QCOMPARE(w.outlineModel()->index(0, 0).data(StatusRole).toString(), QStringLiteral("needs gpu"));
+    auto *show = w.findChild<QComboBox *>(QStringLiteral("statusFilter"));
+    show->setCurrentIndex(show->findText(QStringLiteral("Needs GPU")));
+    QCOMPARE(w.outline()->model()->rowCount(), 2);
+    show->setCurrentIndex(show->findText(QStringLiteral("Correct")));
+    QCOMPARE(w.outline()->model()->rowCount(), 0);
 }
 
 void TestGuiSearch::modelFields_data()

@@ -1,9 +1,14 @@
 // Drives the real main window with QTest: open a shipped example, follow one selection through
 // the outline, graph, editor, metrics and chart; damaged and foreign files; a compile error marked
 // in the editor; export a .cu and build it with nvcc; Save As; the no-GPU state; saved window state;
-// the model exchanges behind a node; the trajectory table's idea column.
+// the model exchanges behind a node; the trajectory table's idea column. And what a person needs
+// to see: a compile check's progress and result where they look, a click on a trajectory row or a
+// compile-log line, chart tooltips, summaries of rounds and ideas, floors named by their source,
+// unsaved edits never dropped without asking, exports that say what they hold, the Help menu, and
+// the shipped problems found wherever the window starts.
 #include "candidate_pane.h"
 #include "cuda_editor.h"
+#include "data_folders.h"
 #include "exchange_view.h"
 #include "graph_view.h"
 #include "gui_support.h"
@@ -15,6 +20,8 @@
 #include "model/outline_filter.h"
 #include "model/trajectory_model.h"
 #include "model/points_model.h"
+#include "problem_page.h"
+#include "model/problem_model.h"
 #include "model/roles.h"
 #include "round_chart.h"
 #include "search/hand_edit.h"
@@ -26,9 +33,21 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDesktopServices>
+#include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
+#include <QHelpEvent>
 #include <QImage>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolTip>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -47,6 +66,58 @@ using namespace kf;
 using namespace kf::ui;
 using namespace kf::ui::test;
 
+// Answers the modal dialogs the window opens, as a person would: `answer` gets each one once.
+class Answerer : public QObject {
+public:
+    explicit Answerer(std::function<void(QWidget *)> answer) : m_answer(std::move(answer))
+    {
+        m_timer.setInterval(20);
+        connect(&m_timer, &QTimer::timeout, this, [this] {
+            QWidget *w = QApplication::activeModalWidget();
+            if (w && w != m_last) {
+                m_last = w;
+                ++count;
+                m_answer(w);
+            }
+        });
+        m_timer.start();
+    }
+    int count = 0;
+
+private:
+    QTimer m_timer;
+    QPointer<QWidget> m_last;
+    std::function<void(QWidget *)> m_answer;
+};
+
+// Clicks the button of a QMessageBox by its object name; a file dialog gets `file` (or is cancelled).
+std::function<void(QWidget *)> answer(const QString &button, const QString &file = {})
+{
+    return [button, file](QWidget *w) {
+        if (auto *box = qobject_cast<QMessageBox *>(w)) {
+            if (auto *b = box->findChild<QAbstractButton *>(button))
+                b->click();
+        } else if (auto *dialog = qobject_cast<QFileDialog *>(w)) {
+            if (file.isEmpty()) {
+                dialog->reject();
+            } else {
+                dialog->selectFile(file);
+                QMetaObject::invokeMethod(dialog, "accept"); // as its Save button does
+            }
+        }
+    };
+}
+
+// Collects the files the window asks the desktop to open.
+class Opened : public QObject {
+    Q_OBJECT
+public slots:
+    void open(const QUrl &url) { urls << url; }
+
+public:
+    QList<QUrl> urls;
+};
+
 class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
@@ -64,6 +135,14 @@ private slots:
     void withoutGpu();
     void shortcutsAndFilter();
     void windowStateIsRestored();
+    void compileCheckFeedback();
+    void trajectoryRowsAndChartTips();
+    void roundAndIdeaSummaries();
+    void floorsNameTheirSource();
+    void unsavedEditsAreKept();
+    void exportSaysWhatItHolds();
+    void helpMenu();
+    void problemsFromAnywhere();
 };
 
 void TestMainWindow::initTestCase()
@@ -81,14 +160,17 @@ void TestMainWindow::selectionFollowsEverywhere()
     QVERIFY(wb.open(examplePath(QStringLiteral("softmax"))));
     const SnapshotPtr s = wb.engine->session();
     QVERIFY(s && s->readOnly);
-    QCOMPARE(w.graph()->nodeCount(), int(s->nodes.size()));
-    // Opening selects the best kernel.
+    // Opening selects the best kernel; the graph shows it, and collapses what the outline collapses.
     QTRY_COMPARE(w.selectedNode(), s->bestNode);
+    QTRY_VERIFY(w.graph()->isShown(s->bestNode));
+    QVERIFY(w.graph()->nodeCount() < int(s->nodes.size()));
 
     // Click a candidate in the outline: node 9 ("BLOCK=256, VEC=4", round 1).
     const std::int64_t node = 9;
     QTreeView *tree = w.outline();
     tree->expandAll();
+    w.syncGraphExpansion();
+    QCOMPARE(w.graph()->nodeCount(), int(s->nodes.size()));
     const QModelIndex index = w.outlineFilter()->mapFromSource(w.outlineModel()->indexOf(node));
     QVERIFY(index.isValid());
     tree->scrollTo(index);
@@ -293,7 +375,7 @@ void TestMainWindow::exportBankAndTrajectory()
     QTRY_COMPARE(header->sectionSize(TrajectoryModel::IdeaColumn), table->viewport()->width() - others());
     QVERIFY(header->sectionSize(TrajectoryModel::IdeaColumn) > TrajectoryView::kIdeaMinWidth);
     const QModelIndex idea = w.trajectoryModel()->index(0, TrajectoryModel::IdeaColumn);
-    QCOMPARE(idea.data(Qt::ToolTipRole).toString(), idea.data().toString());
+    QVERIFY(idea.data(Qt::ToolTipRole).toString().startsWith(idea.data().toString() + QLatin1Char('\n')));
 
     const QString png = wb.dir.filePath(QStringLiteral("chart.png"));
     w.showView(MainWindow::ChartTab);
@@ -436,6 +518,10 @@ void TestMainWindow::withoutGpu()
     w.searchPanel()->findChild<QCheckBox *>(QStringLiteral("compileOnly"))->setChecked(true);
     QVERIFY2(w.searchPanel()->startButton()->isEnabled(), qPrintable(w.searchPanel()->startButton()->toolTip()));
     QVERIFY(w.action(QStringLiteral("actionStart"))->isEnabled());
+    // The Profile tab says what it needs.
+    w.candidate()->tabs()->setCurrentIndex(CandidatePane::ProfileTab);
+    QVERIFY(w.candidate()->profileHint().contains(QStringLiteral("needs an NVIDIA GPU and Nsight Compute")));
+    QVERIFY2(w.candidate()->profileHint().contains(QStringLiteral("Running kernels is unavailable")), qPrintable(w.candidate()->profileHint()));
 }
 
 void TestMainWindow::shortcutsAndFilter()
@@ -457,8 +543,15 @@ void TestMainWindow::shortcutsAndFilter()
 
     auto *show = w.findChild<QComboBox *>(QStringLiteral("statusFilter"));
     QVERIFY(show);
-    show->setCurrentIndex(show->findText(QStringLiteral("Failed")));
+    show->setCurrentIndex(show->findText(QStringLiteral("Failed (any)")));
     QCOMPARE(w.outline()->model()->rowCount(), 0);
+    // Every status has an entry of its own.
+    for (const QString &status : {QStringLiteral("needs gpu"), QStringLiteral("inconsistent"), QStringLiteral("compile error")})
+        QVERIFY2(show->findText(QStringLiteral("Only: ") + status) >= 0, qPrintable(status));
+    QVERIFY(show->findText(QStringLiteral("Needs GPU")) >= 0);
+    QVERIFY(show->findText(QStringLiteral("Sanitizer unchecked")) >= 0);
+    show->setCurrentIndex(show->findText(QStringLiteral("Only: correct")));
+    QVERIFY(w.outline()->model()->rowCount() > 0);
     show->setCurrentIndex(show->findText(QStringLiteral("All")));
     QVERIFY(w.outline()->model()->rowCount() > 0);
 }
@@ -483,6 +576,352 @@ void TestMainWindow::windowStateIsRestored()
     MainWindow w(&settings, &engine);
     w.show();
     QCOMPARE(w.size(), QSize(1500, 901));
+}
+
+void TestMainWindow::compileCheckFeedback()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    QVERIFY(wb.showExample(QStringLiteral("softmax"), QSize(1400, 900)));
+    QCOMPARE(w.selectedNode(), std::int64_t(16));
+    CandidatePane *pane = w.candidate();
+    CudaEditor *editor = pane->editor();
+    // An error far below the lines the editor shows.
+    editor->append(QStringLiteral("\n__device__ int broken() { return undefined_name; }\n"));
+    const int broken = editor->text().split(QLatin1Char('\n')).indexOf(QRegularExpression(QStringLiteral(".*undefined_name.*")));
+    QVERIFY(broken > 40);
+    editor->setCursorPosition(0, 0);
+    QSignalSpy checked(wb.engine.get(), &Engine::compileChecked);
+    QTest::keyClick(&w, Qt::Key_B, Qt::ControlModifier);
+    // Said at once where people look: the status bar and the log.
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Compiling #16 with NVRTC…"));
+    QVERIFY(w.console()->toPlainText().contains(QStringLiteral("Compile check of #16…")));
+    QVERIFY(checked.wait(180000));
+    if (!checked.first().at(0).value<CompileReport>().ran)
+        QSKIP("no NVRTC compile process could run here");
+    const QRegularExpression result(QStringLiteral("^Compile check of #16: 1 error, \\d+ warnings?, \\d+\\.\\d\\d s( \\(cached\\))?$"));
+    QTRY_VERIFY2(result.match(w.statusBar()->currentMessage()).hasMatch(), qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(w.console()->toPlainText().contains(w.statusBar()->currentMessage()));
+    // The editor shows the first error's line.
+    int line = 0, index = 0;
+    editor->getCursorPosition(&line, &index);
+    QCOMPARE(line, broken);
+    QCOMPARE(pane->tabs()->currentIndex(), int(CandidatePane::SourceTab));
+    const int first = int(editor->SendScintilla(QsciScintilla::SCI_GETFIRSTVISIBLELINE));
+    QVERIFY2(first <= broken && broken < first + int(editor->SendScintilla(QsciScintilla::SCI_LINESONSCREEN)), "the error's line is not in view");
+
+    // A click on the log's line of the error shows that line too.
+    editor->setCursorPosition(0, 0);
+    pane->tabs()->setCurrentIndex(CandidatePane::LogTab);
+    QsciScintilla *log = pane->log();
+    const int logLine = log->text().split(QLatin1Char('\n')).indexOf(QRegularExpression(QStringLiteral("^candidate\\.cu\\(\\d+\\): error.*undefined_name.*")));
+    QVERIFY2(logLine >= 0, qPrintable(log->text()));
+    log->ensureLineVisible(logLine);
+    QCoreApplication::processEvents();
+    const long pos = log->positionFromLineIndex(logLine, 4);
+    const QPoint at(int(log->SendScintilla(QsciScintilla::SCI_POINTXFROMPOSITION, 0UL, pos)),
+                    int(log->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, pos)) + 3);
+    QTest::mouseClick(log->viewport(), Qt::LeftButton, {}, at);
+    QTRY_COMPARE(pane->tabs()->currentIndex(), int(CandidatePane::SourceTab));
+    editor->getCursorPosition(&line, &index);
+    QCOMPARE(line, broken);
+
+    // A clean check says so just as plainly.
+    pane->revert();
+    checked.clear();
+    QTest::keyClick(&w, Qt::Key_B, Qt::ControlModifier);
+    QVERIFY(checked.wait(180000));
+    QTRY_VERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("Compile check of #16: 0 errors")),
+                 qPrintable(w.statusBar()->currentMessage()));
+}
+
+void TestMainWindow::trajectoryRowsAndChartTips()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    QVERIFY(wb.showExample(QStringLiteral("softmax"), QSize(1400, 900)));
+    // One click on a row selects that round's fastest kernel: #10 in round 1, #16 in round 2.
+    w.showView(MainWindow::TrajectoryTab);
+    QTableView *table = w.trajectory()->view();
+    w.selectNode(5);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(table->model()->index(0, 0)).center());
+    QTRY_COMPARE(w.selectedNode(), std::int64_t(10));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(table->model()->index(1, 0)).center());
+    QTRY_COMPARE(w.selectedNode(), std::int64_t(16));
+    QVERIFY(table->model()->index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("#10")));
+
+    // Every point of the chart has a tooltip, and so has the line of the best so far.
+    w.showView(MainWindow::ChartTab);
+    QCoreApplication::processEvents();
+    RoundChart *chart = w.chart();
+    const QPoint p = chart->pointPosition(9);
+    QVERIFY(!p.isNull());
+    QVERIFY2(chart->toolTipAt(p).startsWith(QStringLiteral("#9 ")), qPrintable(chart->toolTipAt(p)));
+    QVERIFY(chart->toolTipAt(p + QPoint(3, -2)).startsWith(QStringLiteral("#9 ")));
+    QVERIFY(chart->toolTipAt(QPoint(2, 2)).isEmpty());
+    QWidget *viewport = chart->chartView()->viewport();
+    QHelpEvent help(QEvent::ToolTip, p, viewport->mapToGlobal(p));
+    QCoreApplication::sendEvent(viewport, &help);
+    QTRY_VERIFY2(QToolTip::text().startsWith(QStringLiteral("#9 ")), qPrintable(QToolTip::text()));
+}
+
+void TestMainWindow::roundAndIdeaSummaries()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    QVERIFY(wb.showExample(QStringLiteral("softmax")));
+    CandidatePane *pane = w.candidate();
+    QVERIFY(!pane->showsSummary());
+    w.selectNode(2); // Round 1
+    QVERIFY(pane->showsSummary());
+    QVERIFY(!pane->editor()->isVisible());
+    const QString round = pane->summaryText();
+    for (const QString &part : {QStringLiteral("Round 1"), QStringLiteral("7 candidates, 7 correct"), QStringLiteral("Best of this round: #10"),
+                                QStringLiteral("Block per row, three passes"), QStringLiteral("Online max and sum in one read")})
+        QVERIFY2(round.contains(part), qPrintable(part + QStringLiteral(" is not in:\n") + round));
+    w.selectNode(4); // its second idea
+    const QString idea = pane->summaryText();
+    for (const QString &part : {QStringLiteral("Online max and sum in one read"), QStringLiteral("Why:"), QStringLiteral("4 candidates, 4 correct; best #10 0.7779 ms (1.35×)"),
+                                QStringLiteral("BLOCK=1024 · VEC=4")})
+        QVERIFY2(idea.contains(part), qPrintable(part + QStringLiteral(" is not in:\n") + idea));
+    w.selectNode(9);
+    QVERIFY(!pane->showsSummary());
+    QVERIFY(pane->editor()->isVisible());
+}
+
+void TestMainWindow::floorsNameTheirSource()
+{
+    // The Problems page and the Metrics tab show the same two floors of softmax, each named.
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    QVERIFY(wb.showExample(QStringLiteral("softmax")));
+    MetricsModel *m = w.candidate()->metrics();
+    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (measured)")).startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")));
+    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (datasheet)")).startsWith(QStringLiteral("0.4474 ms (fp32; NVIDIA H200 datasheet")));
+    w.showView(MainWindow::ProblemsTab);
+    QVERIFY(w.problems()->selectProblem(QStringLiteral("softmax")));
+    w.problems()->findChild<QComboBox *>()->setCurrentText(QStringLiteral("H200"));
+    const QString floor = w.problems()->floorText();
+    QVERIFY2(floor.contains(QStringLiteral("Datasheet rates")) && floor.contains(QStringLiteral("0.4474 ms at every precision")), qPrintable(floor));
+    QVERIFY2(floor.contains(QStringLiteral("Ceilings measured on NVIDIA H200")) && floor.contains(QStringLiteral("fp32 0.5055 ms")), qPrintable(floor));
+    // Another problem's page does not claim the session's floors.
+    QVERIFY(w.problems()->selectProblem(QStringLiteral("relu")));
+    QVERIFY(!w.problems()->floorText().contains(QStringLiteral("Ceilings measured")));
+}
+
+void TestMainWindow::unsavedEditsAreKept()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    QVERIFY(wb.showExample(QStringLiteral("softmax")));
+    QCOMPARE(w.selectedNode(), std::int64_t(16));
+    CandidatePane *pane = w.candidate();
+    pane->editor()->setCursorPosition(0, 0);
+    QTest::keyClicks(pane->editor(), QStringLiteral("// kept"));
+    QVERIFY(pane->edited());
+    QCOMPARE(pane->draftNodes(), QList<qint64>{16});
+
+    // Closing the session, quitting, opening another: each asks; "Cancel" keeps everything.
+    {
+        Answerer a(answer(QStringLiteral("keepEditing")));
+        w.action(QStringLiteral("actionClose"))->trigger();
+        QCOMPARE(a.count, 1);
+        QVERIFY(!w.close());
+        QCOMPARE(a.count, 2);
+        w.openSession(examplePath(QStringLiteral("relu")));
+        QCOMPARE(a.count, 3);
+    }
+    QTest::qWait(100);
+    QVERIFY(w.isVisible());
+    QCOMPARE(qs(wb.engine->session()->meta.problemName), QStringLiteral("softmax"));
+    QVERIFY(pane->source().startsWith(QStringLiteral("// kept")));
+
+    // Save As keeps the edit: the copy has the same nodes.
+    const QString copy = wb.dir.filePath(QStringLiteral("mine.kfsession"));
+    QSignalSpy opened(wb.engine.get(), &Engine::sessionOpened);
+    w.saveSessionAs(copy);
+    QVERIFY(opened.wait(10000));
+    QCOMPARE(qs(wb.engine->session()->path), copy);
+    QTRY_COMPARE(pane->node(), std::int64_t(16));
+    QVERIFY(pane->edited());
+    QVERIFY(pane->source().startsWith(QStringLiteral("// kept")));
+
+    // "Save edited source as .cu…" from the question writes the edit, then the session closes.
+    const QString file = wb.dir.filePath(QStringLiteral("softmax_16_edited.cu"));
+    {
+        Answerer a(answer(QStringLiteral("saveEdits"), file));
+        w.action(QStringLiteral("actionClose"))->trigger();
+        QCOMPARE(a.count, 2); // the question, then the file dialog
+    }
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().startsWith("// kept"));
+    QVERIFY(!wb.engine->session());
+
+    // Kernel ▸ Save edited source as .cu… writes what the editor holds, edits included.
+    QVERIFY(wb.open(examplePath(QStringLiteral("relu"))));
+    QTRY_VERIFY(w.selectedNode() != 0);
+    QCOMPARE(w.action(QStringLiteral("actionSaveSource"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_S));
+    QTest::keyClicks(pane->editor(), QStringLiteral("// mine "));
+    const QString source = wb.dir.filePath(QStringLiteral("relu.cu"));
+    QVERIFY(w.saveSource(w.selectedNode(), source));
+    QFile g(source);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(g.readAll()), pane->source());
+    // "Discard edits" drops them and goes on.
+    {
+        Answerer a(answer(QStringLiteral("discardEdits")));
+        w.action(QStringLiteral("actionClose"))->trigger();
+        QCOMPARE(a.count, 1);
+    }
+    QVERIFY(!wb.engine->session());
+}
+
+void TestMainWindow::exportSaysWhatItHolds()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    w.show();
+    // Kernels that were never verified, in a copy of an example.
+    const QString path = wb.dir.filePath(QStringLiteral("unverified.kfsession"));
+    QVERIFY(SessionStore::exportReadOnlyCopy(examplePath(QStringLiteral("softmax")).toStdString(), path.toStdString()));
+    std::int64_t waiting = 0, wrong = 0, suspect = 0, unchecked = 0;
+    {
+        const SnapshotPtr s = *readSnapshot(path.toStdString(), true);
+        auto store = SessionStore::open(path.toStdString());
+        QVERIFY(store);
+        const std::string text = s->node(16)->record.text;
+        EvalResult r;
+        r.verdict = Verdict::NeedsGpu;
+        r.reason = "compiled for sm_90a; not evaluated (no GPU)";
+        waiting = *recordHandEdited(*store, *s->problem, 16, "waiting", text, r);
+        r.verdict = Verdict::Wrong;
+        r.reason = "trial 2: 4096 elements differ";
+        wrong = *recordHandEdited(*store, *s->problem, 16, "wrong", text, r);
+        r = *s->node(16)->result;
+        r.verdict = Verdict::Suspect;
+        r.reason = "0.2 ms is below the roofline floor";
+        suspect = *recordHandEdited(*store, *s->problem, 16, "suspect", text, r);
+        EvalResult judged = *s->node(16)->result;
+        judged.sanitizer = SanitizerCheck{"unchecked", {"memcheck"}, 2.0, "the tool timed out", 0};
+        unchecked = *recordHandEdited(*store, *s->problem, 16, "unchecked", text, judged);
+    }
+    QVERIFY(wb.open(path));
+    QTRY_VERIFY(w.selectedNode() != 0);
+    QSignalSpy done(wb.engine.get(), &Engine::finished);
+    auto exportNode = [&](std::int64_t node) {
+        w.selectNode(node);
+        const QString file = wb.dir.filePath(QStringLiteral("node%1.cu").arg(node));
+        done.clear();
+        w.exportSelected(file);
+        if (!done.wait(10000))
+            return QString();
+        QFile f(file);
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.read(2000)) : QString();
+    };
+    QVERIFY(exportNode(waiting).contains(QStringLiteral("!!! NOT VERIFIED: it compiled, but no GPU has run it yet")));
+    QVERIFY(done.first().at(0).toString().contains(QStringLiteral("Its header warns")));
+    QVERIFY(exportNode(wrong).contains(QStringLiteral("!!! FAILED VERIFICATION (wrong): trial 2: 4096 elements differ")));
+    QVERIFY(exportNode(suspect).contains(QStringLiteral("!!! SUSPECT: it passed verification, but its time is below what the GPU can do")));
+    QVERIFY(exportNode(unchecked).contains(QStringLiteral("!!! compute-sanitizer could not check it (unchecked): the tool timed out")));
+    QVERIFY(!exportNode(16).contains(QStringLiteral("!!!")));
+    // Where a node is shown, the sanitizer's "unchecked" is marked.
+    w.selectNode(unchecked);
+    QVERIFY(w.candidate()->headerText().contains(QStringLiteral("unchecked")));
+    QVERIFY(w.graph()->toolTipOf(unchecked).contains(QStringLiteral("could not check it (unchecked)")));
+    QVERIFY(w.outlineModel()->indexOf(unchecked).data(SanitizerUncheckedRole).toBool());
+
+    // The editor's edits are not in an export, and the message says so.
+    w.selectNode(16);
+    w.candidate()->editor()->setCursorPosition(0, 0);
+    QTest::keyClicks(w.candidate()->editor(), QStringLiteral("// only in the editor"));
+    const QString exported = exportNode(16);
+    QVERIFY(!exported.contains(QStringLiteral("only in the editor")));
+    QVERIFY2(done.first().at(0).toString().contains(QStringLiteral("not the editor's unsaved edits")), qPrintable(done.first().at(0).toString()));
+    w.candidate()->revert();
+}
+
+void TestMainWindow::helpMenu()
+{
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(wb.waitForGpuProbe());
+    // Ctrl+Shift+S is Save As, the File menu shows it, and the keys work.
+    QAction *saveAs = w.action(QStringLiteral("actionSaveAs"));
+    QCOMPARE(saveAs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    QStringList menus;
+    bool inFileMenu = false;
+    for (QAction *m : w.menuBar()->actions()) {
+        menus << m->text();
+        if (m->menu() && m->text() == QStringLiteral("&File"))
+            inFileMenu = m->menu()->actions().contains(saveAs);
+    }
+    QVERIFY(inFileMenu);
+    QVERIFY(menus.contains(QStringLiteral("&Help")));
+    QVERIFY(wb.open(examplePath(QStringLiteral("relu"))));
+    {
+        Answerer a(answer({})); // the file dialog, cancelled
+        QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(a.count, 1);
+    }
+    // Keyboard shortcuts, read from the actions themselves.
+    w.action(QStringLiteral("actionShortcuts"))->trigger();
+    QVERIFY(w.shortcutsDialog() && w.shortcutsDialog()->isVisible());
+    const QString keys = w.shortcutsDialog()->findChild<QTextBrowser *>()->toPlainText();
+    QVERIFY2(keys.contains(QStringLiteral("Ctrl+Shift+S")) && keys.contains(QStringLiteral("Save session as")), qPrintable(keys));
+    QVERIFY(keys.contains(QStringLiteral("Compile check")));
+    // About: Qt's version here, the worker's CUDA and libtorch.
+    w.action(QStringLiteral("actionAbout"))->trigger();
+    QVERIFY(w.aboutDialog() && w.aboutDialog()->isVisible());
+    const QString about = w.aboutDialog()->findChild<QTextBrowser *>()->toPlainText();
+    QVERIFY(about.contains(QString::fromLatin1(qVersion())));
+    if (!wb.engine->gpu().workerVersion.isEmpty())
+        QVERIFY2(about.contains(QStringLiteral("libtorch (worker)")) && about.contains(QStringLiteral("CUDA (worker)")), qPrintable(about));
+    if (!wb.engine->gpu().torch.isEmpty())
+        QVERIFY2(about.contains(wb.engine->gpu().torch), qPrintable(about));
+    // The documentation opens in the desktop's viewer.
+    Opened opened;
+    QDesktopServices::setUrlHandler(QStringLiteral("file"), &opened, "open");
+    w.action(QStringLiteral("actionDocs"))->trigger();
+    w.action(QStringLiteral("actionGuide"))->trigger();
+    QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+    QCOMPARE(opened.urls.size(), 2);
+    QVERIFY(opened.urls[0].toLocalFile().endsWith(QStringLiteral("README.md")));
+    QVERIFY(opened.urls[1].toLocalFile().endsWith(QStringLiteral("gui.md")));
+}
+
+void TestMainWindow::problemsFromAnywhere()
+{
+    // Started from another folder, without KERNELFORGE_PROBLEMS: the source tree's problems.
+    QTemporaryDir elsewhere;
+    const QByteArray env = qgetenv("KERNELFORGE_PROBLEMS");
+    const QString cwd = QDir::currentPath();
+    qunsetenv("KERNELFORGE_PROBLEMS");
+    QDir::setCurrent(elsewhere.path());
+    const std::vector<std::string> folders = shippedProblemFolders();
+    const ProblemList list = collectProblems(folders, {});
+    QDir::setCurrent(cwd);
+    qputenv("KERNELFORGE_PROBLEMS", env);
+    const std::string source = QFileInfo(QStringLiteral(KF_SOURCE_DIR "/problems")).canonicalFilePath().toStdString();
+    QVERIFY(std::find(folders.begin(), folders.end(), source) != folders.end());
+    QVERIFY(list.problems.size() >= 5);
+
+    // Where none is found, the page says where it looked and points to Add folder….
+    Workbench wb;
+    MainWindow &w = *wb.window;
+    w.show();
+    QTRY_VERIFY(w.problems()->currentProblem() != nullptr);
+    QVERIFY(!w.problems()->showsEmptyState());
+    auto none = std::make_shared<ProblemList>();
+    none->searched = {"/nowhere/share/kernelforge/problems"};
+    w.problems()->setProblems(none);
+    QVERIFY(w.problems()->showsEmptyState());
+    auto *empty = w.problems()->findChild<QLabel *>(QStringLiteral("problemsEmpty"));
+    QVERIFY(empty && empty->isVisibleTo(w.problems()));
+    QVERIFY(empty->text().contains(QStringLiteral("/nowhere/share/kernelforge/problems")));
+    QVERIFY(empty->text().contains(QStringLiteral("Add folder…")));
 }
 
 QTEST_MAIN(TestMainWindow)

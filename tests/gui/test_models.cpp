@@ -1,22 +1,29 @@
 // The workbench's models over the shipped example sessions: QAbstractItemModelTester on each, a
 // golden text dump of the outline, incremental updates while a session grows, filtering and
-// sorting, the small computations the views show (metrics, occupancy, diff, ncu reports), and a
-// node's model exchanges in a session written with the store's API.
+// sorting, the small computations the views show (metrics, floors, occupancy, diff, ncu reports,
+// status colours, the details that tell siblings apart, the progress estimate, a run's summary),
+// and a node's model exchanges in a session written with the store's API.
 #include "engine_jobs.h"
 #include "llm_session.h"
 #include "model/exchange_model.h"
+#include "model/floors.h"
 #include "model/line_diff.h"
 #include "model/metrics_model.h"
+#include "model/node_text.h"
 #include "model/occupancy.h"
 #include "model/outline_filter.h"
 #include "model/outline_model.h"
 #include "model/points_model.h"
 #include "model/problem_model.h"
+#include "model/progress_estimate.h"
 #include "model/roles.h"
+#include "model/search_summary.h"
+#include "model/status_style.h"
 #include "model/trajectory_model.h"
 #include "search/hand_edit.h"
 
 #include <QAbstractItemModelTester>
+#include <QBrush>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -65,6 +72,12 @@ private slots:
     void problems();
     void trajectoryAndPoints();
     void metricsSideBySide();
+    void floorsNameTheirSource();
+    void statusStyles();
+    void detailsTellSiblingsApart();
+    void unjudgedAndUncheckedNodes();
+    void progressEstimate();
+    void runSummary();
     void occupancy_data();
     void occupancy();
     void diff();
@@ -95,8 +108,10 @@ void TestGuiModels::modelTester()
     filter.setSourceModel(&outline);
     QAbstractItemModelTester t2(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (auto show : {OutlineFilter::Show::Correct, OutlineFilter::Show::Failed, OutlineFilter::Show::HandEdited,
-                      OutlineFilter::Show::All})
+                      OutlineFilter::Show::NeedsGpu, OutlineFilter::Show::Unchecked, OutlineFilter::Show::All})
         filter.setShow(show);
+    filter.setShow(OutlineFilter::Show::Status, QStringLiteral("inconsistent"));
+    filter.setShow(OutlineFilter::Show::All);
     filter.sort(OutlineModel::SpeedupColumn, Qt::DescendingOrder);
     filter.setText(QStringLiteral("BLOCK"));
     filter.setText({});
@@ -217,7 +232,7 @@ void TestGuiModels::problems()
 {
     ProblemModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    auto list = std::make_shared<ProblemList>(collectProblems({}));
+    auto list = std::make_shared<ProblemList>(collectProblems(problemSearchPath(), {}));
     QVERIFY(list->problems.size() >= 5);
     model.setProblems(list);
     const int softmax = model.rowOf(QStringLiteral("softmax"));
@@ -264,13 +279,210 @@ void TestGuiModels::metricsSideBySide()
     QCOMPARE(m.valueOf(QStringLiteral("Speedup")), QStringLiteral("1.76×"));
     QCOMPARE(m.valueOf(QStringLiteral("Status")), QStringLiteral("correct"));
     QCOMPARE(m.valueOf(QStringLiteral("Precision")), QStringLiteral("fp32"));
-    QCOMPARE(m.valueOf(QStringLiteral("softmax_cluster: registers")), QStringLiteral("48"));
-    QVERIFY(m.valueOf(QStringLiteral("softmax_cluster: occupancy (theoretical, sm_90)")).endsWith(QStringLiteral("at 256 threads")));
+    QCOMPARE(m.valueOf(QStringLiteral("Kernel 1")), QStringLiteral("softmax_cluster"));
+    QCOMPARE(m.valueOf(QStringLiteral("Kernel 1 registers")), QStringLiteral("48"));
+    QVERIFY(m.valueOf(QStringLiteral("Kernel 1 occupancy (theoretical, sm_90)")).endsWith(QStringLiteral("at 256 threads")));
     QVERIFY(!m.valueOf(QStringLiteral("Time (median)"), MetricsModel::PinnedColumn).isEmpty());
     QVERIFY(m.headerData(MetricsModel::PinnedColumn, Qt::Horizontal).toString().contains(QStringLiteral("#5")));
+    // Rows align by meaning, not by kernel name: the first kernel of each candidate faces the other.
+    const QString pinnedKernel = m.valueOf(QStringLiteral("Kernel 1"), MetricsModel::PinnedColumn);
+    QVERIFY(!pinnedKernel.isEmpty() && pinnedKernel != QStringLiteral("softmax_cluster"));
+    QVERIFY(!m.valueOf(QStringLiteral("Kernel 1 registers"), MetricsModel::PinnedColumn).isEmpty());
+    // The difference column: #16 (0.59704 ms) against #5 (1.04656 ms) is faster, in green.
+    const QString delta = m.valueOf(QStringLiteral("Time (median)"), MetricsModel::DeltaColumn);
+    QCOMPARE(delta, QStringLiteral("−0.4495 ms (−43.0 %)"));
+    int timeRow = -1;
+    for (int r = 0; r < m.rowCount(); ++r)
+        if (m.index(r, MetricsModel::NameColumn).data().toString() == QStringLiteral("Time (median)"))
+            timeRow = r;
+    QCOMPARE(m.index(timeRow, MetricsModel::DeltaColumn).data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0x1f, 0x7a, 0x3d));
+    QVERIFY(m.valueOf(QStringLiteral("Speedup"), MetricsModel::DeltaColumn).startsWith(QStringLiteral("+")));
+    QVERIFY(m.valueOf(QStringLiteral("Status"), MetricsModel::DeltaColumn).isEmpty()); // no number, no difference
     // Rounds and ideas have no metrics.
     m.setNodes(s, *s->rootId() + 1, 0);
     QCOMPARE(m.rowCount(), 0);
+}
+
+void TestGuiModels::floorsNameTheirSource()
+{
+    // softmax moves 2.15 GB: the H200's datasheet 4.8 TB/s gives 0.4474 ms at every precision, the
+    // 4.25 TB/s the worker measured gives the session's 0.5055 ms. Both are shown, each named.
+    const SnapshotPtr s = load(example(QStringLiteral("softmax")));
+    const Ceilings sheet = datasheetCeilings("NVIDIA H200");
+    const QString floors = describeFloors(s->problem->flops.value_or(0), s->problem->bytes(), sheet);
+    QVERIFY2(floors.startsWith(QStringLiteral("0.4474 ms at every precision (memory-bound)")), qPrintable(floors));
+    MetricsModel m;
+    m.setNodes(s, s->bestNode, 0);
+    const QString measured = m.valueOf(QStringLiteral("Roofline floor (measured)"));
+    QVERIFY2(measured.startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")), qPrintable(measured));
+    const QString datasheet = m.valueOf(QStringLiteral("Roofline floor (datasheet)"));
+    QVERIFY2(datasheet.startsWith(QStringLiteral("0.4474 ms (fp32; NVIDIA H200 datasheet")), qPrintable(datasheet));
+    const QString session = sessionFloorsText(*s);
+    QVERIFY2(session.startsWith(QStringLiteral("Ceilings measured on NVIDIA H200")) && session.endsWith(QStringLiteral("fp32 0.5055 ms")),
+             qPrintable(session));
+    // A compute-bound problem has a floor per precision.
+    Ceilings c;
+    c.bandwidthGBs = 1000;
+    c.tflops = {{"fp32", 50}, {"tf32", 400}, {"fp16", 800}, {"bf16", 800}};
+    const auto byPrecision = floorsByPrecision(1e12, 1e6, c);
+    QCOMPARE(byPrecision.size(), std::size_t(4)); // fp32, tf32x3, tf32, fp16 and bf16 together
+    QCOMPARE(byPrecision.back().precisions, QStringList({QStringLiteral("fp16"), QStringLiteral("bf16")}));
+    QCOMPARE(describeFloors(1e12, 1e6, c).section(QStringLiteral(" · "), 0, 0), QStringLiteral("fp32 20.00 ms"));
+}
+
+void TestGuiModels::statusStyles()
+{
+    // Every status has a colour of its own, "inconsistent" too (keyed by its string).
+    const QStringList all = candidateStatuses() + QStringList{QStringLiteral("finished"), QStringLiteral("failed"),
+                                                              QStringLiteral("running"), QStringLiteral("stopped"),
+                                                              QStringLiteral("interrupted")};
+    QVERIFY(all.contains(QStringLiteral("inconsistent")));
+    QVERIFY(all.contains(QStringLiteral("needs gpu")));
+    QSet<QRgb> colours;
+    for (const QString &s : all)
+        colours.insert(statusColor(s).rgb());
+    QCOMPARE(colours.size(), int(QSet<QString>(all.begin(), all.end()).size()));
+    QCOMPARE(statusGroup(QStringLiteral("inconsistent")), StatusGroup::Failed);
+    QCOMPARE(statusGroup(QStringLiteral("needs gpu")), StatusGroup::Unjudged);
+    QCOMPARE(statusGroup(QStringLiteral("finished")), StatusGroup::Good);
+    // An unchecked kernel's icon differs from a checked one's.
+    QVERIFY(statusIcon(QStringLiteral("correct"), true).pixmap(16).toImage() != statusIcon(QStringLiteral("correct")).pixmap(16).toImage());
+}
+
+void TestGuiModels::detailsTellSiblingsApart()
+{
+    // softmax: candidates are named by number, their parameters in a column of their own.
+    const SnapshotPtr softmax = load(example(QStringLiteral("softmax")));
+    OutlineModel outline;
+    outline.setSnapshot(softmax);
+    const QModelIndex best = outline.indexOf(16);
+    QCOMPARE(best.data().toString(), QStringLiteral("#16"));
+    QCOMPARE(best.siblingAtColumn(OutlineModel::DetailsColumn).data().toString(), QStringLiteral("BLOCK=256 · CLUSTER=8 · ELEMS=32"));
+    QVERIFY(best.data(Qt::ToolTipRole).toString().contains(QStringLiteral("BLOCK=256 · CLUSTER=8 · ELEMS=32")));
+    QCOMPARE(outline.index(0, OutlineModel::DetailsColumn).data().toString(), QStringLiteral("7 candidates · 7 correct"));
+    // layernorm round 4: four ideas share one title; each says what sets it apart.
+    const SnapshotPtr layernorm = load(example(QStringLiteral("layernorm")));
+    outline.setSnapshot(layernorm);
+    const QModelIndex round = outline.indexOf(30);
+    QCOMPARE(outline.rowCount(round), 4);
+    QSet<QString> seen;
+    for (int r = 0; r < 4; ++r) {
+        const QModelIndex idea = outline.index(r, OutlineModel::DetailsColumn, round);
+        QCOMPARE(outline.index(r, 0, round).data().toString(), outline.index(0, 0, round).data().toString());
+        const QString d = idea.data().toString();
+        QVERIFY2(d.startsWith(QStringLiteral("near ")), qPrintable(d));
+        QVERIFY2(!d.contains(QStringLiteral("VEC=")), qPrintable(d)); // the same in all four: no news
+        seen.insert(d);
+    }
+    QCOMPARE(seen.size(), 4);
+    QCOMPARE(nodeDetails(*layernorm, *layernorm->node(31)), QStringLiteral("near BLOCK=512 · SPLIT=64"));
+}
+
+void TestGuiModels::unjudgedAndUncheckedNodes()
+{
+    // A finished round whose candidates only compiled is not green: it waits for a GPU. A kernel
+    // that compute-sanitizer could not judge is marked where it is shown.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("marks.kfsession")).toStdString();
+    QVERIFY(SessionStore::exportReadOnlyCopy(example(QStringLiteral("relu")).toStdString(), path));
+    const SnapshotPtr before = *readSnapshot(path, true);
+    std::int64_t round = 0, unchecked = 0;
+    {
+        auto store = SessionStore::open(path);
+        QVERIFY(store);
+        NodeRecord r;
+        r.parent = before->rootId();
+        r.kind = NodeKind::Round;
+        r.round = 9;
+        r.title = "Round 9";
+        r.status = "finished";
+        auto roundId = store->addNode(r);
+        QVERIFY(roundId);
+        round = *roundId;
+        r.parent = round;
+        r.kind = NodeKind::Idea;
+        r.title = "Compiled only";
+        r.status = "needs gpu";
+        auto idea = store->addNode(r);
+        QVERIFY(idea);
+        EvalResult waiting;
+        waiting.verdict = Verdict::NeedsGpu;
+        QVERIFY(recordHandEdited(*store, *before->problem, *idea, "waits", before->node(before->bestNode)->record.text, waiting));
+        EvalResult judged = *before->node(before->bestNode)->result;
+        judged.sanitizer = SanitizerCheck{"unchecked", {"memcheck"}, 1.5, "the tool timed out", 0};
+        auto id = recordHandEdited(*store, *before->problem, before->bestNode, "unchecked", before->node(before->bestNode)->record.text, judged);
+        QVERIFY(id);
+        unchecked = *id;
+    }
+    const SnapshotPtr s = *readSnapshot(path, true);
+    QCOMPARE(s->node(round)->record.status, std::string("finished"));
+    QCOMPARE(s->node(round)->shownStatus, std::string("needs gpu"));
+    QVERIFY(s->node(unchecked)->sanitizerUnchecked);
+    OutlineModel outline;
+    outline.setSnapshot(s);
+    QCOMPARE(outline.indexOf(round).data(StatusRole).toString(), QStringLiteral("needs gpu"));
+    QVERIFY(outline.indexOf(round).data(Qt::ToolTipRole).toString().contains(QStringLiteral("no correct kernel")));
+    const QModelIndex u = outline.indexOf(unchecked);
+    QVERIFY(u.data(SanitizerUncheckedRole).toBool());
+    QVERIFY(u.data(Qt::ToolTipRole).toString().contains(QStringLiteral("could not check it (unchecked): the tool timed out")));
+    // And both have a filter of their own.
+    OutlineFilter filter;
+    filter.setSourceModel(&outline);
+    auto shown = [&](std::int64_t node) { return filter.mapFromSource(outline.indexOf(node)).isValid(); };
+    filter.setShow(OutlineFilter::Show::NeedsGpu);
+    QVERIFY(shown(round) && !shown(unchecked));
+    filter.setShow(OutlineFilter::Show::Unchecked);
+    QVERIFY(shown(unchecked) && !shown(round));
+    filter.setShow(OutlineFilter::Show::Status, QStringLiteral("needs gpu"));
+    QVERIFY(shown(round));
+    filter.setShow(OutlineFilter::Show::Status, QStringLiteral("inconsistent"));
+    QCOMPARE(filter.rowCount(), 0);
+    // The metrics say it too.
+    MetricsModel m;
+    m.setNodes(s, unchecked, 0);
+    QVERIFY(m.valueOf(QStringLiteral("Sanitizer")).startsWith(QStringLiteral("unchecked")));
+}
+
+void TestGuiModels::progressEstimate()
+{
+    ProgressEstimate e;
+    e.start(12, 0);
+    QCOMPARE(e.etaSeconds(0.5), -1.0);
+    // The first results come 5 s in (the workers started, the baseline was measured): that is no
+    // time per candidate. Two judged at once are one step.
+    e.judged(5.0);
+    e.judged(5.01);
+    QCOMPARE(e.etaSeconds(5.02), -1.0);
+    e.judged(6.0);
+    e.judged(7.0);
+    QCOMPARE(e.done(), 4);
+    QCOMPARE(e.etaSeconds(7.0), (7.0 - 5.0) / 2 * 8); // 1 s per candidate, 8 left
+    QCOMPARE(e.fraction(7.0), 4.0 / 12);
+    // A budget caps it.
+    e.start(12, 8.0);
+    QCOMPARE(e.etaSeconds(1.0), 7.0);
+    e.judged(2.0);
+    e.judged(3.0);
+    QCOMPARE(e.etaSeconds(3.0), 5.0);
+    QCOMPARE(e.fraction(4.0), 0.5);
+    // More work than expected raises the total.
+    e.start(1, 0);
+    e.judged(1.0);
+    e.queued();
+    QCOMPARE(e.total(), 2);
+}
+
+void TestGuiModels::runSummary()
+{
+    const SnapshotPtr s = load(example(QStringLiteral("softmax")));
+    int candidates = 0;
+    for (const NodeView &n : s->nodes)
+        candidates += n.isCandidate() ? 1 : 0;
+    QCOMPARE(searchSummary(*s, 0, QStringLiteral("rounds")),
+             QStringLiteral("Finished (rounds): %1 candidates — %1 correct. Best: #16, 0.5970 ms, 1.76×.").arg(candidates));
+    const std::int64_t last = s->nodes.back().id();
+    QCOMPARE(searchSummary(*s, last, QStringLiteral("cancelled")),
+             QStringLiteral("Finished (cancelled): no candidate was judged. Best: #16, 0.5970 ms, 1.76× (from before this run)."));
 }
 
 void TestGuiModels::occupancy_data()

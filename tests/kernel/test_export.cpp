@@ -100,6 +100,14 @@ private slots:
         QVERIFY(text.contains("2026-12-03"));
         QVERIFY(text.contains("//       return torch.softmax(x * w.float(), dim=1).half()"));
         QVERIFY(text.contains("nvcc -gencode=arch=compute_90a,code=sm_90a"));
+        QVERIFY(!text.contains("!!!")); // a verified kernel has no warning
+        // A kernel that was never verified says so at the top, before anything else.
+        info.warning = "NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu).";
+        auto warned = exportCandidate(*c, mixedProblem(), info);
+        QVERIFY(warned.ok());
+        const QString header = QString::fromStdString(*warned).section(QStringLiteral("// Build:"), 0, 0);
+        QVERIFY2(header.contains("//\n// !!! NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu).\n//\n"), qPrintable(header));
+        QVERIFY(header.indexOf("!!!") < header.indexOf("GPU:"));
         // The launcher and its constants.
         QVERIFY2(text.contains("extern \"C\" cudaError_t kf_launch_scaled_softmax(const float* x, const "
                                "__nv_bfloat16* w, __half* out, void* scratch, cudaStream_t stream)"),

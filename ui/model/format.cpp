@@ -41,6 +41,8 @@ QString scaled(double v, const QString &unit)
 QString formatCount(double v) { return scaled(v, QString()); }
 QString formatBytes(double bytes) { return scaled(bytes, QStringLiteral("B")); }
 
+QString plural(int n, const QString &one, const QString &many) { return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many); }
+
 QString formatShape(const std::vector<std::int64_t> &shape)
 {
     QStringList dims;

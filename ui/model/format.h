@@ -16,5 +16,6 @@ QString formatPercent(double p);      // "84.7 %"; "" for 0
 QString formatCount(double v);        // "1.34 G" (FLOPs and such)
 QString formatBytes(double bytes);    // "2.15 GB" (decimal units, as bandwidths are quoted)
 QString formatShape(const std::vector<std::int64_t> &shape);
+QString plural(int n, const QString &one, const QString &many); // "1 error", "2 errors"
 
 } // namespace kf::ui

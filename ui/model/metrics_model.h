@@ -1,28 +1,39 @@
 #pragma once
-// The metrics of the selected candidate, and of a pinned baseline candidate side by side: verdict,
-// precision, times, speedup, % of floor, errors, and per kernel registers, shared memory, spills
-// and theoretical occupancy.
+// The metrics of the selected candidate, and of a pinned baseline candidate side by side with the
+// difference: verdict, precision, times, speedup, floors, % of floor, errors, and per kernel (in
+// launch order, so that the first kernel of one candidate faces the first of the other whatever
+// they are called) its name, registers, shared memory, spills and theoretical occupancy.
 #include "model/session_snapshot.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
 
-#include <utility>
+#include <optional>
 #include <vector>
 
 namespace kf::ui {
 
-using MetricList = std::vector<std::pair<QString, QString>>; // name, value
+struct Metric {
+    enum class Better { Neither, Lower, Higher }; // which way is an improvement
+    QString name;                  // what the row means; rows of two candidates align by it
+    QString text;                  // the value as shown
+    std::optional<double> value;   // the number behind it, for the difference
+    QString unit;                  // of the difference: "ms", "×", "%", "B", ""
+    Better better = Better::Neither;
+};
+using MetricList = std::vector<Metric>;
 // A candidate's metrics, in display order.
 MetricList candidateMetrics(const SessionSnapshot &, const NodeView &);
+// "−0.1100 ms (−15.6 %)": the selected value minus the baseline's, "" when either is unknown.
+QString metricDelta(const Metric &selected, const Metric &baseline);
 
 class MetricsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, SelectedColumn, PinnedColumn, ColumnCount };
+    enum Column { NameColumn, SelectedColumn, PinnedColumn, DeltaColumn, ColumnCount };
     explicit MetricsModel(QObject *parent = nullptr);
 
-    // Either may be 0 (none). The pinned column is empty without a pinned candidate.
+    // Either may be 0 (none). The pinned and difference columns are empty without a pinned candidate.
     void setNodes(SnapshotPtr, std::int64_t selected, std::int64_t pinned);
     std::int64_t selected() const { return m_selected; }
     std::int64_t pinned() const { return m_pinned; }
@@ -35,7 +46,8 @@ public:
 
 private:
     struct Row {
-        QString name, selected, pinned;
+        QString name;
+        std::optional<Metric> selected, pinned;
     };
     std::vector<Row> m_rows;
     std::int64_t m_selected = 0, m_pinned = 0;

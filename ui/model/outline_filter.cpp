@@ -1,5 +1,6 @@
 #include "model/outline_filter.h"
 
+#include "model/outline_model.h"
 #include "model/roles.h"
 
 namespace kf::ui {
@@ -12,11 +13,12 @@ OutlineFilter::OutlineFilter(QObject *parent) : QSortFilterProxyModel(parent)
     setDynamicSortFilter(true);
 }
 
-void OutlineFilter::setShow(Show s)
+void OutlineFilter::setShow(Show s, const QString &status)
 {
-    if (s == m_show)
+    if (s == m_show && status == m_status)
         return;
     m_show = s;
+    m_status = status;
     invalidateRowsFilter();
 }
 
@@ -30,15 +32,20 @@ void OutlineFilter::setText(const QString &t)
 
 bool OutlineFilter::candidateMatches(const QModelIndex &i) const
 {
-    if (!m_text.isEmpty() && !i.data(Qt::DisplayRole).toString().contains(m_text, Qt::CaseInsensitive))
+    if (!m_text.isEmpty() && !i.data(Qt::DisplayRole).toString().contains(m_text, Qt::CaseInsensitive) &&
+        !i.data(ParamsRole).toString().contains(m_text, Qt::CaseInsensitive) &&
+        !i.siblingAtColumn(OutlineModel::DetailsColumn).data().toString().contains(m_text, Qt::CaseInsensitive))
         return false;
     const QString status = i.data(StatusRole).toString();
     switch (m_show) {
     case Show::All: return true;
     case Show::Correct: return statusGroup(status) == StatusGroup::Good;
     case Show::Failed: return statusGroup(status) == StatusGroup::Failed || statusGroup(status) == StatusGroup::Suspect;
+    case Show::NeedsGpu: return statusGroup(status) == StatusGroup::Unjudged;
     case Show::Pending: return statusGroup(status) == StatusGroup::Pending;
     case Show::HandEdited: return i.data(EditedRole).toBool();
+    case Show::Unchecked: return i.data(SanitizerUncheckedRole).toBool();
+    case Show::Status: return status == m_status;
     }
     return true;
 }

@@ -1,6 +1,7 @@
 #include "model/outline_model.h"
 
 #include "model/format.h"
+#include "model/node_text.h"
 #include "model/roles.h"
 #include "model/status_style.h"
 
@@ -83,10 +84,11 @@ void OutlineModel::setSnapshot(SnapshotPtr next)
         endInsertRows();
     }
     m_limit = std::numeric_limits<std::int64_t>::max();
-    // Rows whose content changed: status, result, or whether they are on the best path.
+    // Rows whose content changed: status, result, or whether they are on the best path. Rounds
+    // and ideas also count and compare what is below them, which new rows change.
     for (std::size_t i = 0; i < old->nodes.size(); ++i) {
         const NodeView &a = old->nodes[i], &b = next->nodes[i];
-        if (a.record == b.record && a.onBestPath == b.onBestPath && a.speedup == b.speedup)
+        if (a.record == b.record && a.onBestPath == b.onBestPath && a.speedup == b.speedup && b.isCandidate())
             continue;
         const QModelIndex first = indexOf(b.id());
         if (first.isValid())
@@ -133,26 +135,17 @@ int OutlineModel::rowCount(const QModelIndex &parent) const
 
 int OutlineModel::columnCount(const QModelIndex &) const { return ColumnCount; }
 
-QString OutlineModel::nameOf(const NodeView &n) const
-{
-    QString name = qs(n.record.title);
-    if (n.record.kind == NodeKind::Candidate)
-        name = QStringLiteral("#%1 %2").arg(n.id()).arg(name);
-    if (n.record.edited)
-        name += tr(" (hand-edited)");
-    return name;
-}
-
 QVariant OutlineModel::data(const QModelIndex &index, int role) const
 {
     const NodeView *n = index.isValid() && m_snapshot ? m_snapshot->node(nodeAt(index)) : nullptr;
     if (!n)
         return {};
-    const QString status = qs(n->record.status);
+    const QString status = qs(n->shownStatus);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return nameOf(*n);
+        case NameColumn: return nodeName(*n);
+        case DetailsColumn: return nodeDetails(*m_snapshot, *n);
         case StatusColumn: return status;
         case TimeColumn: return formatMs(n->medianMs);
         case SpeedupColumn: return formatSpeedup(n->speedup);
@@ -161,12 +154,10 @@ QVariant OutlineModel::data(const QModelIndex &index, int role) const
         break;
     case Qt::DecorationRole:
         if (index.column() == NameColumn)
-            return statusIcon(status);
+            return statusIcon(status, n->sanitizerUnchecked);
         break;
-    case Qt::ToolTipRole:
-        if (!n->record.reason.empty())
-            return QStringLiteral("%1: %2").arg(status, qs(n->record.reason));
-        return status;
+    case Qt::ToolTipRole: return nodeToolTip(*m_snapshot, *n); // what the columns cut short
+    case ParamsRole: return compactParams(n->draft.params);
     case Qt::FontRole:
         if (n->id() == m_snapshot->bestNode) {
             QFont f;
@@ -185,11 +176,13 @@ QVariant OutlineModel::data(const QModelIndex &index, int role) const
     case SpeedupRole: return n->speedup;
     case FloorPercentRole: return n->percentOfFloor;
     case EditedRole: return n->record.edited;
+    case SanitizerUncheckedRole: return n->sanitizerUnchecked;
     case BestPathRole: return n->onBestPath;
     case RoundRole: return n->record.round;
     case SortRole:
         switch (index.column()) {
         case NameColumn: return qint64(n->id());
+        case DetailsColumn: return nodeDetails(*m_snapshot, *n);
         case StatusColumn: return status;
         case TimeColumn: return n->medianMs > 0 ? n->medianMs : 1e300; // unknown times sort last
         case SpeedupColumn: return n->speedup;
@@ -206,6 +199,7 @@ QVariant OutlineModel::headerData(int section, Qt::Orientation o, int role) cons
         return {};
     switch (section) {
     case NameColumn: return tr("Node");
+    case DetailsColumn: return tr("Parameters");
     case StatusColumn: return tr("Status");
     case TimeColumn: return tr("Time");
     case SpeedupColumn: return tr("Speedup");

@@ -15,7 +15,9 @@ namespace kf::ui {
 class OutlineModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, StatusColumn, TimeColumn, SpeedupColumn, FloorColumn, ColumnCount };
+    // Details: a candidate's parameters, an idea's difference from the other ideas of its round,
+    // a round's counts (model/node_text.h).
+    enum Column { NameColumn, DetailsColumn, StatusColumn, TimeColumn, SpeedupColumn, FloorColumn, ColumnCount };
 
     explicit OutlineModel(QObject *parent = nullptr);
 
@@ -37,7 +39,6 @@ private:
     std::int64_t shownParent(std::int64_t node) const; // 0 for top-level rows
     int rowOf(std::int64_t node) const;
     int shownCount(std::int64_t parentNode) const;
-    QString nameOf(const NodeView &) const;
 
     SnapshotPtr m_snapshot;
     std::int64_t m_root = 0;

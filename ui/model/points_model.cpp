@@ -22,6 +22,8 @@ void PointsModel::setSnapshot(SnapshotPtr s)
                 p.ms = n.medianMs;
                 p.node = n.id();
                 p.name = QStringLiteral("#%1 %2").arg(n.id()).arg(qs(n.record.title));
+                if (n.sanitizerUnchecked)
+                    p.name += QObject::tr(" (compute-sanitizer: unchecked)");
                 points.push_back(p);
                 ++perRound[p.round];
             }
@@ -86,7 +88,7 @@ QVariant PointsModel::data(const QModelIndex &index, int role) const
     } else if (role == NodeIdRole) {
         return qint64(p.node);
     } else if (role == Qt::ToolTipRole) {
-        return QStringLiteral("%1\n%2, %3").arg(p.name, formatMs(p.ms), formatSpeedup(p.speedup));
+        return QStringLiteral("%1\nround %2: %3, %4").arg(p.name).arg(p.round).arg(formatMs(p.ms), formatSpeedup(p.speedup));
     }
     return {};
 }

@@ -10,11 +10,12 @@
 
 namespace kf::ui {
 
-ProblemList collectProblems(const std::vector<std::string> &extraFolders)
+ProblemList collectProblems(const std::vector<std::string> &shippedFolders, const std::vector<std::string> &extraFolders)
 {
     ProblemList out;
+    out.searched = shippedFolders;
     std::vector<std::string> folders;
-    for (const std::string &dir : problemSearchPath()) {
+    for (const std::string &dir : shippedFolders) {
         ProblemListing l = listProblems(dir);
         if (l.problems.empty() && l.errors.empty())
             continue;

@@ -15,6 +15,8 @@ enum Role {
     BestPathRole,                  // bool: the best kernel or one of its ancestors
     SortRole,                      // a number or text that sorts the column as people expect
     RoundRole,                     // int
+    SanitizerUncheckedRole,        // bool: compute-sanitizer ran but could not judge the kernel
+    ParamsRole,                    // QString: all of a candidate's parameters ("BLOCK=512 · VEC=4")
 };
 
 } // namespace kf::ui

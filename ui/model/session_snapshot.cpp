@@ -97,6 +97,7 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
     for (const NodeRecord &r : *nodes) {
         NodeView v;
         v.record = r;
+        v.shownStatus = r.status;
         if (r.parent) {
             s->childIds[*r.parent].push_back(r.id);
             if (auto it = s->index.find(*r.parent); it != s->index.end())
@@ -108,6 +109,7 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
                 v.result = reading->result;
                 v.draft = reading->draft;
                 const EvalResult &e = reading->result;
+                v.sanitizerUnchecked = e.sanitizer && e.sanitizer->outcome == "unchecked";
                 if (e.verdict == Verdict::Correct && e.timing && e.timing->medianMs > 0) {
                     v.medianMs = e.timing->medianMs;
                     if (s->eagerMs > 0)
@@ -143,6 +145,19 @@ Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)
             }
             up = p.record.parent;
         }
+    }
+    // A finished round is green only when it found a correct kernel.
+    for (NodeView &n : s->nodes) {
+        if (n.record.kind != NodeKind::Round || n.record.status != node_status::Finished || n.medianMs > 0)
+            continue;
+        bool unjudged = false;
+        for (std::int64_t idea : s->children(n.id()))
+            if (const NodeView *i = s->node(idea))
+                unjudged |= i->record.status == node_status::NeedsGpu;
+        if (unjudged)
+            n.shownStatus = node_status::NeedsGpu;
+        else if (!s->children(n.id()).empty())
+            n.shownStatus = node_status::Failed;
     }
     // The best path: the best kernel and its ancestors, bounded in case a damaged file holds a cycle.
     std::int64_t id = s->bestNode;

@@ -31,6 +31,11 @@ struct NodeView {
     std::int64_t ideaNode = 0;        // the idea above a candidate (through repairs and edits)
     bool onBestPath = false;          // the best kernel and every node above it
     int depth = 0;                    // 0 for the root
+    // The status the views colour and filter by: the stored one, except for a finished round
+    // without a correct kernel, which shows "needs gpu" when candidates below wait for a GPU (a
+    // compile-only search) and "failed" otherwise.
+    std::string shownStatus;
+    bool sanitizerUnchecked = false;  // compute-sanitizer ran but could not judge it ("unchecked")
 
     std::int64_t id() const { return record.id; }
     bool isCandidate() const { return record.kind == NodeKind::Candidate; }

@@ -6,9 +6,28 @@
 #include <QFont>
 #include <QStringList>
 
+#include <map>
+
 namespace kf::ui {
 
 TrajectoryModel::TrajectoryModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void TrajectoryModel::findRoundBests()
+{
+    m_roundBest.assign(std::size_t(m_rows), 0);
+    if (!m_snapshot)
+        return;
+    std::map<int, const NodeView *> fastest;
+    for (const NodeView &n : m_snapshot->nodes)
+        if (n.isCandidate() && n.medianMs > 0) {
+            const NodeView *&f = fastest[n.record.round];
+            if (!f || n.medianMs < f->medianMs)
+                f = &n;
+        }
+    for (int r = 0; r < m_rows; ++r)
+        if (auto it = fastest.find(m_snapshot->trajectory.rows[std::size_t(r)].round); it != fastest.end())
+            m_roundBest[std::size_t(r)] = it->second->id();
+}
 
 void TrajectoryModel::setSnapshot(SnapshotPtr s)
 {
@@ -20,8 +39,10 @@ void TrajectoryModel::setSnapshot(SnapshotPtr s)
         if (rows > before) {
             beginInsertRows({}, before, rows - 1);
             m_rows = rows;
+            findRoundBests();
             endInsertRows();
         }
+        findRoundBests();
         if (before > 0)
             emit dataChanged(index(0, 0), index(before - 1, ColumnCount - 1));
         return;
@@ -29,6 +50,7 @@ void TrajectoryModel::setSnapshot(SnapshotPtr s)
     beginResetModel();
     m_snapshot = std::move(s);
     m_rows = rows;
+    findRoundBests();
     endResetModel();
 }
 
@@ -53,9 +75,17 @@ QVariant TrajectoryModel::data(const QModelIndex &index, int role) const
         case CorrectColumn: return r.correct;
         }
     } else if (role == NodeIdRole) {
-        return qint64(r.bestNode);
-    } else if (role == Qt::ToolTipRole && index.column() == IdeaColumn && !r.idea.empty()) {
-        return qs(r.idea); // the whole title where the column cuts it short
+        const std::int64_t own = m_roundBest[std::size_t(index.row())];
+        return qint64(own ? own : r.bestNode);
+    } else if (role == Qt::ToolTipRole) {
+        // The whole title where the column cuts it short, and what a click selects.
+        const std::int64_t own = m_roundBest[std::size_t(index.row())];
+        QString tip = index.column() == IdeaColumn && !r.idea.empty() ? qs(r.idea) + QLatin1Char('\n') : QString();
+        if (own)
+            return tip + tr("Click to select #%1, the fastest correct kernel of round %2").arg(own).arg(r.round);
+        if (r.bestNode)
+            return tip + tr("Round %1 found no correct kernel; click to select #%2, the best so far").arg(r.round).arg(r.bestNode);
+        return tip.trimmed();
     } else if (role == Qt::FontRole && r.improved && index.column() == BestMsColumn) {
         QFont f;
         f.setBold(true);

@@ -1,7 +1,8 @@
 #pragma once
 // The trajectory table of a session (core/search/trajectory.h): one row per round with the best
 // time so far, its percentage of the reference and the idea that produced it. Numeric columns
-// hold numbers in Qt::DisplayRole, so the chart can map them directly; views format them.
+// hold numbers in Qt::DisplayRole, so the chart can map them directly; views format them. A
+// row's NodeIdRole is the round's own fastest correct kernel, else the best so far.
 #include "model/session_snapshot.h"
 
 #include <QAbstractTableModel>
@@ -28,8 +29,11 @@ public:
     QVariant headerData(int section, Qt::Orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    void findRoundBests();
+
     SnapshotPtr m_snapshot;
     int m_rows = 0;
+    std::vector<std::int64_t> m_roundBest; // per row: the round's fastest correct candidate, 0 if none
 };
 
 } // namespace kf::ui
