@@ -356,7 +356,8 @@ void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &
     m_searchClock.start();
     gpuJob(true);
     emit searchStarted();
-    emit searchProgress(SearchProgress{0, m_estimate.total(), 0, m_estimate.etaSeconds(0)});
+    m_progress = SearchProgress{};
+    emit searchProgress(progressNow(0));
 
     const EngineConfig config = m_config;
     const GeneratorFactory factory = m_factory;
@@ -444,10 +445,19 @@ void Engine::onSearchEvent(const SearchEvent &e)
     if (std::holds_alternative<CandidateVerified>(e) || std::holds_alternative<CompileFailed>(e))
         m_estimate.judged(elapsed);
     if (!std::holds_alternative<SearchMessage>(e))
-        emit searchProgress(SearchProgress{m_estimate.done(), m_estimate.total(), m_estimate.fraction(elapsed),
-                                           m_estimate.etaSeconds(elapsed)});
+        emit searchProgress(progressNow(elapsed));
     if (nodeOf(e) != 0 || std::holds_alternative<SearchFinished>(e))
         scheduleRefresh();
+}
+
+SearchProgress Engine::progressNow(double elapsed) const
+{
+    SearchProgress p = m_progress;
+    p.done = m_estimate.done();
+    p.total = m_estimate.total();
+    p.fraction = m_estimate.fraction(elapsed);
+    p.etaSeconds = m_estimate.etaSeconds(elapsed);
+    return p;
 }
 
 // The budget and the sanitizer gate as the search reports them, for the chart's live line.
@@ -484,7 +494,7 @@ bool Engine::noteGate(const SearchEvent &e)
     else if (p.bestGate == QLatin1String("pending"))
         parts << tr("the best is not checked yet");
     p.live = parts.join(QStringLiteral(" · "));
-    emit searchProgress(p);
+    emit searchProgress(progressNow(m_searchClock.elapsed() / 1000.0));
     return std::holds_alternative<BudgetStatus>(e);
 }
 

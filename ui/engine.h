@@ -151,6 +151,8 @@ private:
     WorkerClient *m_client = nullptr; // the worker of a re-benchmark or profile, for cancel()
     QElapsedTimer m_searchClock;
     ProgressEstimate m_estimate;
+    SearchProgress m_progress; // the gate and budget fields; the counts come from m_estimate
+    SearchProgress progressNow(double elapsed) const;
     QTimer m_refreshTimer;
     QFileSystemWatcher m_watcher;
 };
