@@ -157,12 +157,17 @@ def drawer(shape, dtype, dist):
 
 def split_size(name, args, kwargs):
     """(leading arguments, size, other keywords) of a call of torch.<name>: rand(2, 3),
-    rand((2, 3)), rand(size=(2, 3)), randint(10, (2, 3)), randint(0, 10, size=(2, 3))."""
+    rand((2, 3)), rand(size=(2, 3)), randint(10, (2, 3)), randint(0, 10, size=(2, 3)),
+    full((2, 3), 7.0)."""
     kwargs = dict(kwargs)
     if "size" in kwargs:
         return list(args), list(kwargs.pop("size")), kwargs
     if name == "randint":
         return list(args[:-1]), list(args[-1]), kwargs
+    if name == "full":
+        if len(args) > 1:
+            kwargs["fill_value"] = args[1]
+        return [], list(args[0]), kwargs
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return [], list(args[0]), kwargs
     return [], list(args), kwargs
@@ -175,15 +180,17 @@ def randint_bounds(numbers, kwargs):
 
 
 class Factories:
-    """While get_inputs() runs, torch.rand / randn / randint (and their _like forms) remember how
-    each tensor was drawn, and `.cuda()` / `.to("cuda")` leave tensors where they are. In "meta"
-    mode the tensors are made on the meta device: a problem sized for a large GPU imports in a
-    second on any machine, without gigabytes of random numbers on the CPU. In "sample" mode they
-    are real, with every dimension cut to `limit`: the values of tensors computed from the drawn
-    ones can then be looked at. In "real" mode nothing is changed but the moves to the GPU."""
+    """While get_inputs() runs, torch.rand / randn / randint remember how each tensor was drawn,
+    and those, zeros / ones / empty / full (and the _like forms) ignore the device they are asked
+    for, as `.cuda()` and `.to("cuda")` leave tensors where they are: a file that makes its inputs
+    on the GPU imports on any machine. In "meta" mode the tensors are made on the meta device: a
+    problem sized for a large GPU imports in a second, without gigabytes of random numbers on the
+    CPU. In "sample" mode they are real, with every dimension cut to `limit`: the values of tensors
+    computed from the drawn ones can then be looked at. In "real" mode they are real, whole, on the
+    CPU."""
 
-    KINDS = {"rand": "uniform", "randn": "normal", "randint": "randint",
-             "rand_like": "uniform", "randn_like": "normal", "randint_like": "randint"}
+    DRAWN = {"rand": "uniform", "randn": "normal", "randint": "randint"}
+    CONSTANT = ("zeros", "ones", "empty", "full")
 
     def __init__(self, mode, limit=None):
         self.mode, self.limit = mode, limit
@@ -192,10 +199,11 @@ class Factories:
     def __enter__(self):
         import torch
         self.saved = []
-        if self.mode != "real":
-            for name, kind in self.KINDS.items():
-                self.patch(torch, name, self.wrap(getattr(torch, name), name, kind))
         self.original_to = torch.Tensor.to
+        for name in list(self.DRAWN) + list(self.CONSTANT):
+            kind = self.DRAWN.get(name)
+            self.patch(torch, name, self.sized(getattr(torch, name), name, kind))
+            self.patch(torch, name + "_like", self.like(getattr(torch, name + "_like"), kind))
         self.patch(torch.Tensor, "cuda", lambda t, *a, **k: t)
         self.patch(torch.Tensor, "to", self.stay(torch.Tensor.to))
         return self
@@ -227,26 +235,32 @@ class Factories:
             return original(t, *args, **kwargs)
         return to
 
-    def wrap(self, original, name, kind):
+    def sized(self, original, name, kind):
         def factory(*args, **kwargs):
             kwargs.pop("generator", None)
             kwargs.pop("device", None)
-            if name.endswith("_like"):
-                like = args[0]
-                if self.mode == "meta" and not like.is_meta:
-                    like = self.original_to(like, "meta")
-                t = original(like, *args[1:], **kwargs)
-                numbers = [a for a in args[1:] if isinstance(a, int)]
-            else:
-                lead, size, rest = split_size(name, args, kwargs)
-                self.shapes.append(size)
-                if self.mode == "sample":
-                    size = [min(int(d), self.limit) for d in size]
-                rest["device"] = "meta" if self.mode == "meta" else "cpu"
-                t = original(*lead, size, **rest) if name == "randint" else original(size, **rest)
-                numbers = [a for a in lead if isinstance(a, int)]
-            bounds = randint_bounds(numbers, kwargs) if kind == "randint" else None
-            self.made.append((t, kind, bounds))
+            lead, size, rest = split_size(name, args, kwargs)
+            self.shapes.append(size)
+            if self.mode == "sample":
+                size = [min(int(d), self.limit) for d in size]
+            rest["device"] = "meta" if self.mode == "meta" else "cpu"
+            t = original(*lead, size=tuple(size), **rest)
+            if kind:
+                bounds = randint_bounds([a for a in lead if isinstance(a, int)], rest) if kind == "randint" else None
+                self.made.append((t, kind, bounds))
+            return t
+        return factory
+
+    def like(self, original, kind):
+        def factory(like, *args, **kwargs):
+            kwargs.pop("generator", None)
+            kwargs.pop("device", None)
+            if self.mode == "meta" and not like.is_meta:
+                like = self.original_to(like, "meta")
+            t = original(like, *args, **kwargs)
+            if kind:
+                bounds = randint_bounds([a for a in args if isinstance(a, int)], kwargs) if kind == "randint" else None
+                self.made.append((t, kind, bounds))
             return t
         return factory
 
@@ -279,7 +293,7 @@ def input_specs(path, module, seed):
     with the drawn tensors cut down (its shape stays the declared one). When get_inputs() cannot
     run on meta tensors (it reads values), it runs for real."""
     import torch
-    meta = None
+    meta, drawn = None, []
     try:
         with Factories("meta") as factories:
             torch.manual_seed(seed)
@@ -288,20 +302,20 @@ def input_specs(path, module, seed):
         pass  # it reads values: only a real run can tell
     if meta is not None:
         meta = as_inputs(path, meta)
-        specs = [meta_spec(path, i, x, *factories.spec(x)) if factories.spec(x) else None
+        drawn = [meta_spec(path, i, x, *factories.spec(x)) if factories.spec(x) else None
                  for i, x in enumerate(meta)]
-        derived = [i for i, s in enumerate(specs) if s is None]
-        elements = sum(x.numel() for x in meta)
-        if not derived:
-            return specs
-        if elements > REAL_ELEMENTS:
-            return sampled_specs(path, module, seed, meta, specs, factories)
+        if None not in drawn:
+            return drawn
+        if sum(x.numel() for x in meta) > REAL_ELEMENTS:
+            return sampled_specs(path, module, seed, meta, drawn, factories)
     torch.manual_seed(seed)
     with Factories("real"):
         inputs = as_inputs(path, call(path, "get_inputs()", module.get_inputs))
     specs = []
     for i, x in enumerate(inputs):
-        dist, note = distribution(path, i, x)
+        # A drawn input keeps how it was drawn; the others are named from their values.
+        known = drawn[i] if len(drawn) == len(inputs) else None
+        dist, note = (known.dist, None) if known else distribution(path, i, x)
         specs.append(InputSpec(list(x.shape), x.dtype, dist, lambda device, x=x: x.to(device), note))
     return specs
 

@@ -30,6 +30,7 @@ struct SuiteEntry {
     bool kernelbenchPassed = false; // KernelBench's own allclose check passed on every trial
     double compileMs = 0;         // torch.compile (tools/compile-baseline.py), 0 when not measured
     std::string compileNote;      // why there is no torch.compile time
+    bool compileTried = false;    // timed, or refused by torch.compile: a resumed run does not ask again
     int candidates = 0, correct = 0, rounds = 0;
     double seconds = 0;           // search time spent on it, all runs together
     std::string gpu;              // the GPU it ran on
