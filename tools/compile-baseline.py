@@ -55,7 +55,8 @@ def module_model(path, p):
     module = types.ModuleType("kb_model")
     exec(compile(p["reference"]["source"], path, "exec"), module.__dict__)
     torch.manual_seed(42)
-    model = module.Model(*module.get_init_inputs()).eval()
+    init = module.get_init_inputs()  # a list or tuple, or a dict of keywords, as the importer takes
+    model = (module.Model(**init) if isinstance(init, dict) else module.Model(*init)).eval()
     saved = torch.jit.load(os.path.join(os.path.dirname(path), p["reference"]["module"]), map_location="cpu")
     model.load_state_dict(saved.state_dict(), strict=False)
     return model.cuda()

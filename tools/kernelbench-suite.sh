@@ -2,15 +2,20 @@
 # On a GPU machine with PyTorch: builds KernelForge (tools/gpu-build.sh), imports KernelBench-style
 # files with tools/kernelbench-import.py and runs `kernelforge-cli suite` on them, on every GPU,
 # strict, with torch.compile timed in the same run; prints fast_0, fast_1, fast_2 and the geometric
-# mean over eager PyTorch, and fast_1 over torch.compile, for each part.
+# mean over eager PyTorch, fast_1 over torch.compile and the mean time a problem took beyond its
+# budget, for each part.
 #   tools/kernelbench-suite.sh [--budget SECONDS] [--files DIR] [--part tuned|heldout|all]
-#                              [--stop-after SECONDS] [--fresh] [suite options, e.g. --no-sanitize]
+#                              [--stop-after SECONDS] [--fresh] [--state DIR]
+#                              [suite options, e.g. --no-sanitize]
 # Default: tests/data/kernelbench, 30 s a problem. A folder's `heldout/` subfolder is the held-out
 # part, searched after the rest (the tuned part) and reported on its own; --part runs one of them.
 # The import and the suites' states live in build-gpu/kernelbench, so running the script again
 # resumes where it stopped; --fresh starts over. The whole call ends within --stop-after seconds
 # (default 540, 0 for no limit): the suite is stopped as Ctrl-C would stop it, in time for its
-# reports, and the next call goes on from there. Reports and logs are copied to $OUT.
+# reports, and the next call goes on from there. Reports, states and logs are copied to $OUT
+# (tuned-report.md, tuned-suite.json, ...). On a fresh machine, --state DIR takes the
+# PART-suite.json files an earlier call left in $OUT: the problems they list as done are not
+# searched again (an interrupted one starts a new session with what is left of its budget).
 # Fill .debs/ first on a Debian 12 machine: tools/fetch-debs.sh
 set -uo pipefail
 called=$(date +%s)
@@ -19,6 +24,7 @@ files=""
 part=all
 fresh=0
 stop_after=540
+state=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
     --part) part=$2; shift ;;
     --fresh) fresh=1 ;;
     --stop-after) stop_after=$2; shift ;;
+    --state) state=$2; shift ;;
     *) extra+=("$1") ;;
   esac
   shift
@@ -50,6 +57,12 @@ if [ ! -f "$work/imported" ]; then
   mv "$work/import" "$work/tuned"
   [ -n "$(find "$work/tuned" "$work/heldout" -name '*.toml' 2>/dev/null | head -1)" ] && touch "$work/imported"
 fi
+
+for p in tuned heldout; do
+  if [ -n "$state" ] && [ -f "$state/$p-suite.json" ] && [ ! -f "$work/suite-$p/suite.json" ]; then
+    mkdir -p "$work/suite-$p" && cp "$state/$p-suite.json" "$work/suite-$p/suite.json"
+  fi
+done
 
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 parts=()
@@ -93,7 +106,8 @@ unfinished = sum(1 for p in r["problems"] if p.get("report_status") == "not fini
 pc = lambda v: f"{100 * v:.1f} %"
 print(f"{part}: {e['problems']} problems ({unfinished} not finished); against eager: fast_0 {pc(e['fast_0'])}, "
       f"fast_1 {pc(e['fast_1'])}, fast_2 {pc(e['fast_2'])}, geomean {e['geomean_speedup']:.2f}x over {e['correct']}; "
-      f"against torch.compile ({c['problems']} timed): fast_1 {pc(c['fast_1'])}")
+      f"against torch.compile ({c['problems']} timed): fast_1 {pc(c['fast_1'])}; "
+      f"{r.get('overhead_s_mean', 0):.1f} s a problem beyond its budget")
 EOF
 done
 exit "$status"

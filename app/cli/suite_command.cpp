@@ -111,6 +111,9 @@ void printSummary(const SuiteRunner &runner)
     line("eager PyTorch", s.eager);
     if (s.compile.over > 0)
         line("torch.compile", s.compile);
+    if (s.measured > 0)
+        std::printf("beyond its search budget a problem took %.1f s on average (%d problems)\n", s.overheadMean,
+                    s.measured);
     std::printf("report: %s and %s\n", runner.reportPath("md").c_str(), runner.reportPath("json").c_str());
 }
 

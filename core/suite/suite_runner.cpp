@@ -62,12 +62,15 @@ std::string fileOf(const Error &e)
     return toml == std::string::npos ? w : w.substr(0, toml + 5);
 }
 
-std::string msText(double ms)
+std::string printed(const char *format, double v)
 {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4f ms", ms);
+    char b[64];
+    std::snprintf(b, sizeof b, format, v);
     return b;
 }
+
+std::string msText(double ms) { return printed("%.4f ms", ms); }
+std::string secondsText(double s) { return printed("%.1f s", s); }
 
 double secondsSince(std::chrono::steady_clock::time_point t)
 {
@@ -298,6 +301,7 @@ void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, Lane &l
 
 void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop)
 {
+    const auto began = std::chrono::steady_clock::now();
     // The workers start (or, after a search that ended by killing them, start again) while this
     // problem's file and module are read and torch.compile is timed, not after. (The future
     // waits for the start on every return below.)
@@ -372,13 +376,20 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     if (e.compileMs > 0) // the workbench's chart draws it
         (void)store->setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
 
+    std::optional<std::chrono::steady_clock::time_point> budgetFrom; // when the search's clock started
     search->setEventCallback([&](const SearchEvent &event) {
+        if (std::holds_alternative<SearchStarted>(event))
+            budgetFrom = std::chrono::steady_clock::now();
         if (auto line = progressLine(event))
             say(e.name, *line);
     });
     const auto started = std::chrono::steady_clock::now();
     Status ran = search->run(stop);
     e.seconds += secondsSince(started);
+    // The part of this call the budget accounts for; the rest is what the problem cost beyond it.
+    double budgeted = budgetFrom ? secondsSince(*budgetFrom) : 0;
+    if (settings.timeBudgetSeconds > 0)
+        budgeted = std::min(budgeted, settings.timeBudgetSeconds);
     const bool cancelled = stop && (!ran || search->stopReason() == StopReason::Cancelled);
     if (!ran && ran.error().code == "no-gpu") {
         // Nothing else can run either: the whole suite stops here, and this problem waits.
@@ -408,7 +419,10 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     std::string outcome = e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel");
     if (settings.compileOnly)
         outcome = "compiled";
-    say(label, e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason);
+    const double beyond = std::max(0.0, secondsSince(began) - budgeted);
+    e.overheadSeconds += beyond;
+    say(label, (e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason) +
+                   "; " + secondsText(beyond) + " beyond the search budget");
     update(e);
 }
 

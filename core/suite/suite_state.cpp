@@ -25,6 +25,7 @@ void to_json(nlohmann::json &j, const SuiteEntry &e)
          {"compile_tried", e.compileTried},
          {"candidates", e.candidates}, {"correct", e.correct},
          {"rounds", e.rounds},       {"seconds", e.seconds},
+         {"overhead_s", e.overheadSeconds},
          {"gpu", e.gpu}};
 }
 
@@ -48,6 +49,7 @@ void from_json(const nlohmann::json &j, SuiteEntry &e)
     e.correct = j.value("correct", 0);
     e.rounds = j.value("rounds", 0);
     e.seconds = j.value("seconds", 0.0);
+    e.overheadSeconds = j.value("overhead_s", 0.0);
     e.gpu = j.value("gpu", "");
 }
 
