@@ -2,12 +2,16 @@
 """Eager and torch.compile times of a KernelForge problem, as KernelForge times them.
 
 Usage: compile-baseline.py PROBLEM.toml [--trials 100] [--json]
+       compile-baseline.py --serve [--trials 100]
+With --serve it reads one problem file's path a line from stdin and answers each with the --json
+line (without eager_ms), in one process: Python, PyTorch, CUDA and the compiler start once for
+many problems (kernelforge-cli suite keeps one per GPU).
 Inputs follow the problem file (uniform [0,1) inputs, PyTorch-style parameter initialisers);
 each timed run follows a write of a buffer larger than the L2, and the median of `trials` is
 reported. A module problem (tools/kernelbench-import.py) runs its original Python model, with the
 parameters of its saved module, as KernelBench times torch.compile. Needs PyTorch with CUDA.
 """
-import argparse, json, math, os, sys, tomllib, types
+import argparse, gc, json, math, os, sys, tomllib, types
 
 import torch
 import torch.nn.functional as F
@@ -51,7 +55,8 @@ def module_model(path, p):
     module = types.ModuleType("kb_model")
     exec(compile(p["reference"]["source"], path, "exec"), module.__dict__)
     torch.manual_seed(42)
-    model = module.Model(*module.get_init_inputs()).eval()
+    init = module.get_init_inputs()  # a list or tuple, or a dict of keywords, as the importer takes
+    model = (module.Model(**init) if isinstance(init, dict) else module.Model(*init)).eval()
     saved = torch.jit.load(os.path.join(os.path.dirname(path), p["reference"]["module"]), map_location="cpu")
     model.load_state_dict(saved.state_dict(), strict=False)
     return model.cuda()
@@ -73,19 +78,16 @@ def median_ms(fn, trials):
     return times[len(times) // 2]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("problem")
-    ap.add_argument("--trials", type=int, default=100)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
-    with open(args.problem, "rb") as f:
+def measure(path, trials, eager=True):
+    """The eager and torch.compile times of one problem file, as the --json line's fields (the
+    suite, which times eager PyTorch in its worker, asks for torch.compile's only)."""
+    with open(path, "rb") as f:
         p = tomllib.load(f)
     constants = p.get("constants", {})
     torch.manual_seed(0)
     tensors = [make_tensor(s, constants, "cuda", False) for s in p.get("inputs", [])]
     if "module" in p["reference"]:
-        forward = module_model(args.problem, p)
+        forward = module_model(path, p)
     else:
         tensors += [make_tensor(s, constants, "cuda", True) for s in p.get("params", [])]
         scope = {"torch": TorchNamespace(), "Tensor": torch.Tensor, "List": list, "Tuple": tuple, "Optional": type(None)}
@@ -93,12 +95,51 @@ def main():
         forward = scope["forward"]
     result = {"problem": p["name"]}
     with torch.no_grad():
-        result["eager_ms"] = median_ms(lambda: forward(*tensors), args.trials)
+        if eager:
+            result["eager_ms"] = median_ms(lambda: forward(*tensors), trials)
         try:
             compiled = torch.compile(forward)
-            result["compile_ms"] = median_ms(lambda: compiled(*tensors), args.trials)
+            result["compile_ms"] = median_ms(lambda: compiled(*tensors), trials)
         except Exception as e:  # a problem torch.compile cannot take is reported, not fatal
             result["compile_error"] = str(e).splitlines()[0][:200]
+    return result
+
+
+def serve(trials):
+    """One problem a line. Whatever else writes to stdout (the model's prints, a compiler's) goes to
+    stderr, so that stdout carries only the answers."""
+    sys.stdout.flush()
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        path = line.strip()
+        if not path:
+            continue
+        try:
+            result = measure(path, trials, eager=False)
+        except Exception as e:
+            result = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+        # What one problem compiled and allocated is not the next one's.
+        if "torch._dynamo" in sys.modules:
+            sys.modules["torch._dynamo"].reset()
+        gc.collect()
+        torch.cuda.empty_cache()
+        answers.write(json.dumps(result) + "\n")
+        answers.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("problem", nargs="?")
+    ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--serve", action="store_true", help="problem paths on stdin, one --json line each on stdout")
+    args = ap.parse_args()
+    if args.serve:
+        return serve(args.trials)
+    if not args.problem:
+        ap.error("give a problem file, or --serve")
+    result = measure(args.problem, args.trials)
     print(json.dumps(result) if args.json else result)
 
 

@@ -2,6 +2,7 @@
 """Turns KernelBench-style problem files into KernelForge problems.
 
 Usage: kernelbench-import.py SOURCE... -o OUT_DIR [--policy strict|loose] [--seed N] [--device cpu|cuda]
+                             [--jobs N] [--timeout SECONDS]
 
 A SOURCE is a Python file or a folder of them (every *.py, sorted). Each file must define
 `class Model(nn.Module)`, `get_inputs()` and `get_init_inputs()`, as KernelBench's do. For each
@@ -9,17 +10,23 @@ file this builds `Model(*get_init_inputs())` in eval mode, records the shapes, d
 distributions of `get_inputs()`, scripts the model (or traces it when scripting fails), and writes
 OUT_DIR/NAME.pt (the TorchScript module with its parameters) and OUT_DIR/NAME.toml (the problem:
 tensors, the parameters forward reads, the module's file, and the original source for prompts).
-docs/kernelbench.md describes the result. Files that cannot be converted are listed with the
-reason; the exit status is 0 when all converted, 1 when some did not, 2 on bad usage.
+Every file is imported in a process of its own, so memory does not grow with the folder and a
+file that crashes or runs out of memory costs only itself. docs/kernelbench.md describes the
+result. Files that cannot be converted are listed with the reason, one line each; the exit
+status is 0 when all converted, 1 when some did not, 2 on bad usage.
 """
 import argparse
+import concurrent.futures
 import copy
 import inspect
 import json
 import math
 import os
 import re
+import signal
+import subprocess
 import sys
+import tempfile
 import traceback
 import types
 import warnings
@@ -29,6 +36,13 @@ import warnings
 # worker runs the module when it loads the problem, and says if it fails).
 CPU_CHECK_ELEMENTS = 1 << 24
 SAMPLE = 1 << 20  # elements looked at to name an input's distribution
+# get_inputs() that computes with what it draws (`torch.rand(n) * 2 - 1`) runs for real only up to
+# this many elements; above, it runs again with every drawn tensor at most SAMPLE_ELEMENTS large.
+REAL_ELEMENTS = 1 << 26
+SAMPLE_ELEMENTS = 1 << 22
+# A model that must be traced needs real inputs; on the CPU only up to this many bytes of them.
+CPU_TRACE_BYTES = 4 << 30
+COMPARE_CHUNK = 1 << 24  # elements compared at a time (float64 copies of a 6 GB output do not fit)
 
 
 class Failure(Exception):
@@ -62,6 +76,9 @@ def load_source(path):
     # name that starts with a digit would not load again.
     module = types.ModuleType("kb_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]))
     module.__file__ = path
+    # Registered, as an imported module would be: inspect (TorchScript's source lookup), pickling
+    # and dataclasses find a class's module through sys.modules.
+    sys.modules[module.__name__] = module
     try:
         exec(code, module.__dict__)
     except Exception as e:
@@ -76,9 +93,9 @@ def load_source(path):
     return source, module
 
 
-def call(path, what, fn, *args):
+def call(path, what, fn, *args, **kwargs):
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     except Failure:
         raise
     except Exception as e:
@@ -99,6 +116,15 @@ def dtype_name(dtype):
     return names[dtype]
 
 
+def nbytes(shape, dtype):
+    import torch
+    return math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+
+
+def gigabytes(n):
+    return f"{n / 2**30:.1f} GB"
+
+
 class InputSpec:
     """One tensor of get_inputs(): shape, dtype, the distribution KernelForge draws it from, and
     how to make an equivalent one for the checks (`make(device)`)."""
@@ -107,44 +133,136 @@ class InputSpec:
         self.shape, self.dtype, self.dist, self.make, self.note = shape, dtype, dist, make, note
 
 
-class MetaFactories:
-    """While get_inputs() runs, torch.rand / randn / randint (and their _like forms) make tensors on
-    the meta device and remember how they were drawn: a problem sized for a large GPU then imports
-    in a second on any machine, without gigabytes of random numbers on the CPU."""
+def drawer(shape, dtype, dist):
+    """make(device) for an input drawn as KernelForge draws it: what the checks run on when the
+    file's own values are not at hand."""
+    import torch
 
-    KINDS = {"rand": "uniform", "randn": "normal", "randint": "randint",
-             "rand_like": "uniform", "randn_like": "normal", "randint_like": "randint"}
+    def make(device):
+        if dtype == torch.bool:
+            return torch.rand(shape, device=device) < 0.5
+        if not dtype.is_floating_point:
+            return torch.randint(0, 1000, shape, dtype=dtype, device=device)
+        if dist == "normal":
+            t = torch.randn(shape, device=device)
+        elif dist == "lognormal":
+            t = torch.randn(shape, device=device).exp_()
+        elif dist == "exponential":
+            t = torch.empty(shape, device=device).exponential_()
+        else:
+            t = torch.rand(shape, device=device)
+        return t.to(dtype)
+    return make
+
+
+def split_size(name, args, kwargs):
+    """(leading arguments, size, other keywords) of a call of torch.<name>: rand(2, 3),
+    rand((2, 3)), rand(size=(2, 3)), randint(10, (2, 3)), randint(0, 10, size=(2, 3)),
+    full((2, 3), 7.0)."""
+    kwargs = dict(kwargs)
+    if "size" in kwargs:
+        return list(args), list(kwargs.pop("size")), kwargs
+    if name == "randint":
+        return list(args[:-1]), list(args[-1]), kwargs
+    if name == "full":
+        if len(args) > 1:
+            kwargs["fill_value"] = args[1]
+        return [], list(args[0]), kwargs
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return [], list(args[0]), kwargs
+    return [], list(args), kwargs
+
+
+def randint_bounds(numbers, kwargs):
+    low = kwargs.get("low", numbers[0] if len(numbers) >= 2 else 0)
+    high = kwargs.get("high", numbers[-1] if numbers else None)
+    return (int(low), int(high)) if high is not None else None
+
+
+class Factories:
+    """While get_inputs() runs, torch.rand / randn / randint remember how each tensor was drawn,
+    and those, zeros / ones / empty / full (and the _like forms) ignore the device they are asked
+    for, as `.cuda()` and `.to("cuda")` leave tensors where they are: a file that makes its inputs
+    on the GPU imports on any machine. In "meta" mode the tensors are made on the meta device: a
+    problem sized for a large GPU imports in a second, without gigabytes of random numbers on the
+    CPU. In "sample" mode they are real, with every dimension cut to `limit`: the values of tensors
+    computed from the drawn ones can then be looked at. In "real" mode they are real, whole, on the
+    CPU."""
+
+    DRAWN = {"rand": "uniform", "randn": "normal", "randint": "randint"}
+    CONSTANT = ("zeros", "ones", "empty", "full")
+
+    def __init__(self, mode, limit=None):
+        self.mode, self.limit = mode, limit
+        self.made, self.shapes = [], []
 
     def __enter__(self):
         import torch
-        self.saved, self.made = {}, []
-        for name, kind in self.KINDS.items():
-            original = getattr(torch, name)
-            self.saved[name] = original
-            setattr(torch, name, self.wrap(original, name, kind))
+        self.saved = []
+        self.original_to = torch.Tensor.to
+        for name in list(self.DRAWN) + list(self.CONSTANT):
+            kind = self.DRAWN.get(name)
+            self.patch(torch, name, self.sized(getattr(torch, name), name, kind))
+            self.patch(torch, name + "_like", self.like(getattr(torch, name + "_like"), kind))
+        self.patch(torch.Tensor, "cuda", lambda t, *a, **k: t)
+        self.patch(torch.Tensor, "to", self.stay(torch.Tensor.to))
         return self
 
-    def wrap(self, original, name, kind):
+    def patch(self, owner, name, value):
+        self.saved.append((owner, name, owner.__dict__.get(name)))
+        setattr(owner, name, value)
+
+    def __exit__(self, *exc):
+        for owner, name, original in reversed(self.saved):
+            if original is None:
+                delattr(owner, name)  # it was inherited (Tensor.cuda comes from the C++ base)
+            else:
+                setattr(owner, name, original)
+        return False
+
+    @staticmethod
+    def stay(original):
+        import torch
+
+        def to(t, *args, **kwargs):
+            kwargs.pop("device", None)
+            if args and isinstance(args[0], torch.Tensor):  # .to(other): its dtype only
+                kwargs.setdefault("dtype", args[0].dtype)
+                args = args[1:]
+            args = [a for a in args if not isinstance(a, (str, torch.device))]
+            if not args and "dtype" not in kwargs:
+                return t
+            return original(t, *args, **kwargs)
+        return to
+
+    def sized(self, original, name, kind):
         def factory(*args, **kwargs):
             kwargs.pop("generator", None)
-            if name.endswith("_like"):
-                args = (args[0].to("meta"),) + args[1:]
-            else:
-                kwargs["device"] = "meta"
-            t = original(*args, **kwargs)
-            bounds = None
-            if kind == "randint":
-                numbers = [a for a in args if isinstance(a, int)]
-                bounds = (0, numbers[0]) if len(numbers) == 1 else tuple(numbers[:2]) if numbers else None
-            self.made.append((t, kind, bounds))
+            kwargs.pop("device", None)
+            lead, size, rest = split_size(name, args, kwargs)
+            self.shapes.append(size)
+            if self.mode == "sample":
+                size = [min(int(d), self.limit) for d in size]
+            rest["device"] = "meta" if self.mode == "meta" else "cpu"
+            t = original(*lead, size=tuple(size), **rest)
+            if kind:
+                bounds = randint_bounds([a for a in lead if isinstance(a, int)], rest) if kind == "randint" else None
+                self.made.append((t, kind, bounds))
             return t
         return factory
 
-    def __exit__(self, *exc):
-        import torch
-        for name, original in self.saved.items():
-            setattr(torch, name, original)
-        return False
+    def like(self, original, kind):
+        def factory(like, *args, **kwargs):
+            kwargs.pop("generator", None)
+            kwargs.pop("device", None)
+            if self.mode == "meta" and not like.is_meta:
+                like = self.original_to(like, "meta")
+            t = original(like, *args, **kwargs)
+            if kind:
+                bounds = randint_bounds([a for a in args if isinstance(a, int)], kwargs) if kind == "randint" else None
+                self.made.append((t, kind, bounds))
+            return t
+        return factory
 
     def spec(self, t):
         for made, kind, bounds in self.made:
@@ -152,43 +270,88 @@ class MetaFactories:
                 return kind, bounds
         return None
 
+    def kinds(self):
+        return {kind for _, kind, _ in self.made}
 
-def input_specs(path, module, seed):
-    """The inputs' specs: from the meta factories when get_inputs() only calls them, else from the
-    values of a real call."""
+
+def as_inputs(path, result):
     import torch
-    try:
-        with MetaFactories() as factories:
-            torch.manual_seed(seed)
-            inputs = module.get_inputs()
-        specs = []
-        for i, x in enumerate(inputs):
-            drawn = factories.spec(x) if isinstance(x, torch.Tensor) else None
-            if drawn is None:
-                raise LookupError(i)
-            specs.append(meta_spec(path, i, x, *drawn))
-        if not specs:
-            raise LookupError("empty")
-        return specs
-    except Failure:
-        raise
-    except Exception:
-        pass  # get_inputs() does more than draw: look at real values
-    torch.manual_seed(seed)
-    inputs = call(path, "get_inputs()", module.get_inputs)
-    if not isinstance(inputs, (list, tuple)) or not inputs:
+    if isinstance(result, torch.Tensor):
+        result = [result]
+    if not isinstance(result, (list, tuple)) or not result:
         raise Failure(f"{path}: get_inputs() must return a non-empty list of tensors")
-    specs = []
-    for i, x in enumerate(inputs):
+    for i, x in enumerate(result):
         if not isinstance(x, torch.Tensor):
             raise Failure(f"{path}: get_inputs() item {i} is a {type(x).__name__}, not a tensor")
-        dist, note = distribution(path, i, x)
+    return list(result)
+
+
+def input_specs(path, module, seed):
+    """The inputs' specs. get_inputs() runs first with every drawn tensor on the meta device: that
+    gives every shape and dtype, and the distribution of each tensor it returns as drawn. A tensor
+    it computed from drawn ones is looked at in a real run when the inputs are small, else in a run
+    with the drawn tensors cut down (its shape stays the declared one). When get_inputs() cannot
+    run on meta tensors (it reads values), it runs for real."""
+    import torch
+    meta, drawn = None, []
+    try:
+        with Factories("meta") as factories:
+            torch.manual_seed(seed)
+            meta = module.get_inputs()
+    except Exception:
+        pass  # it reads values: only a real run can tell
+    if meta is not None:
+        meta = as_inputs(path, meta)
+        drawn = [meta_spec(path, i, x, *factories.spec(x)) if factories.spec(x) else None
+                 for i, x in enumerate(meta)]
+        if None not in drawn:
+            return drawn
+        if sum(x.numel() for x in meta) > REAL_ELEMENTS:
+            return sampled_specs(path, module, seed, meta, drawn, factories)
+    torch.manual_seed(seed)
+    with Factories("real"):
+        inputs = as_inputs(path, call(path, "get_inputs()", module.get_inputs))
+    specs = []
+    for i, x in enumerate(inputs):
+        # A drawn input keeps how it was drawn; the others are named from their values.
+        known = drawn[i] if len(drawn) == len(inputs) else None
+        dist, note = (known.dist, None) if known else distribution(path, i, x)
         specs.append(InputSpec(list(x.shape), x.dtype, dist, lambda device, x=x: x.to(device), note))
     return specs
 
 
-def meta_spec(path, index, x, kind, bounds):
+def sampled_specs(path, module, seed, meta, specs, factories):
+    """Specs of the inputs get_inputs() computes from drawn tensors, when they are too large to
+    compute: their values come from a run with every drawn dimension cut so that no drawn tensor
+    has more than SAMPLE_ELEMENTS elements."""
     import torch
+    rank = max([len(s) for s in factories.shapes] or [1])
+    limit = max(2, int(SAMPLE_ELEMENTS ** (1.0 / max(rank, 1))))
+    sample = None
+    try:
+        with Factories("sample", limit):
+            torch.manual_seed(seed)
+            sample = as_inputs(path, module.get_inputs())
+    except Exception:
+        pass  # the sizes matter to it (a reshape to the declared size): no sample
+    for i, x in enumerate(meta):
+        if specs[i] is not None:
+            continue
+        shape, dtype = list(x.shape), x.dtype
+        if sample is not None and i < len(sample) and sample[i].dtype == dtype and sample[i].numel() > 0:
+            dist, note = distribution(path, i, sample[i])
+            if note:
+                note += " (values seen in a run of get_inputs() at a smaller size)"
+        else:
+            dist = "normal" if "normal" in factories.kinds() else "uniform"
+            note = (f"input {i} of get_inputs() is computed from drawn tensors, too large to compute "
+                    f"here ({gigabytes(nbytes(shape, dtype))}) and not computable at a smaller size; "
+                    f"KernelForge draws it {dist}")
+        specs[i] = InputSpec(shape, dtype, dist, drawer(shape, dtype, dist), note)
+    return specs
+
+
+def meta_spec(path, index, x, kind, bounds):
     shape, dtype = list(x.shape), x.dtype
     if kind == "randint":
         lo, hi = bounds if bounds else (0, 0)
@@ -196,10 +359,8 @@ def meta_spec(path, index, x, kind, bounds):
         if lo < 0 or hi < 1000:
             raise Failure(f"{path}: input {index} is drawn by randint from [{lo}, {hi}); "
                           "KernelForge draws integer inputs from [0, 1000)")
-        return InputSpec(shape, dtype, "uniform",
-                         lambda device: torch.randint(0, 1000, shape, dtype=dtype, device=device))
-    draw = torch.rand if kind == "uniform" else torch.randn
-    return InputSpec(shape, dtype, kind, lambda device: draw(shape, device=device).to(dtype))
+        return InputSpec(shape, dtype, "uniform", drawer(shape, dtype, "uniform"))
+    return InputSpec(shape, dtype, kind, drawer(shape, dtype, kind))
 
 
 def distribution(path, index, t):
@@ -342,14 +503,24 @@ def outputs_of(path, result, what):
     return outs
 
 
+def meta_copy(model):
+    """The model with every parameter and buffer on the meta device, made without copying their
+    values (a deep copy first would double the memory of a large model)."""
+    import torch
+    memo = {}
+    for t in list(model.parameters()) + list(model.buffers()):
+        m = torch.empty_like(t, device="meta")
+        memo[id(t)] = torch.nn.Parameter(m, requires_grad=t.requires_grad) if isinstance(t, torch.nn.Parameter) else m
+    return copy.deepcopy(model, memo)
+
+
 def output_specs(model, specs):
     """Output shapes and dtypes without computing anything (the meta device); None when an op has
     no meta implementation."""
     import torch
     try:
-        meta_model = copy.deepcopy(model).to("meta")
         with torch.no_grad():
-            outs = meta_model(*[torch.empty(s.shape, dtype=s.dtype, device="meta") for s in specs])
+            outs = meta_copy(model)(*[torch.empty(s.shape, dtype=s.dtype, device="meta") for s in specs])
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         return [(list(o.shape), o.dtype) for o in outs]
     except Exception:
@@ -358,34 +529,51 @@ def output_specs(model, specs):
 
 def same_result(a, b):
     """The module computes what the model does. Not bit for bit: on a GPU, cuDNN may pick another
-    algorithm (TF32 by default) for the second run; a wrong trace is off by far more."""
+    algorithm (TF32 by default) for the second run; a wrong trace is off by far more. Compared a
+    chunk at a time, so that an output of gigabytes needs no float64 copy of itself."""
     import torch
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if not a.is_floating_point():
         return torch.equal(a, b)
-    a, b = a.double(), b.double()
-    finite = torch.isfinite(b)
-    if not torch.equal(finite, torch.isfinite(a)):
-        return False
-    a, b = a[finite], b[finite]
-    if b.numel() == 0:
+    a, b = a.reshape(-1), b.reshape(-1)
+
+    def pieces():
+        for i in range(0, b.numel(), COMPARE_CHUNK):
+            yield a[i:i + COMPARE_CHUNK].double(), b[i:i + COMPARE_CHUNK].double()
+
+    squares, count = 0.0, 0
+    for x, y in pieces():
+        finite = torch.isfinite(y)
+        if not torch.equal(finite, torch.isfinite(x)):
+            return False
+        squares += float(y[finite].pow(2).sum())
+        count += int(finite.sum())
+    if count == 0:
         return True
-    rms = float(b.pow(2).mean().sqrt())
-    return bool(((a - b).abs() <= 1e-2 * (b.abs() + rms)).all())
+    rms = math.sqrt(squares / count)
+    for x, y in pieces():
+        finite = torch.isfinite(y)
+        if not bool(((x[finite] - y[finite]).abs() <= 1e-2 * (y[finite].abs() + rms)).all()):
+            return False
+    return True
 
 
-def script_or_trace(path, model, make_inputs):
+def script_or_trace(path, model, trace_inputs):
+    """The model as TorchScript: scripted, or traced on `trace_inputs()` when scripting fails."""
     import torch
     try:
         return torch.jit.script(model), "script", None
     except Exception as e:
         script_error = first_line(e)
     try:
+        inputs = trace_inputs(script_error)
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            traced = torch.jit.trace(model, tuple(make_inputs("cpu")), check_trace=False)
+            traced = torch.jit.trace(model, tuple(inputs), check_trace=False)
         return traced, "trace", script_error
+    except Failure:
+        raise
     except Exception as e:
         raise Failure(f"{where(path, e)}: the model can be neither scripted ({script_error}) "
                       f"nor traced ({first_line(e)})")
@@ -401,14 +589,26 @@ def toml_source(text):
     return '"""\n' + text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '"""'
 
 
+def init_arguments(path, module, seed):
+    """get_init_inputs() as the arguments of Model(): a list or tuple (positional) or a dict
+    (keywords)."""
+    import torch
+    torch.manual_seed(seed)
+    with Factories("real"):
+        init = call(path, "get_init_inputs()", module.get_init_inputs)
+    if isinstance(init, dict):
+        return [], init
+    if isinstance(init, (list, tuple)):
+        return list(init), {}
+    raise Failure(f"{path}: get_init_inputs() must return a list (of the arguments of Model()), "
+                  f"not a {type(init).__name__}")
+
+
 def convert(path, name, out_dir, args):
     import torch
     source, module = load_source(path)
-    torch.manual_seed(args.seed)
-    init_inputs = call(path, "get_init_inputs()", module.get_init_inputs)
-    if not isinstance(init_inputs, (list, tuple)):
-        raise Failure(f"{path}: get_init_inputs() must return a list (of the arguments of Model())")
-    model = call(path, "Model(*get_init_inputs())", lambda: module.Model(*init_inputs)).eval()
+    init_args, init_kwargs = init_arguments(path, module, args.seed)
+    model = call(path, "Model(*get_init_inputs())", lambda: module.Model(*init_args, **init_kwargs)).eval()
     specs = input_specs(path, module, args.seed)
 
     params = list(inspect.signature(module.Model.forward).parameters.values())[1:]
@@ -429,31 +629,44 @@ def convert(path, name, out_dir, args):
         return made[where_to]
 
     elements = sum(math.prod(s.shape) for s in specs)
+    input_bytes = sum(nbytes(s.shape, s.dtype) for s in specs)
+    size = gigabytes(input_bytes)
+    too_large = device == "cpu" and input_bytes > CPU_TRACE_BYTES
     check = device == "cuda" or elements <= CPU_CHECK_ELEMENTS
     outputs = output_specs(model, specs)
     eager = None
     if check or outputs is None:
+        if too_large:
+            raise Failure(f"{path}: its output shapes need a run of forward (an op has no meta implementation "
+                          f"in PyTorch {torch.__version__}), and its inputs ({size}) are too large for this CPU; "
+                          "import it on a GPU host (--device cuda)")
+        model.to(device)  # in place: the scripted module made from it shares these tensors
         with torch.no_grad():
-            run_model = copy.deepcopy(model).to(device)
-            eager = outputs_of(path, call(path, "forward", run_model, *make_inputs(device)), "forward")
+            eager = outputs_of(path, call(path, "forward", model, *make_inputs(device)), "forward")
         outputs = [(list(o.shape), o.dtype) for o in eager]
-        del run_model
 
-    saved, method, script_error = script_or_trace(path, model, make_inputs)
+    def trace_inputs(script_error):
+        if too_large:
+            raise Failure(f"{path}: the model cannot be scripted ({script_error}), and tracing it needs its "
+                          f"inputs ({size}), too large for this CPU; import it on a GPU host (--device cuda)")
+        return make_inputs(device)
+
+    saved, method, script_error = script_or_trace(path, model, trace_inputs)
     if method == "trace":
         notes.append(f"traced (scripting failed: {script_error}); control flow follows the recorded inputs")
     if eager is not None:
         with torch.no_grad():
-            moved = copy.deepcopy(saved).to(device)
-            got = outputs_of(path, call(path, f"the {method}d module", moved, *make_inputs(device)),
+            saved.to(device)
+            got = outputs_of(path, call(path, f"the {method}d module", saved, *make_inputs(device)),
                              f"the {method}d module")
         for i, (a, b) in enumerate(zip(got, eager)):
             if not same_result(a, b):
                 raise Failure(f"{path}: the {method}d module's output {i} differs from the eager model's")
-        del moved, got, eager
+        del got, eager
     else:
         notes.append("not run here (too large for the CPU): the worker runs the module when it loads the problem")
     made.clear()
+    saved = saved.cpu()
 
     graph = saved.inlined_graph
     try:
@@ -470,7 +683,6 @@ def convert(path, name, out_dir, args):
         param_names.append(n)
 
     pt_name = name + ".pt"
-    saved = saved.cpu()
     torch.jit.save(saved, os.path.join(out_dir, pt_name),
                    _extra_files={"kernelforge.json": json.dumps({"torch": torch.__version__, "source": os.path.basename(path)})})
 
@@ -538,19 +750,71 @@ def problem_name(path):
     return re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
 
 
+def one_line(text):
+    return re.sub(r"\s*\n\s*", " ", text.strip())
+
+
+def import_one(args):
+    """In the process of one file: imports it and writes {"toml": path} or {"failed": reason} to
+    args.result (the file's own prints go to stdout, which the parent does not read)."""
+    try:
+        outcome = {"toml": convert(args.one, args.name, args.out, args)}
+    except Failure as e:
+        outcome = {"failed": one_line(str(e))}
+    except Exception as e:  # something the checks did not foresee
+        outcome = {"failed": one_line(f"{where(args.one, e)}: {first_line(e)}")}
+    with open(args.result, "w", encoding="utf-8") as f:
+        json.dump(outcome, f)
+    return 0
+
+
+def run_one(path, name, out_dir, args):
+    """Imports one file in a process of its own: (toml path, None) or (None, the reason)."""
+    fd, result = tempfile.mkstemp(prefix="kernelbench-import-", suffix=".json")
+    os.close(fd)
+    command = [sys.executable, os.path.abspath(__file__), "--one", path, "--name", name, "--result", result,
+               "-o", out_dir, "--policy", args.policy, "--seed", str(args.seed), "--device", args.device]
+    try:
+        p = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=args.timeout)
+        with open(result, encoding="utf-8") as f:
+            outcome = json.load(f) if os.path.getsize(result) else {}
+    except subprocess.TimeoutExpired:
+        return None, f"{path}: importing it took longer than {args.timeout:g} s (--timeout), so it was stopped"
+    finally:
+        os.remove(result)
+    if "toml" in outcome or "failed" in outcome:
+        return outcome.get("toml"), outcome.get("failed")
+    if p.returncode < 0:
+        sig = signal.Signals(-p.returncode).name
+        hint = " (out of memory?)" if -p.returncode == signal.SIGKILL else ""
+        return None, f"{path}: the process importing it was killed by {sig}{hint}"
+    err = [line for line in p.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return None, f"{path}: the process importing it exited with status {p.returncode}" + (f": {err[-1].strip()}" if err else "")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sources", nargs="+", help="KernelBench-style .py files or folders of them")
+    ap.add_argument("sources", nargs="*", help="KernelBench-style .py files or folders of them")
     ap.add_argument("-o", "--out", required=True, help="folder for the .toml and .pt files")
     ap.add_argument("--policy", choices=["strict", "loose"], default="strict")
     ap.add_argument("--seed", type=int, default=42, help="torch.manual_seed before building the model and the inputs")
     ap.add_argument("--device", choices=["cpu", "cuda"], help="where forward runs for the checks (default: cuda when present)")
+    ap.add_argument("--jobs", type=int, default=1, help="files imported at once, each in a process of its own (default 1)")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds one file may take (default 1800)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)     # the process of one file: its path,
+    ap.add_argument("--name", help=argparse.SUPPRESS)    # its problem name,
+    ap.add_argument("--result", help=argparse.SUPPRESS)  # and where its outcome goes
     args = ap.parse_args(argv)
     try:
         import torch
     except ImportError:
         print("kernelbench-import: needs PyTorch (pip install torch, or apt-get install python3-torch)", file=sys.stderr)
         return 2
+    if args.one:
+        return import_one(args)
+    if not args.sources:
+        ap.error("give at least one .py file or folder")
     if args.device is None:
         args.device = "cuda" if torch.cuda.is_available() else "cpu"
     files = sources(args.sources)
@@ -560,25 +824,27 @@ def main(argv=None):
               "kernelbench-import: no .py files found", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    failed = []
     names = {}
-    for f, sub in files:
-        try:
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        work = []
+        for f, sub in files:
             name = problem_name(f)
             if name in names:
-                raise Failure(f"{f}: its problem name {name} is already {names[name]}'s")
+                work.append((f, f"{f}: its problem name {name} is already {names[name]}'s"))
+                continue
             names[name] = f
             out_dir = os.path.join(args.out, sub)
             os.makedirs(out_dir, exist_ok=True)
-            toml_path = convert(f, name, out_dir, args)
-            print(f"ok      {f} -> {toml_path}")
-        except Failure as e:
-            failed.append((f, str(e)))
-            print(f"FAILED  {e}")
-        except Exception as e:  # something the checks above did not foresee
-            failed.append((f, f"{where(f, e)}: {first_line(e)}"))
-            print(f"FAILED  {where(f, e)}: {first_line(e)}")
-        sys.stdout.flush()
+            work.append((f, pool.submit(run_one, f, name, out_dir, args)))
+        for f, job in work:  # in the files' order, each as soon as it and those before it are done
+            toml_path, why = (None, job) if isinstance(job, str) else job.result()
+            if why is None:
+                print(f"ok      {f} -> {toml_path}")
+            else:
+                failed.append((f, why))
+                print(f"FAILED  {why}")
+            sys.stdout.flush()
     print(f"{len(files) - len(failed)} of {len(files)} files imported into {args.out}")
     for f, why in failed:
         print(f"  not imported: {why}", file=sys.stderr)

@@ -86,12 +86,13 @@ Result<Problem> parseProblem(const std::string &text, const std::string &path, c
 Result<Problem> loadProblemFile(const std::string &path, const std::string &variant = {});
 
 // Problems found under a folder (recursively, *.toml), sorted by relative path; files that fail
-// to parse are returned in `errors` and skipped.
+// to parse are returned in `errors` and skipped. Without `readModules`, module problems come
+// without their modules (names and shapes only: a folder of imported models can hold gigabytes).
 struct ProblemListing {
     std::vector<Problem> problems;
     std::vector<Error> errors;
 };
-ProblemListing listProblems(const std::string &folder);
+ProblemListing listProblems(const std::string &folder, bool readModules = true);
 
 // Finds a problem by name or path among the shipped folders (KERNELFORGE_PROBLEMS, the install
 // prefix, the source tree).

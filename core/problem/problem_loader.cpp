@@ -731,7 +731,20 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     return p;
 }
 
-ProblemListing listProblems(const std::string &folder)
+namespace {
+
+Result<Problem> loadWithoutModule(const std::string &path)
+{
+    bool ok = false;
+    std::string text = readFile(path, ok);
+    if (!ok)
+        return makeError("io", "cannot read the problem file", path);
+    return parseProblem(text, path, {}, false);
+}
+
+} // namespace
+
+ProblemListing listProblems(const std::string &folder, bool readModules)
 {
     ProblemListing listing;
     std::error_code ec;
@@ -743,7 +756,7 @@ ProblemListing listProblems(const std::string &folder)
     if (ec)
         listing.errors.push_back(makeError("io", "cannot list the folder: " + ec.message(), folder));
     for (const fs::path &f : files) {
-        auto r = loadProblemFile(f.string());
+        auto r = readModules ? loadProblemFile(f.string()) : loadWithoutModule(f.string());
         if (r)
             listing.problems.push_back(std::move(*r));
         else

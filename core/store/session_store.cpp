@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace fs = std::filesystem;
 
@@ -107,9 +108,16 @@ constexpr const char *kNodeColumns =
 // Maps an SQLite failure to an Error a person can act on.
 Error sqlError(sqlite3 *db, int rc, const std::string &path, std::string_view what)
 {
-    const std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    // The connection's message is its last call's: when a later call succeeded (a rollback after
+    // the failure), it says "not an error", and only the code still knows what went wrong.
+    const std::string detail = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     const std::string prefix = what.empty() ? std::string() : std::string(what) + ": ";
     switch (rc & 0xff) {
+    case SQLITE_TOOBIG:
+        return makeError("too-large", prefix + "a value is larger than a session can hold (SQLite keeps up to " +
+                                          std::to_string(db ? sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1) : 0) +
+                                          " bytes)",
+                         path);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
         return makeError("damaged", "damaged: " + detail, path);
@@ -147,10 +155,15 @@ public:
     // The code of the last prepare or step.
     int rc() const { return m_rc; }
 
-    // Binding never fails on a prepared statement with the right count; a failure shows in step().
+    // A failed bind (a text longer than SQLite takes) shows in step(), with its own code: left
+    // unchecked, the parameter would stay NULL for a NOT NULL column to reject, misleadingly.
     Stmt &bind(int i, std::string_view v)
     {
-        if (m_s) sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        if (!m_s) return *this;
+        const int rc = v.size() > std::size_t(std::numeric_limits<int>::max())
+                           ? SQLITE_TOOBIG
+                           : sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        if (rc != SQLITE_OK && m_bindRc == SQLITE_OK) m_bindRc = rc;
         return *this;
     }
     Stmt &bind(int i, std::int64_t v)
@@ -178,6 +191,7 @@ public:
     int step()
     {
         if (!prepared()) return m_prepareRc == SQLITE_OK ? SQLITE_MISUSE : m_prepareRc;
+        if (m_bindRc != SQLITE_OK) return m_rc = m_bindRc;
         m_rc = sqlite3_step(m_s);
         return m_rc;
     }
@@ -194,6 +208,7 @@ public:
 private:
     sqlite3_stmt *m_s = nullptr;
     int m_prepareRc = SQLITE_OK;
+    int m_bindRc = SQLITE_OK;
     int m_rc = SQLITE_OK;
 };
 
@@ -487,15 +502,17 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
     if (rc != SQLITE_OK) return failed(rc, "cannot create");
 
     const std::string created = meta.created.empty() ? isoTimeNow() : meta.created;
-    const std::vector<std::pair<std::string_view, std::string>> rows = {
-        {session_meta::Format, std::string(kSessionFormatName)},
+    const std::string settings = dumpJson(meta.settings);
+    // Views: the problem text can be hundreds of megabytes (a module problem's parameters).
+    const std::vector<std::pair<std::string_view, std::string_view>> rows = {
+        {session_meta::Format, kSessionFormatName},
         {session_meta::Created, created},
         {session_meta::Writer, meta.writer},
         {session_meta::ProblemName, meta.problemName},
         {session_meta::ProblemText, meta.problemText},
         {session_meta::ProblemVariant, meta.problemVariant},
         {session_meta::Generator, meta.generator},
-        {session_meta::Settings, dumpJson(meta.settings)},
+        {session_meta::Settings, settings},
         {session_meta::Gpu, meta.gpuName},
     };
 
@@ -522,10 +539,9 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
         rc = s.step() == SQLITE_DONE ? SQLITE_OK : s.rc();
     }
     if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
-    if (rc != SQLITE_OK) {
-        exec(db, "ROLLBACK");
-        return failed(rc, "cannot create");
-    }
+    // No ROLLBACK first: closing the connection rolls back, and a successful ROLLBACK would leave
+    // the connection's message saying "not an error" where the failure should be named.
+    if (rc != SQLITE_OK) return failed(rc, "cannot create");
     return SessionStore(std::move(impl));
 }
 

@@ -84,9 +84,15 @@ SuiteSummary summarize(const SuiteState &s)
         out.failed += e.status == suite_status::Failed;
         out.unfinished += e.status == suite_status::Pending || e.status == suite_status::Running;
         eager.push_back(e.speedup());
+        if (e.overheadSeconds > 0) {
+            out.overheadMean += e.overheadSeconds;
+            ++out.measured;
+        }
         if (e.compileMs > 0)
             compile.push_back(e.speedupOverCompile());
     }
+    if (out.measured > 0)
+        out.overheadMean /= out.measured;
     out.eager = fastP(eager, out.problems);
     out.compile = fastP(compile, int(compile.size()));
     return out;
@@ -114,6 +120,10 @@ std::string suiteMarkdown(const SuiteState &s)
         o += "| torch.compile | 0 | not timed | | | |\n";
     o += "\nfast_p is the fraction of the problems with a correct kernel more than p times faster than the "
          "baseline; the geometric mean is over the problems with a correct kernel.\n\n";
+    if (sum.measured > 0)
+        o += "Beyond its search budget a problem took " + fmt("%.1f", sum.overheadMean) + " s on average (" +
+             std::to_string(sum.measured) +
+             " problems: starting and loading the workers, the eager baseline, torch.compile, stopping).\n\n";
     o += "| problem | status | eager ms | best ms | speedup | torch.compile ms | vs compile | policy | precision | "
          "KernelBench check | candidates | search s | why |\n";
     o += "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | --- |\n";
@@ -149,6 +159,7 @@ nlohmann::json suiteReportJson(const SuiteState &s)
             {"done", sum.done},
             {"failed", sum.failed},
             {"not_finished", sum.unfinished},
+            {"overhead_s_mean", sum.overheadMean},
             {"eager", fastJson(sum.eager)},
             {"torch_compile", fastJson(sum.compile)},
             {"problems", problems}};

@@ -22,6 +22,8 @@ struct FastP {
 
 struct SuiteSummary {
     int problems = 0, done = 0, failed = 0, unfinished = 0;
+    int measured = 0;             // problems with a time beyond their budget recorded
+    double overheadMean = 0;      // their mean time beyond the budget, seconds
     FastP eager;                  // over every problem of the suite
     FastP compile;                // over the problems with a torch.compile time
 };

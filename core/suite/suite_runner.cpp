@@ -1,6 +1,5 @@
 #include "suite/suite_runner.h"
 
-#include "eval/process.h"
 #include "gen/factory.h"
 #include "search/records.h"
 #include "search/search.h"
@@ -12,6 +11,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -60,12 +62,15 @@ std::string fileOf(const Error &e)
     return toml == std::string::npos ? w : w.substr(0, toml + 5);
 }
 
-std::string msText(double ms)
+std::string printed(const char *format, double v)
 {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4f ms", ms);
+    char b[64];
+    std::snprintf(b, sizeof b, format, v);
     return b;
 }
+
+std::string msText(double ms) { return printed("%.4f ms", ms); }
+std::string secondsText(double s) { return printed("%.1f s", s); }
 
 double secondsSince(std::chrono::steady_clock::time_point t)
 {
@@ -110,6 +115,16 @@ std::optional<std::string> progressLine(const SearchEvent &event)
 
 } // namespace
 
+std::string sessionProblemText(const Problem &problem, std::size_t limit)
+{
+    if (!problem.isModule() || problem.text.size() <= limit || problem.path.empty())
+        return problem.text;
+    std::ifstream in(problem.path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return in && !text.str().empty() ? text.str() : problem.text;
+}
+
 SuiteRunner::SuiteRunner(SuiteOptions options) : m_options(std::move(options)) {}
 
 std::string SuiteRunner::statePath() const { return (fs::path(m_options.out) / "suite.json").string(); }
@@ -150,8 +165,9 @@ Status SuiteRunner::prepare()
     m_state.settings = m_options.settings;
     m_state.budgetPerProblem = m_options.settings.timeBudgetSeconds;
 
-    // The folder as it is now: new files join, files that are gone leave the report.
-    ProblemListing listing = listProblems(m_options.folder);
+    // The folder as it is now: new files join, files that are gone leave the report. Modules are
+    // read when their problems run.
+    ProblemListing listing = listProblems(m_options.folder, false);
     std::vector<SuiteEntry> entries;
     auto entryFor = [&](const std::string &path) -> SuiteEntry & {
         const std::string rel = fs::path(path).lexically_relative(m_options.folder).generic_string();
@@ -177,7 +193,6 @@ Status SuiteRunner::prepare()
         entry.status = suite_status::Failed;
         entry.reason = e.text();
     }
-    listing = {}; // module problems carry their modules: drop them until each one runs
     std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
     m_state.problems = std::move(entries);
     if (m_state.problems.empty())
@@ -242,20 +257,22 @@ Status SuiteRunner::run(const std::atomic<bool> &cancel, SuiteProgress progress)
             const int total = c.processes > 0 ? c.processes : int(std::thread::hardware_concurrency());
             c.processes = std::max(1, total / int(n));
             CompilePool compiler(c);
+            PoolConfig pc = m_options.pool;
+            pc.gpus = {gpu};
+            WorkerPool workers(pc); // started by the first search, kept warm for the next ones
+            std::optional<CompileTimer> timer;
+            if (!m_options.compileBaseline.empty())
+                timer.emplace(m_options.compileBaseline, gpu, m_options.pool.setVisibleDevices);
+            Lane lane{compiler, workers, timer ? &*timer : nullptr};
             for (;;) {
-                std::string file;
+                SuiteEntry entry;
                 {
                     std::lock_guard lock(m_mutex);
                     if (stop || m_next >= m_queue.size())
                         return;
-                    file = m_queue[m_next++];
+                    entry = *m_state.find(m_queue[m_next++]);
                 }
-                SuiteEntry entry;
-                {
-                    std::lock_guard lock(m_mutex);
-                    entry = *m_state.find(file);
-                }
-                runOne(entry, gpu, compiler, stop);
+                runOne(entry, lane, stop);
             }
         });
     for (auto &t : threads)
@@ -270,46 +287,25 @@ Status SuiteRunner::run(const std::atomic<bool> &cancel, SuiteProgress progress)
     return Ok{};
 }
 
-void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, int gpu)
+void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, Lane &lane, const std::atomic<bool> &stop)
 {
-    ProcessOptions o;
-    o.argv = m_options.compileBaseline;
-    o.argv.push_back(file);
-    if (m_options.pool.setVisibleDevices)
-        o.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
-    Process p;
-    if (Status s = p.start(o); !s) {
-        e.compileNote = s.error().text();
-        return;
-    }
     say(e.name, "timing torch.compile (tools/compile-baseline.py)");
     // torch.compile takes tens of seconds to compile a problem; a hung one must not hold the suite.
-    const auto deadline = Clock::now() + std::chrono::minutes(15);
-    std::string line, last;
-    while (p.readLine(line, deadline) == IoStatus::Ok)
-        if (!line.empty())
-            last = line;
-    if (!p.waitForExit(deadline))
-        p.kill();
-    nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
-    if (j.is_object() && j.value("compile_ms", 0.0) > 0) {
-        e.compileMs = j["compile_ms"].get<double>();
-        say(e.name, "torch.compile: " + msText(e.compileMs));
-        return;
-    }
-    if (j.is_object() && j.contains("compile_error"))
-        e.compileNote = j["compile_error"].get<std::string>();
-    else {
-        std::string err = p.stderrTail();
-        while (!err.empty() && err.back() == '\n')
-            err.pop_back();
-        e.compileNote = "tools/compile-baseline.py " + p.exitDescription() +
-                        (err.empty() ? "" : ": " + err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1));
-    }
+    const CompileTime t = lane.timer->measure(file, std::chrono::minutes(15), stop);
+    e.compileMs = t.ms;
+    e.compileNote = t.note;
+    e.compileTried = t.answered;
+    if (t.ms > 0)
+        say(e.name, "torch.compile: " + msText(t.ms));
 }
 
-void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std::atomic<bool> &stop)
+void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop)
 {
+    const auto began = std::chrono::steady_clock::now();
+    // The workers start (or, after a search that ended by killing them, start again) while this
+    // problem's file and module are read and torch.compile is timed, not after. (The future
+    // waits for the start on every return below.)
+    std::future<Status> warm = std::async(std::launch::async, [&lane] { return lane.workers.start(); });
     const std::string file = (fs::path(m_options.folder) / e.file).string();
     const std::string label = e.name.empty() ? e.file : e.name;
     auto problem = loadProblemFile(file);
@@ -332,68 +328,68 @@ void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std
         }
         settings.timeBudgetSeconds = left;
     }
-    if (m_options.compileBaseline.empty()) {
+    if (!lane.timer) {
         if (e.compileMs <= 0)
             e.compileNote = m_options.compileNote;
-    } else if (e.compileMs <= 0 && !settings.compileOnly) {
-        e.compileNote.clear();
-        measureCompile(e, file, gpu);
+    } else if (!e.compileTried && !settings.compileOnly) {
+        measureCompile(e, file, lane, stop); // a resumed problem keeps what it has
+        if (stop) {
+            update(e); // not started: it stays as it was
+            return;
+        }
     }
     e.status = suite_status::Running;
     e.reason = "searching";
     update(e);
 
-    PoolConfig pc = m_options.pool;
-    pc.gpus = {gpu};
-    WorkerPool pool(pc);
     std::string why;
     auto generator = makeGenerator(m_options.generator, m_options.generatorSettings, &why);
     const std::string sessionPath = (fs::path(m_options.out) / e.session).string();
     std::optional<SessionStore> store;
-    std::unique_ptr<Search> search;
     Error failure = makeError("suite", why);
     std::error_code ec;
-    if (generator && fs::exists(sessionPath, ec)) {
-        if (auto opened = SessionStore::open(sessionPath)) {
-            store.emplace(std::move(*opened));
-            if (auto r = Search::resume(*store, generator, pool, compiler, settings))
-                search = std::move(*r);
-            else
-                failure = r.error();
-        } else {
-            failure = opened.error();
-        }
-    } else if (generator) {
+    if (generator) {
+        // A session of an earlier run goes on after its rounds; a new one keeps the problem.
         SessionMeta meta;
         meta.problemName = problem->name;
-        meta.problemText = problem->text;
+        meta.problemText = sessionProblemText(*problem);
         meta.problemVariant = problem->variant;
         meta.generator = generator->name();
         meta.settings = settings;
         meta.writer = "kernelforge-cli suite";
-        if (auto created = SessionStore::create(sessionPath, meta)) {
-            store.emplace(std::move(*created));
-            search = std::make_unique<Search>(*problem, generator, settings, pool, compiler, *store);
-        } else {
-            failure = created.error();
-        }
+        auto opened = fs::exists(sessionPath, ec) ? SessionStore::open(sessionPath) : SessionStore::create(sessionPath, meta);
+        if (opened)
+            store.emplace(std::move(*opened));
+        else
+            failure = opened.error();
     }
-    if (!search) {
+    if (!store) {
         e.status = suite_status::Failed;
         e.reason = failure.text();
         update(e);
         return;
     }
+    // The problem searched is the file's, also when a session goes on: a session whose problem
+    // has a large module holds only the file's text (sessionProblemText).
+    warm.wait(); // a worker that did not start is the search's to report
+    auto search = std::make_unique<Search>(*problem, generator, settings, lane.workers, lane.compiler, *store);
     if (e.compileMs > 0) // the workbench's chart draws it
         (void)store->setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
 
+    std::optional<std::chrono::steady_clock::time_point> budgetFrom; // when the search's clock started
     search->setEventCallback([&](const SearchEvent &event) {
+        if (std::holds_alternative<SearchStarted>(event))
+            budgetFrom = std::chrono::steady_clock::now();
         if (auto line = progressLine(event))
             say(e.name, *line);
     });
     const auto started = std::chrono::steady_clock::now();
     Status ran = search->run(stop);
     e.seconds += secondsSince(started);
+    // The part of this call the budget accounts for; the rest is what the problem cost beyond it.
+    double budgeted = budgetFrom ? secondsSince(*budgetFrom) : 0;
+    if (settings.timeBudgetSeconds > 0)
+        budgeted = std::min(budgeted, settings.timeBudgetSeconds);
     const bool cancelled = stop && (!ran || search->stopReason() == StopReason::Cancelled);
     if (!ran && ran.error().code == "no-gpu") {
         // Nothing else can run either: the whole suite stops here, and this problem waits.
@@ -423,7 +419,10 @@ void SuiteRunner::runOne(SuiteEntry e, int gpu, CompilePool &compiler, const std
     std::string outcome = e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel");
     if (settings.compileOnly)
         outcome = "compiled";
-    say(label, e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason);
+    const double beyond = std::max(0.0, secondsSince(began) - budgeted);
+    e.overheadSeconds += beyond;
+    say(label, (e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason) +
+                   "; " + secondsText(beyond) + " beyond the search budget");
     update(e);
 }
 

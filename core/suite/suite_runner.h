@@ -1,14 +1,17 @@
 #pragma once
 // A search on every problem of a folder (kernelforge-cli suite; docs/kernelbench.md). Problems
-// run in parallel, one at a time per GPU of the pool, each with its own workers on that GPU and
-// its own session in OUT/sessions/. OUT/suite.json records each problem's state after every
+// run in parallel, one at a time per GPU of the pool, each in its own session in OUT/sessions/;
+// the problems of one GPU share its workers, compile processes and torch.compile timer, which
+// start once. OUT/suite.json records each problem's state after every
 // change, and OUT/report.md and report.json are rewritten as problems finish. A second run with
 // the same OUT skips finished problems, resumes the sessions of interrupted ones with what is
 // left of their budget, and searches the rest.
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
+#include "problem/problem.h"
 #include "search/events.h"
 #include "search/settings.h"
+#include "suite/compile_timer.h"
 #include "suite/suite_state.h"
 
 #include <nlohmann/json.hpp>
@@ -31,11 +34,20 @@ struct SuiteOptions {
     PoolConfig pool;                  // one problem at a time per GPU in pool.gpus
     CompilePoolConfig compiler;       // its processes are shared out among the GPUs' searches
     bool retryFailed = false;         // search problems that failed before again
-    // torch.compile times: a command that prints tools/compile-baseline.py's --json line for the
-    // problem file appended to it (empty: not measured); run on the problem's GPU before its search.
+    // torch.compile times: a command that serves tools/compile-baseline.py's --json lines (a
+    // problem file's path a line on stdin; empty: not measured), one per GPU, run before each
+    // problem's search.
     std::vector<std::string> compileBaseline;
     std::string compileNote;          // why torch.compile is not measured, for the report
 };
+
+// The problem text a suite's session keeps: the problem's own, with its module ([module_data])
+// when the text stays within `limit` bytes; past it, the file's text, which names the module
+// file instead: SQLite keeps no value over 1 GB, writing hundreds of megabytes costs seconds a
+// problem, and the problem folder has the module already.
+// The suite searches the problem file, so it never needs the session's copy.
+inline constexpr std::size_t kSessionTextLimit = std::size_t(64) << 20;
+std::string sessionProblemText(const Problem &problem, std::size_t limit = kSessionTextLimit);
 
 // One line for people about one problem ("3_conv_relu_maxpool: round 2: best 0.412 ms").
 using SuiteProgress = std::function<void(const std::string &problem, const std::string &line)>;
@@ -54,10 +66,15 @@ public:
     std::string reportPath(const std::string &extension) const; // "md", "json"
 
 private:
+    // What the problems of one GPU share.
+    struct Lane {
+        CompilePool &compiler;
+        WorkerPool &workers;
+        CompileTimer *timer; // null when torch.compile is not measured
+    };
     Status prepare();
-    void worker(int gpu, const std::atomic<bool> &cancel);
-    void runOne(SuiteEntry entry, int gpu, CompilePool &compiler, const std::atomic<bool> &cancel);
-    void measureCompile(SuiteEntry &entry, const std::string &file, int gpu);
+    void runOne(SuiteEntry entry, Lane &lane, const std::atomic<bool> &cancel);
+    void measureCompile(SuiteEntry &entry, const std::string &file, Lane &lane, const std::atomic<bool> &cancel);
     void update(const SuiteEntry &entry);
     Status save();
     void say(const std::string &problem, const std::string &line);

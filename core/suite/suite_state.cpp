@@ -22,8 +22,10 @@ void to_json(nlohmann::json &j, const SuiteEntry &e)
          {"eager_ms", e.eagerMs},    {"best_ms", e.bestMs},
          {"precision", e.precision}, {"kernelbench_passed", e.kernelbenchPassed},
          {"compile_ms", e.compileMs}, {"compile_note", e.compileNote},
+         {"compile_tried", e.compileTried},
          {"candidates", e.candidates}, {"correct", e.correct},
          {"rounds", e.rounds},       {"seconds", e.seconds},
+         {"overhead_s", e.overheadSeconds},
          {"gpu", e.gpu}};
 }
 
@@ -42,10 +44,12 @@ void from_json(const nlohmann::json &j, SuiteEntry &e)
     e.kernelbenchPassed = j.value("kernelbench_passed", false);
     e.compileMs = j.value("compile_ms", 0.0);
     e.compileNote = j.value("compile_note", "");
+    e.compileTried = j.value("compile_tried", e.compileMs > 0);
     e.candidates = j.value("candidates", 0);
     e.correct = j.value("correct", 0);
     e.rounds = j.value("rounds", 0);
     e.seconds = j.value("seconds", 0.0);
+    e.overheadSeconds = j.value("overhead_s", 0.0);
     e.gpu = j.value("gpu", "");
 }
 

@@ -30,8 +30,12 @@ struct SuiteEntry {
     bool kernelbenchPassed = false; // KernelBench's own allclose check passed on every trial
     double compileMs = 0;         // torch.compile (tools/compile-baseline.py), 0 when not measured
     std::string compileNote;      // why there is no torch.compile time
+    bool compileTried = false;    // timed, or refused by torch.compile: a resumed run does not ask again
     int candidates = 0, correct = 0, rounds = 0;
     double seconds = 0;           // search time spent on it, all runs together
+    // Time spent on it beyond its search budget, all runs together: starting and loading the
+    // workers, the eager baseline, torch.compile, stopping (docs/kernelbench.md).
+    double overheadSeconds = 0;
     std::string gpu;              // the GPU it ran on
 
     double speedup() const { return bestMs > 0 && eagerMs > 0 ? eagerMs / bestMs : 0; }

@@ -4,6 +4,8 @@
 //            --hang-hello, --log FILE (appends "start", "load", "verify", "time", "compile" lines
 //            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N,
 //            --compile-ms N (each compile takes that long, as NVRTC with the CUDA headers does)
+//            --start-ms N (before it reads its first request, as CUDA and libtorch take to start),
+//            --load-ms N (a load takes that long)
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,
 //            FAKE_GARBAGE (a non-JSON line), FAKE_WRONG, FAKE_FAST (times below any floor: suspect),
 //            FAKE_INCONSISTENT (a timed run fails its check), FAKE_ENGINE (an engine error, code "engine"),
@@ -17,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -39,7 +42,7 @@ struct Options {
     int protocol = kf::kProtocolVersion;
     bool exitEarly = false, garbageHello = false, hangHello = false;
     std::string log;
-    int timeMs = 30, verifyMs = 0, compileMs = 0;
+    int timeMs = 30, verifyMs = 0, compileMs = 0, startMs = 0, loadMs = 0;
 } opts;
 
 bool loaded = false;
@@ -309,12 +312,15 @@ int main(int argc, char **argv)
         else if (a == "--time-ms") opts.timeMs = std::atoi(next().c_str());
         else if (a == "--verify-ms") opts.verifyMs = std::atoi(next().c_str());
         else if (a == "--compile-ms") opts.compileMs = std::atoi(next().c_str());
+        else if (a == "--start-ms") opts.startMs = std::atoi(next().c_str());
+        else if (a == "--load-ms") opts.loadMs = std::atoi(next().c_str());
     }
     if (opts.exitEarly) {
         std::fprintf(stderr, "fake worker: cannot open libcuda.so.1\n");
         return 3;
     }
     logLine("start " + pid());
+    std::this_thread::sleep_for(std::chrono::milliseconds(opts.startMs));
     if (opts.garbageHello)
         std::cout << "Welcome to a shell that is not a worker" << std::endl;
 
@@ -339,6 +345,7 @@ int main(int argc, char **argv)
         } else if (op == "load") {
             loaded = !req.value("problem", "").empty();
             logLine("load " + pid());
+            std::this_thread::sleep_for(std::chrono::milliseconds(opts.loadMs));
             kf::LoadedProblem p;
             p.flops = 1e6;
             p.flopsSource = "declared";

@@ -196,6 +196,7 @@ class TestSessionStore : public QObject {
 private slots:
     void roundTrip();
     void createRefusesExisting();
+    void createNamesWhatFailed();
     void readOnlyRefusesWrites();
     void invalidWritesAreRefused();
     void transactionIsAllOrNothing();
@@ -314,6 +315,24 @@ void TestSessionStore::roundTrip()
     QVERIFY(id.ok());
     QVERIFY(*id > nodes.back().id);
     QCOMPARE(s->allNodes()->size(), nodes.size() + 1);
+}
+
+// A problem text larger than SQLite keeps (a module problem with 1 GB of parameters) once failed
+// as "cannot create: not an error": the bind failed unnoticed, the NOT NULL column refused the
+// row, and the ROLLBACK that followed reset the connection's message.
+void TestSessionStore::createNamesWhatFailed()
+{
+    QTemporaryDir dir;
+    const std::string path = p(dir, "huge.kfsession");
+    SessionMeta meta = sampleMeta();
+    meta.problemText.assign(1'000'000'001, 'x'); // SQLite's default limit is 10^9 bytes
+    auto s = SessionStore::create(path, meta);
+    QVERIFY(!s.ok());
+    const QString message = QString::fromStdString(s.error().text());
+    QVERIFY2(!message.contains("not an error"), qPrintable(message));
+    QVERIFY2(message.contains("cannot create: a value is larger than a session can hold"), qPrintable(message));
+    QCOMPARE(s.error().code, std::string("too-large"));
+    QVERIFY(!fs::exists(path)); // nothing half made is left behind
 }
 
 void TestSessionStore::createRefusesExisting()

@@ -1,14 +1,19 @@
 // kernelforge-cli suite against the fake worker (which reports a softmax graph over an input x and
 // times every kernel at 0.5 ms against an eager 2 ms) with the built-in generator: a whole run with
-// failures, a run interrupted and resumed, and, with the real worker on a machine without a GPU,
-// the fail-fast error and a compile-only run.
+// failures, a run interrupted and resumed, torch.compile timed by a stand-in Python, the overhead
+// of each problem beyond its budget, a module problem too large to copy into its session, and,
+// with the real worker on a machine without a GPU, the fail-fast error and a compile-only run.
+#include "problem/problem.h"
 #include "search/trajectory.h"
 #include "store/session_store.h"
+#include "suite/suite_runner.h"
 #include "suite/suite_state.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QProcessEnvironment>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
@@ -25,9 +30,13 @@ struct Run {
 
 QString cli() { return qEnvironmentVariable("KERNELFORGE_CLI"); }
 
-Run suite(const QStringList &args, int timeoutMs = 120000)
+Run suite(const QStringList &args, int timeoutMs = 120000, const QStringList &env = {})
 {
     QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    for (const QString &kv : env)
+        e.insert(kv.section('=', 0, 0), kv.section('=', 1));
+    p.setProcessEnvironment(e);
     p.start(cli(), QStringList{"suite"} + args);
     p.waitForFinished(timeoutMs);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
@@ -64,6 +73,37 @@ int roundsIn(const QString &session)
 void copyProblem(const QString &name, const QString &dir, const QString &as)
 {
     QVERIFY(QFile::copy(dataDir() + "/" + name, dir + "/" + as));
+}
+
+// The environment that makes the suite time torch.compile with tests/suite/fake_python.sh.
+QStringList fakePython(const QString &log, int startMs = 0, int answerMs = 0)
+{
+    return {"KERNELFORGE_PYTHON=" KF_SOURCE_DIR "/tests/suite/fake_python.sh", "KF_FAKE_PYTHON_LOG=" + log,
+            "KF_FAKE_PYTHON_START_MS=" + QString::number(startMs), "KF_FAKE_PYTHON_MS=" + QString::number(answerMs)};
+}
+
+QStringList linesOf(const QString &path, const QString &prefix)
+{
+    QFile f(path);
+    QStringList out;
+    if (f.open(QIODevice::ReadOnly))
+        for (const QString &line : QString(f.readAll()).split('\n'))
+            if (line.startsWith(prefix))
+                out << line;
+    return out;
+}
+
+// A module problem (docs/formats.md) over the fake worker's x, with a module of `bytes` zeros (a
+// sparse file: the fake worker never reads it).
+void writeModuleProblem(const QString &dir, qint64 bytes)
+{
+    QFile toml(dir + "/m.toml");
+    QVERIFY(toml.open(QIODevice::WriteOnly));
+    toml.write("name = \"suite_module\"\n[[inputs]]\nname = \"x\"\nshape = [8, 1024]\n"
+               "[[outputs]]\nname = \"out\"\nshape = [8, 1024]\n[reference]\nmodule = \"m.pt\"\ntorch = \"2.11.0\"\n");
+    QFile pt(dir + "/m.pt");
+    QVERIFY(pt.open(QIODevice::WriteOnly));
+    QVERIFY(pt.resize(bytes));
 }
 
 } // namespace
@@ -125,9 +165,15 @@ private slots:
         copyProblem("a_softmax.toml", folder.path(), "p3.toml");
         const QString worker = QStringLiteral(KF_FAKE_WORKER) + " --time-ms 100";
         const QStringList args{folder.path(), "--out", out.path(), "--worker", worker, "--gpus", "0",
-                               "--budget-per-problem", "4", "--torch-compile", "off"};
+                               "--budget-per-problem", "4"};
+        const QString compileLog = out.filePath("compile.log");
+        const QStringList env = fakePython(compileLog);
 
         QProcess p;
+        QProcessEnvironment pe = QProcessEnvironment::systemEnvironment();
+        for (const QString &kv : env)
+            pe.insert(kv.section('=', 0, 0), kv.section('=', 1));
+        p.setProcessEnvironment(pe);
         p.start(cli(), QStringList{"suite"} + args);
         QVERIFY(p.waitForStarted());
         // Stop it while the second problem is being searched.
@@ -159,10 +205,14 @@ private slots:
         QVERIFY(p1Rounds > 0);
         QVERIFY(p2Rounds >= 1);
 
-        const Run r = suite(args);
+        const Run r = suite(args, 120000, env);
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         // The finished problem is not searched again; the interrupted one goes on in its own
-        // session with what is left of its budget; the last one runs.
+        // session with what is left of its budget, its torch.compile time kept; the last one runs.
+        const QStringList asked = linesOf(compileLog, "problem ");
+        QCOMPARE(asked.size(), 3);
+        for (const char *f : {"p1.toml", "p2.toml", "p3.toml"})
+            QCOMPARE(asked.filter(QString("/") + f).size(), 1);
         s = stateIn(out.path());
         for (const char *f : {"p1.toml", "p2.toml", "p3.toml"})
             QCOMPARE(entry(s, f)->status, std::string(suite_status::Done));
@@ -173,6 +223,88 @@ private slots:
         const double total = entry(s, "p2.toml")->seconds;
         QVERIFY2(total > spent && total < 4 + 2, qPrintable(QString::number(total)));
         QCOMPARE(entry(s, "p2.toml")->bestMs, 0.5);
+        QCOMPARE(entry(s, "p2.toml")->compileMs, 1.5);
+    }
+
+    // What a problem costs beyond its budget, with the costs of the real thing simulated: a worker
+    // takes 2 s to start and 0.5 s to load a problem, Python with PyTorch 3 s to start and 2 s to
+    // time torch.compile. Each GPU starts one Python for all its problems and keeps its workers,
+    // which start again (after a search that ended by killing them) while torch.compile is timed.
+    void overheadPerProblem()
+    {
+        QTemporaryDir folder, out;
+        const int problems = 4;
+        for (int i = 1; i <= problems; ++i)
+            copyProblem(i % 2 ? "a_softmax.toml" : "b_softmax.toml", folder.path(), QString("p%1.toml").arg(i));
+        const QString workerLog = out.filePath("worker.log"), compileLog = out.filePath("compile.log");
+        // Timing a kernel takes 200 ms, so that every search is still going when its budget ends.
+        const QString worker =
+            QStringLiteral(KF_FAKE_WORKER) + " --start-ms 2000 --load-ms 500 --time-ms 200 --log " + workerLog;
+        const double budget = 2;
+        QElapsedTimer clock;
+        clock.start();
+        const Run r = suite({folder.path(), "--out", out.path(), "--worker", worker, "--compiler", KF_FAKE_WORKER,
+                             "--gpus", "0", "--budget-per-problem", QString::number(budget)},
+                            300000, fakePython(compileLog, 3000, 2000));
+        const double wall = clock.elapsed() / 1000.0;
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        const SuiteState s = stateIn(out.path());
+        double searched = 0;
+        for (const SuiteEntry &e : s.problems) {
+            QCOMPARE(e.status, std::string(suite_status::Done));
+            QCOMPARE(e.compileMs, 1.5);
+            QVERIFY2(QString::fromStdString(e.reason).contains("time budget"), e.reason.c_str());
+            searched += e.seconds;
+        }
+        QCOMPARE(linesOf(compileLog, "start ").size(), 1);
+        QCOMPARE(linesOf(compileLog, "problem ").size(), problems);
+        const double overhead = (wall - problems * budget) / problems;
+        double recorded = 0;
+        for (const SuiteEntry &e : s.problems)
+            recorded += e.overheadSeconds / problems;
+        qInfo("%d problems of %.0f s in %.1f s (%.1f s in Search::run): %.1f s a problem beyond its budget "
+              "(%.1f s as the suite records it), %d worker starts",
+              problems, budget, wall, searched, overhead, recorded, int(linesOf(workerLog, "start ").size()));
+        // A Python and a worker pool for each problem made it 3 + 2 + 2 + 0.5 = 7.5 s and more.
+        QVERIFY2(overhead < 5, qPrintable(QString::number(overhead)));
+        // What the suite records is what the clock says, but for the process's start and end.
+        QVERIFY2(recorded > 0 && recorded <= overhead + 0.1 && recorded > overhead - 1.5, qPrintable(QString::number(recorded)));
+        QVERIFY2(r.out.contains("beyond its search budget a problem took"), qPrintable(r.out));
+    }
+
+    // A module problem whose text (its module in base64) is larger than a session should copy: the
+    // session keeps the file's text, and the problem is searched from its file.
+    void largeModuleSession()
+    {
+        QTemporaryDir folder, out;
+        writeModuleProblem(folder.path(), qint64(kSessionTextLimit)); // its base64 is a third larger
+        const Run r = suite({folder.path(), "--out", out.path(), "--worker", KF_FAKE_WORKER, "--budget-per-problem", "6",
+                             "--torch-compile", "off"});
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        const SuiteState state = stateIn(out.path());
+        const SuiteEntry *e = entry(state, "m.toml");
+        QVERIFY(e);
+        QVERIFY2(e->status == suite_status::Done && e->bestMs == 0.5, qPrintable(r.out + r.err));
+        auto store = SessionStore::open(QDir(out.path()).filePath(QString::fromStdString(e->session)).toStdString(), true);
+        QVERIFY(store);
+        auto meta = store->sessionMeta();
+        QVERIFY(meta);
+        QVERIFY(meta->problemText.find("module = \"m.pt\"") != std::string::npos);
+        QVERIFY(meta->problemText.find("[module_data]") == std::string::npos);
+        QVERIFY(QFileInfo(QDir(out.path()).filePath(QString::fromStdString(e->session))).size() < (1 << 20));
+    }
+
+    void sessionProblemTextKeepsSmallModules()
+    {
+        QTemporaryDir folder;
+        writeModuleProblem(folder.path(), 3000);
+        auto p = loadProblemFile(folder.filePath("m.toml").toStdString());
+        QVERIFY2(p, p ? "" : p.error().text().c_str());
+        QCOMPARE(sessionProblemText(*p), p->text); // within the limit: the module travels along
+        const std::string byName = sessionProblemText(*p, 1000);
+        QVERIFY(byName.find("[module_data]") == std::string::npos);
+        QVERIFY(byName.find("module = \"m.pt\"") != std::string::npos);
+        QVERIFY(parseProblem(byName, "session", "", false));
     }
 
     void failedProblemsAgain()
