@@ -457,7 +457,7 @@ void addConv(std::vector<IdeaDef> &out)
         .title = "Implicit GEMM convolution on wgmma, im2col gathered by a producer warpgroup",
         .text = wgmma + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
         .patterns = kinds,
-        .needs = {"conv_implicit_gemm_tf32x3"},
+        // Hopper's fast strict path starts in the first round, next to the mma.sync kernel.
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = plainConv,
@@ -478,7 +478,6 @@ void addConv(std::vector<IdeaDef> &out)
                         "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
                         "combining them with atomics costs more than one extra pass over the activation map.",
         .patterns = kinds,
-        .needs = {"conv_implicit_gemm_pool"},
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = pooledConv,

@@ -110,12 +110,7 @@ namespace {
 // 2026-12-02), at their benchmarked tile shapes.
 constexpr double kFp32Tflops = 67, kTf32Tflops = 494, kFp16Tflops = 989;
 
-// The one product of the pattern, as the templates take it.
-struct Gemm {
-    const GemmSpec *spec = nullptr;
-    std::int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
-    Shape out; // the product's shape, as the epilogue indexes it
-};
+} // namespace
 
 std::string gemmOf(const Target &t, Gemm &g)
 {
@@ -156,10 +151,16 @@ std::string gemmOf(const Target &t, Gemm &g)
     return {};
 }
 
+namespace {
+
 std::string gemmApplies(const Target &t)
 {
     Gemm g;
-    return gemmOf(t, g);
+    if (auto why = gemmOf(t, g); !why.empty()) return why;
+    if (auto gemv = gemvTakes(t); !gemv.empty())
+        return "a product with " + std::to_string(std::min(g.spec->m, g.spec->n)) +
+               (g.spec->m < g.spec->n ? " rows" : " columns") + " is streamed by " + gemv + ", not tiled";
+    return {};
 }
 
 Gemm gemm(const Target &t)
@@ -178,6 +179,8 @@ double tileFit(std::int64_t m, std::int64_t n, int bm, int bn, double reference)
     const double used = double(std::min<std::int64_t>(m, bm)) * double(std::min<std::int64_t>(n, bn)) / (double(bm) * bn);
     return used * std::min(1.0, double(bm) * bn / (bm + bn) / reference);
 }
+
+} // namespace
 
 TemplateValues gemmValues(const std::string &id, const Target &t)
 {
@@ -207,6 +210,8 @@ TemplateValues gemmValues(const std::string &id, const Target &t)
     for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, s.alpha, s.beta, index)) v[k] = val;
     return v;
 }
+
+namespace {
 
 std::string operandsText(const Target &t)
 {
@@ -428,7 +433,8 @@ void addGemm(std::vector<IdeaDef> &out)
                 "truncates, only PROMOTE K steps are accumulated there before each chunk is added to an fp32 "
                 "register sum.",
         .patterns = kinds,
-        .needs = {"gemm_mma_tf32x3"},
+        // On Hopper this is the fast strict path: it starts in the first round, next to the fp32
+        // kernel, so a short search reaches it (measured on real sizes, a round takes seconds).
         .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
