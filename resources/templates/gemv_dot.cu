@@ -10,17 +10,14 @@
 // double accumulator per vector, so long dot products lose no digits, and a warp's partial sums
 // are combined by shuffles. With kSplit > 1, K is cut into kSplit slices handled by different
 // blocks (enough blocks for every SM when there are few lines); their partials go to scratch and
-// gemv_combine adds them in a fixed order and applies the epilogue.
+// splitk_combine adds them in a fixed order and applies the epilogue.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-{{#SPLITK}}
 // @scratch partials float64 {{PARTIAL_WORDS}} uninitialized
 // @launch gemv_dot grid({{GRID}}, {{SPLIT}}, {{BATCH}}) block({{BLOCK}}) args({{A}}, {{B}}, partials, {{OUT}}{{EPILOGUE_ARGS}})
-// @launch gemv_combine grid({{COMBINE_GRID}}) block(256) args(partials, {{OUT}}{{EPILOGUE_ARGS}})
-{{/SPLITK}}
-{{^SPLITK}}
-// @launch gemv_dot grid({{GRID}}, 1, {{BATCH}}) block({{BLOCK}}) args({{A}}, {{B}}, {{OUT}}{{EPILOGUE_ARGS}})
+{{#SPLITK}}
+// @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(partials, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
 
 {{>gemv_common}}
@@ -61,9 +58,7 @@ __device__ __forceinline__ void vectors_at(const float* __restrict__ small, long
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 gemv_dot(const float* __restrict__ A, const float* __restrict__ B,
-{{#SPLITK}}
          double* __restrict__ partials,
-{{/SPLITK}}
          float* __restrict__ C{{EPILOGUE_PARAMS}})
 {
     const int lane = threadIdx.x % 32;
@@ -79,17 +74,17 @@ gemv_dot(const float* __restrict__ A, const float* __restrict__ B,
 #pragma unroll
     for (int v = 0; v < kVecs; ++v)
         sum[v] = 0.0;
+    // Whole trips first (every lane's kUnroll loads inside the slice, no bounds checks), then the
+    // rest one load at a time. Products are summed four at a time in float, then in double.
     if constexpr (kVec4) {
-        for (long long k = k0 + 4 * lane; k < k1; k += 4 * 32 * kUnroll) {
+        long long k = k0 + 4 * lane;
+        for (; k + 4 * 32 * (kUnroll - 1) < k1; k += 4 * 32 * kUnroll) {
             float4 a[kUnroll];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u)
-                if (k + 4 * 32 * u < k1)
-                    a[u] = __ldcs(reinterpret_cast<const float4*>(long_ + k + 4 * 32 * u));
+                a[u] = __ldcs(reinterpret_cast<const float4*>(long_ + k + 4 * 32 * u));
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
-                if (k + 4 * 32 * u >= k1)
-                    break;
                 float4 b[kVecs];
                 vectors_at(small, k + 4 * 32 * u, b);
 #pragma unroll
@@ -97,8 +92,29 @@ gemv_dot(const float* __restrict__ A, const float* __restrict__ B,
                     sum[v] += a[u].x * b[v].x + a[u].y * b[v].y + a[u].z * b[v].z + a[u].w * b[v].w;
             }
         }
+        for (; k < k1; k += 4 * 32) {
+            const float4 a = __ldcs(reinterpret_cast<const float4*>(long_ + k));
+            float4 b[kVecs];
+            vectors_at(small, k, b);
+#pragma unroll
+            for (int v = 0; v < kVecs; ++v)
+                sum[v] += a.x * b[v].x + a.y * b[v].y + a.z * b[v].z + a.w * b[v].w;
+        }
     } else {
-        for (long long k = k0 + lane; k < k1; k += 32) {
+        long long k = k0 + lane;
+        for (; k + 3 * 32 < k1; k += 4 * 32) {
+            float a[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                a[q] = __ldcs(long_ + k + 32 * q);
+#pragma unroll
+            for (int v = 0; v < kVecs; ++v) {
+                const float* b = small + v * kVecStrideV + k * kVecStrideK;
+                sum[v] += a[0] * __ldg(b) + a[1] * __ldg(b + 32 * kVecStrideK) + a[2] * __ldg(b + 64 * kVecStrideK) +
+                          a[3] * __ldg(b + 96 * kVecStrideK);
+            }
+        }
+        for (; k < k1; k += 32) {
             const float a = __ldcs(long_ + k);
 #pragma unroll
             for (int v = 0; v < kVecs; ++v)
@@ -110,17 +126,9 @@ gemv_dot(const float* __restrict__ A, const float* __restrict__ B,
         for (int offset = 16; offset > 0; offset >>= 1)
             sum[v] += __shfl_xor_sync(kFullMask, sum[v], offset);
 
+    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
 #pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-        if (lane != v % 32)
-            continue;
-        const int row = kLinesOfA ? line : v, col = kLinesOfA ? v : line;
-{{#SPLITK}}
-        partials[((long long)(batch * kSplit + split) * kM + row) * kN + col] = sum[v];
-{{/SPLITK}}
-{{^SPLITK}}
-        const float acc = float(sum[v]);
-        C[batch * kBatchStrideC + (long long)row * kN + col] = {{EPILOGUE}};
-{{/SPLITK}}
-    }
+    for (int v = 0; v < kVecs; ++v)
+        if (lane == v % 32)
+            put(sum[v], batch, split, kLinesOfA ? line : v, kLinesOfA ? v : line, partials, C, epilogue);
 }

@@ -8,18 +8,15 @@
 // the kM values of A at each k (the same address in every lane, one broadcast load) multiplied
 // in: kM x 4 float sums, added to double sums every kFlush steps so that long columns lose no
 // digits. With kSplit > 1, K is cut into kSplit slices handled by different blocks (enough blocks
-// for every SM when N is narrow); their partials go to scratch and gemv_combine adds them in a
+// for every SM when N is narrow); their partials go to scratch and splitk_combine adds them in a
 // fixed order and applies the epilogue.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-{{#SPLITK}}
 // @scratch partials float64 {{PARTIAL_WORDS}} uninitialized
 // @launch gemv_stream grid({{GRID}}, {{SPLIT}}, {{BATCH}}) block({{BLOCK}}) args({{A}}, {{B}}, partials, {{OUT}}{{EPILOGUE_ARGS}})
-// @launch gemv_combine grid({{COMBINE_GRID}}) block(256) args(partials, {{OUT}}{{EPILOGUE_ARGS}})
-{{/SPLITK}}
-{{^SPLITK}}
-// @launch gemv_stream grid({{GRID}}, 1, {{BATCH}}) block({{BLOCK}}) args({{A}}, {{B}}, {{OUT}}{{EPILOGUE_ARGS}})
+{{#SPLITK}}
+// @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(partials, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
 
 {{>gemv_common}}
@@ -32,9 +29,7 @@ static_assert(!kTransB && kM >= 1 && kM <= 8, "up to 8 rows of A, B stored [K, N
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 gemv_stream(const float* __restrict__ A, const float* __restrict__ B,
-{{#SPLITK}}
             double* __restrict__ partials,
-{{/SPLITK}}
             float* __restrict__ C{{EPILOGUE_PARAMS}})
 {
     const int col0 = (blockIdx.x * kBlock + threadIdx.x) * kCols;
@@ -79,17 +74,10 @@ gemv_stream(const float* __restrict__ A, const float* __restrict__ B,
                 sum[m][c] += part[m][c], part[m][c] = 0.0f;
     }
 
+    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
 #pragma unroll
     for (int row = 0; row < kM; ++row)
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) {
-            const int col = col0 + c;
-{{#SPLITK}}
-            partials[((long long)(batch * kSplit + split) * kM + row) * kN + col] = sum[row][c];
-{{/SPLITK}}
-{{^SPLITK}}
-            const float acc = float(sum[row][c]);
-            C[batch * kBatchStrideC + (long long)row * kN + col] = {{EPILOGUE}};
-{{/SPLITK}}
-        }
+        for (int c = 0; c < kCols; ++c)
+            put(sum[row][c], batch, split, row, col0 + c, partials, C, epilogue);
 }

@@ -13,41 +13,23 @@
 // @precision fp32
 // @launch normalize_columns grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
-constexpr long long kOuter = {{OUTER}};            // slices before the reduced dim
-constexpr long long kLen = {{LEN}};                // reduced length
-constexpr long long kInner = {{INNER}};            // columns per slice
-constexpr int kBlock = {{BLOCK}};                  // threads per block
-constexpr int kVec = {{VEC}};                      // adjacent columns per thread: 4 (float4) or 1
-constexpr long long kGroups = kInner / kVec;       // column groups per slice
+{{>column_groups}}
 
 {{INPUT}}
 {{REDUCTION}}
+{{>reduction_tree}}
+
 {{OUTPUT}}
 extern "C" __global__ void __launch_bounds__(kBlock)
 normalize_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
     const Output output{ {{OUT_ARGS}} };
-    const long long g = (long long)blockIdx.x * kBlock + threadIdx.x; // the column group
-    if (g >= kOuter * kGroups)
+    long long base, column;
+    if (!column_group(base, column))
         return;
-    const long long base = g / kGroups * kLen * kInner + g % kGroups * kVec;
     Reduction::Acc acc[kVec];
-#pragma unroll
-    for (int c = 0; c < kVec; ++c)
-        acc[c] = Reduction::identity();
-#pragma unroll 4
-    for (long long r = 0; r < kLen; ++r) {
-        if constexpr (kVec == 4) {
-            const float4 v = in.at4(base + r * kInner);
-            acc[0] = Reduction::combine(acc[0], Reduction::lift(v.x, r));
-            acc[1] = Reduction::combine(acc[1], Reduction::lift(v.y, r));
-            acc[2] = Reduction::combine(acc[2], Reduction::lift(v.z, r));
-            acc[3] = Reduction::combine(acc[3], Reduction::lift(v.w, r));
-        } else {
-            acc[0] = Reduction::combine(acc[0], Reduction::lift(in.at(base + r * kInner), r));
-        }
-    }
+    fold_columns<kInner>(in, base, 0, kLen, acc);
     if constexpr (kVec == 4) {
         const float4 value = make_float4(Reduction::finish(acc[0]), Reduction::finish(acc[1]),
                                          Reduction::finish(acc[2]), Reduction::finish(acc[3]));

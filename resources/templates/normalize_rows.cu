@@ -29,19 +29,7 @@ normalize_rows({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
     const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
-    Reduction::Acc acc = Reduction::identity();
-    if constexpr (kVec == 4) {
-        for (long long j = 4 * threadIdx.x; j < kLen; j += 4 * kBlock) {
-            const float4 v = in.at4(base + j);
-            acc = Reduction::combine(acc, Reduction::lift(v.x, j));
-            acc = Reduction::combine(acc, Reduction::lift(v.y, j + 1));
-            acc = Reduction::combine(acc, Reduction::lift(v.z, j + 2));
-            acc = Reduction::combine(acc, Reduction::lift(v.w, j + 3));
-        }
-    } else {
-        for (long long j = threadIdx.x; j < kLen; j += kBlock)
-            acc = Reduction::combine(acc, Reduction::lift(in.at(base + j), j));
-    }
+    const Reduction::Acc acc = fold_row<kBlock>(in, base, kLen, threadIdx.x);
     const float value = Reduction::finish(block_reduce<kBlock>(acc));
 
     if constexpr (kVec == 4) {

@@ -19,16 +19,10 @@ constexpr long long kLen = {{LEN}};         // elements per row
 constexpr int kSplit = {{SPLIT}};           // blocks per row
 constexpr int kBlock = {{BLOCK}};           // threads per block
 constexpr int kUnroll = {{UNROLL}};         // loads in flight per thread
-constexpr int kVec = kLen >= 4 && (kLen % 4 == 0 || kRows == 1) ? 4 : 1; // floats per load
-constexpr long long kGroups = kLen / kVec;                   // whole loads per row
-constexpr long long kChunk = (kGroups + kSplit - 1) / kSplit; // loads per block
-static_assert(kChunk > 0, "every block has loads to make");
 
 {{INPUT}}
 {{REDUCTION}}
 {{OUTPUT}}
-{{>reduction_tree}}
-
 {{>reduce_chunks}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)

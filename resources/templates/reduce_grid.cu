@@ -22,15 +22,9 @@ constexpr int kSplit = {{SPLIT}};           // blocks per row in the first kerne
 constexpr int kBlock = {{BLOCK}};           // threads per block of the first kernel
 constexpr int kUnroll = {{UNROLL}};         // loads in flight per thread
 constexpr int kCombine = {{COMBINE}};       // threads combining one row's partials
-constexpr int kVec = kLen >= 4 && (kLen % 4 == 0 || kRows == 1) ? 4 : 1; // floats per load
-constexpr long long kGroups = kLen / kVec;                   // whole loads per row
-constexpr long long kChunk = (kGroups + kSplit - 1) / kSplit; // loads per block
-static_assert(kChunk > 0, "every block of the first kernel has loads to make");
 
 {{INPUT}}
 {{REDUCTION}}
-{{>reduction_tree}}
-
 {{>reduce_chunks}}
 
 extern "C" __global__ void __launch_bounds__(kCombine)

@@ -11,14 +11,9 @@
 // @precision fp32
 // @launch scan_columns grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
-constexpr long long kOuter = {{OUTER}};       // slices before the scanned dim
-constexpr long long kLen = {{LEN}};           // scanned length
-constexpr long long kInner = {{INNER}};       // columns per slice
-constexpr int kBlock = {{BLOCK}};             // threads per block
-constexpr int kVec = {{VEC}};                 // adjacent columns per thread: 4 (float4) or 1
+{{>column_groups}}
 constexpr bool kReverse = {{REVERSE}};        // from the end of the dim
 constexpr bool kProduct = {{PRODUCT}};        // cumprod; else cumsum
-constexpr long long kGroups = kInner / kVec;  // column groups per slice
 
 {{INPUT}}
 {{OUTPUT}}
@@ -29,10 +24,9 @@ scan_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
     const Output output{ {{OUT_ARGS}} };
-    const long long g = (long long)blockIdx.x * kBlock + threadIdx.x; // the column group
-    if (g >= kOuter * kGroups)
+    long long base, column;
+    if (!column_group(base, column))
         return;
-    const long long base = g / kGroups * kLen * kInner + g % kGroups * kVec;
     double run[kVec];
 #pragma unroll
     for (int c = 0; c < kVec; ++c)

@@ -28,6 +28,33 @@ Problem problemWith(bool withB, const std::string &outShape, const std::string &
                                  "\"\n[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return x\n'''\n");
 }
 
+// The data of a test of problems: its name, the pattern's kind and summary.
+void patternColumns()
+{
+    QTest::addColumn<QString>("problem");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("summary");
+}
+
+void row(const char *problem, const char *kind, const char *summary)
+{
+    QTest::newRow(problem) << QString(problem) << QString(kind) << QString(summary);
+}
+
+// The pattern's kind and summary at full size; the small variant's, from the same graph, has the
+// same kind and the small output.
+void checkRecognised(const std::vector<OpNode> &graph, const Problem &full, const Problem &small, const QString &kind,
+                     const QString &summary)
+{
+    const Pattern p = recogniseOk(graph, full);
+    QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
+    QCOMPARE(QString::fromStdString(p.summary()), summary);
+    QCOMPARE(p.output, std::string("out"));
+    const Pattern s = recogniseOk(graph, small);
+    QVERIFY(s.kind == p.kind);
+    QCOMPARE(s.outShape, small.outputs[0].shape);
+}
+
 } // namespace
 
 class TestBuiltinPattern : public QObject {
@@ -35,12 +62,7 @@ class TestBuiltinPattern : public QObject {
 private slots:
     void shippedProblems_data()
     {
-        QTest::addColumn<QString>("problem");
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<QString>("summary");
-        auto row = [](const char *p, const char *kind, const char *summary) {
-            QTest::newRow(p) << QString(p) << QString(kind) << QString(summary);
-        };
+        patternColumns();
         row("level1/argmax_dim", "reduce", "argmax over dim 1 of x [128, 4096, 4096]");
         row("level1/avgpool2d", "pool", "avg_pool2d 2x2 stride 2 of x [128, 128, 224, 224]");
         row("level1/batchnorm", "elementwise",
@@ -88,26 +110,15 @@ private slots:
         QFETCH(QString, problem);
         QFETCH(QString, kind);
         QFETCH(QString, summary);
-        const Pattern p = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem));
-        QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
-        QCOMPARE(QString::fromStdString(p.summary()), summary);
-        QCOMPARE(p.output, std::string("out"));
-        // The small variant's sizes come from the same graph.
-        const Pattern small = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem, "small"));
-        QVERIFY(small.kind == p.kind);
-        QCOMPARE(small.outShape, test::shippedProblem(problem, "small").outputs[0].shape);
+        checkRecognised(test::shippedGraph(problem), test::shippedProblem(problem), test::shippedProblem(problem, "small"),
+                        kind, summary);
     }
 
     // The patterns the shipped problems lack: losses and sums to one value, elementwise ops around a
     // reduction, group and instance norms, pooling with epilogues, scans, matrix-vector products.
     void ownProblems_data()
     {
-        QTest::addColumn<QString>("problem");
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<QString>("summary");
-        auto row = [](const char *p, const char *kind, const char *summary) {
-            QTest::newRow(p) << QString(p) << QString(kind) << QString(summary);
-        };
+        patternColumns();
         row("mse_loss", "reduce", "mean over all elements of ((predictions - targets)^2) [16384, 16384]");
         row("sum_all", "reduce", "sum over all elements of x [32768, 16384]");
         row("hinge_loss", "reduce", "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
@@ -136,6 +147,7 @@ private slots:
         row("conv_relu_biasadd", "conv2d",
             "conv2d of x with weight (stride 1, padding 0) + conv_bias, then relu(acc) + bias");
         row("bmm_large", "matmul", "matrix product A @ B (M 512, N 2048, K 1024)");
+        row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
     }
 
     void ownProblems()
@@ -143,15 +155,10 @@ private slots:
         QFETCH(QString, problem);
         QFETCH(QString, kind);
         QFETCH(QString, summary);
-        const Pattern p = recogniseOk(test::ownGraph(problem), test::ownProblem(problem));
-        QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
-        QCOMPARE(QString::fromStdString(p.summary()), summary);
-        const Pattern small = recogniseOk(test::ownGraph(problem), test::ownProblem(problem, "small"));
-        QVERIFY(small.kind == p.kind);
-        QCOMPARE(small.outShape, test::ownProblem(problem, "small").outputs[0].shape);
+        checkRecognised(test::ownGraph(problem), test::ownProblem(problem), test::ownProblem(problem, "small"), kind, summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 24); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 25); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

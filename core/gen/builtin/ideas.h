@@ -55,6 +55,11 @@ std::string noEpilogue(const Target &);
 
 std::string doubleLiteral(double); // "1e-05"
 
+// Kernels of a thread per VEC adjacent columns (parts/column_groups.cuh): the cost of reading the
+// input `reads` times ("reads columns ..."), and their grid.
+Estimate columnsEstimate(const Target &, const Point &, double reads, double vec4Efficiency, const std::string &what);
+std::string columnsGrid(const Target &, const Point &);
+
 // Blocks per row of a reduction spread over the GPU (parts/reduce_chunks.cuh): BLOCKS_PER_SM
 // blocks on every SM, at least one load each.
 std::int64_t gridSplit(const Target &, const Point &);

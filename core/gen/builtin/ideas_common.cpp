@@ -58,6 +58,21 @@ double inFlight(int elems, int block)
     return std::min(1.0, bytes / 32768.0);
 }
 
+Estimate columnsEstimate(const Target &t, const Point &p, double reads, double vec4Efficiency, const std::string &what)
+{
+    const int block = p.at("BLOCK"), vec = p.at("VEC");
+    const double blocks = double(cdiv(t.pattern.row.outer * t.pattern.row.inner / vec, block));
+    return Estimate{traffic(t, reads), busy(t, blocks, block), vec == 4 ? vec4Efficiency : vec4Efficiency - 0.13,
+                    what + " columns " + (reads > 1.05 ? timesText(reads) + " " : "") + "with coalesced " +
+                        std::to_string(4 * vec) + "-byte loads",
+                    gridText(blocks, block)};
+}
+
+std::string columnsGrid(const Target &t, const Point &p)
+{
+    return std::to_string(cdiv(t.pattern.row.outer * t.pattern.row.inner / p.at("VEC"), p.at("BLOCK")));
+}
+
 std::int64_t gridSplit(const Target &t, const Point &p)
 {
     const std::int64_t rows = t.pattern.row.outer, len = t.pattern.row.len;

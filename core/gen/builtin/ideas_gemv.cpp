@@ -74,7 +74,7 @@ TemplateValues splitValues(const std::string &id, const Target &t, std::int64_t 
     v["SPLIT"] = std::to_string(split);
     v["SPLITK"] = split > 1 ? "1" : "0";
     const std::int64_t outputs = g.batch * g.spec->m * g.spec->n;
-    v["PARTIAL_WORDS"] = std::to_string(outputs * split);
+    v["PARTIAL_WORDS"] = std::to_string(split > 1 ? outputs * split : 1); // one unused word without a split
     v["COMBINE_GRID"] = std::to_string(cdiv(outputs, 256));
     return v;
 }

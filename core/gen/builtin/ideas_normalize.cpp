@@ -124,18 +124,13 @@ void addNormalize(std::vector<IdeaDef> &out)
         },
         .estimate =
             [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), vec = p.at("VEC");
-                const double blocks = double(cdiv(rows(t) * inner(t) / vec, block));
-                const double r = reads(t, double(t.sms) * (2048 / block) * vec / double(inner(t)));
-                return Estimate{traffic(t, r), busy(t, blocks, block), vec == 4 ? 0.86 : 0.72,
-                                "reads columns " + timesText(r) + " with coalesced " + std::to_string(4 * vec) +
-                                    "-byte loads",
-                                gridText(blocks, block)};
+                const double r = reads(t, double(t.sms) * (2048 / p.at("BLOCK")) * p.at("VEC") / double(inner(t)));
+                return columnsEstimate(t, p, r, 0.86, "reads");
             },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = normalizeValues(t);
-                v["GRID"] = std::to_string(cdiv(rows(t) * inner(t) / p.at("VEC"), p.at("BLOCK")));
+                v["GRID"] = columnsGrid(t, p);
                 return v;
             },
     });

@@ -235,17 +235,11 @@ void addReduce(std::vector<IdeaDef> &out)
             return vecFits(p, t.pattern.row.inner, "the size after the reduced dim");
         },
         .estimate =
-            [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), vec = p.at("VEC");
-                const double blocks = double(cdiv(outputs(t) / vec, block));
-                return Estimate{traffic(t, 1), busy(t, blocks, block), vec == 4 ? 0.88 : 0.75,
-                                "reads columns with coalesced " + std::to_string(4 * vec) + "-byte loads",
-                                gridText(blocks, block)};
-            },
+            [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.88, "reads"); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = reduceValues(t);
-                v["GRID"] = std::to_string(cdiv(outputs(t) / p.at("VEC"), p.at("BLOCK")));
+                v["GRID"] = columnsGrid(t, p);
                 return v;
             },
     });

@@ -86,17 +86,11 @@ void addScan(std::vector<IdeaDef> &out)
             return p.at("VEC") == 4 ? multipleOf(inner(t), 4, "the size after the scanned dim") : std::string();
         },
         .estimate =
-            [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), vec = p.at("VEC");
-                const double blocks = double(cdiv(rows(t) * inner(t) / vec, block));
-                return Estimate{traffic(t, 1), busy(t, blocks, block), vec == 4 ? 0.86 : 0.72,
-                                "reads columns once with coalesced " + std::to_string(4 * vec) + "-byte loads",
-                                gridText(blocks, block)};
-            },
+            [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.86, "scans"); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = scanValues(t);
-                v["GRID"] = std::to_string(cdiv(rows(t) * inner(t) / p.at("VEC"), p.at("BLOCK")));
+                v["GRID"] = columnsGrid(t, p);
                 return v;
             },
     });

@@ -1,29 +1,16 @@
 // The first pass of a reduction spread over the GPU: kSplit blocks per row, block b reducing
 // chunk b % kSplit (kChunk loads of kVec floats) of row b / kSplit into a partial in scratch, each
-// thread with kUnroll loads in flight. The last block of a row also takes the kLen % 4 elements
-// after the row's whole float4 groups. Needs kRows, kLen, kSplit, kBlock, kUnroll, kVec, kGroups
-// (whole loads per row), kChunk, the Input and Reduction structs and reduction_tree.
+// thread with kUnroll loads in flight. Rows are read 16 bytes at a time when each starts on a
+// 16-byte boundary (kLen a multiple of 4, or one row); the last block of a row also takes the
+// kLen % 4 elements after its whole float4 groups. Needs kRows, kLen, kSplit, kBlock, kUnroll, the
+// Input and Reduction structs; include reduction_tree after it.
+constexpr int kVec = kLen >= 4 && (kLen % 4 == 0 || kRows == 1) ? 4 : 1; // floats per load
+constexpr long long kGroups = kLen / kVec;                    // whole loads per row
+constexpr long long kChunk = (kGroups + kSplit - 1) / kSplit; // loads per block
+static_assert(kChunk > 0, "every block has loads to make");
 static_assert(sizeof(Reduction::Acc) <= 16, "a partial has 16 bytes of scratch");
 
-// Values v of positions first .. first + kVec - 1 of a row folded into acc.
-__device__ __forceinline__ Reduction::Acc fold(Reduction::Acc acc, float4 v, long long first)
-{
-    acc = Reduction::combine(acc, Reduction::lift(v.x, first));
-    if constexpr (kVec == 4) {
-        acc = Reduction::combine(acc, Reduction::lift(v.y, first + 1));
-        acc = Reduction::combine(acc, Reduction::lift(v.z, first + 2));
-        acc = Reduction::combine(acc, Reduction::lift(v.w, first + 3));
-    }
-    return acc;
-}
-
-__device__ __forceinline__ float4 load(const Input &in, long long i)
-{
-    if constexpr (kVec == 4)
-        return in.at4(i);
-    else
-        return make_float4(in.at(i), 0.0f, 0.0f, 0.0f);
-}
+{{>reduction_tree}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 reduce_chunks({{IN_PARAMS}}, Reduction::Acc* __restrict__ partials)
