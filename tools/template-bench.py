@@ -185,10 +185,11 @@ def conv_params(b, c, h, w, oc, r, s, stride, pad, epilogue=None, pool=None):
     if pool:
         pk, ps = pool
         p.update(POOL_KH=pk, POOL_KW=pk, POOL_SH=ps, POOL_SW=ps, POOL_PAD_H=0, POOL_PAD_W=0,
-                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1, POOL=1, CONV_OUT="act")
+                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1, POOL=1, CONV_OUT="act",
+                 POOL_MAX="true", POOL_COUNT_PAD="true", POOL_DIVISOR=0)
     else:  # templates that can pool take a 0x0 window as "no pooling"
         p.update(POOL_KH=0, POOL_KW=0, POOL_SH=1, POOL_SW=1, POOL_PAD_H=0, POOL_PAD_W=0, POOL_OUT_H=0, POOL_OUT_W=0,
-                 POOL=0, CONV_OUT="out")
+                 POOL=0, CONV_OUT="out", POOL_MAX="true", POOL_COUNT_PAD="true", POOL_DIVISOR=0)
     return p
 
 
@@ -581,6 +582,46 @@ def problem_tensors(gpu, problem, seed=0):
     return tensors
 
 
+def bench_problem(gpu, name, problem, cands, builds, runs):
+    """One row per candidate of one problem: verdict against the fp64 reference, time next to eager."""
+    torch = gpu.torch
+    try:
+        tensors = problem_tensors(gpu, problem)
+        names = [t["name"] for t in problem["inputs"]] + [t["name"] for t in problem["params"]]
+        scope = {"torch": AtenFallback(torch), "Tensor": torch.Tensor}
+        exec(problem["source"], scope)
+        forward = scope["forward"]
+        ref = forward(*[tensors[n].double() for n in names])
+        args_fp32 = [tensors[n] for n in names]
+        eager_ms = gpu.time(lambda: forward(*args_fp32), runs)
+    except Exception as e:
+        traceback.print_exc()
+        return [dict(problem=name, idea="(reference)", verdict="ERROR", note=str(e)[:160])]
+    rows = []
+    out_name = problem["outputs"][0]["name"]
+    for idea, src in cands:
+        row = dict(problem=name, idea=idea, eager=eager_ms, prec=precision_of(src))
+        rows.append(row)
+        build = builds.get((name, idea))
+        if isinstance(build, Exception):
+            row.update(verdict="ERROR", note="compile: %s" % build)
+            continue
+        try:
+            out = torch.full(ref.shape, float("nan"), dtype=torch.float32, device=gpu.dev)
+            run = gpu.launcher(build[0], parse_launches(src), dict(tensors, **{out_name: out}), parse_scratch(src))
+            run()
+            torch.cuda.synchronize()
+            row["err"] = gpu.scaled_error(out, ref)
+            tol = STRICT if row["prec"] in ("fp32", "tf32x3") else LOOSE
+            row["verdict"] = "pass" if row["err"] <= tol else "FAIL"
+            row["ms"] = gpu.time(run, runs)
+            row["note"] = build[1]
+        except Exception as e:
+            row.update(verdict="ERROR", note=("%s: %s" % (type(e).__name__, e))[:160])
+            torch.cuda.synchronize()
+    return rows
+
+
 def builtin_main(args):
     t0 = time.time()
     workdir = tempfile.mkdtemp(prefix="kf-builtin-bench-")
@@ -601,42 +642,8 @@ def builtin_main(args):
 
     rows = []
     for name, (problem, cands) in rendered.items():
-        try:
-            tensors = problem_tensors(gpu, problem)
-            names = [t["name"] for t in problem["inputs"]] + [t["name"] for t in problem["params"]]
-            scope = {"torch": AtenFallback(torch), "Tensor": torch.Tensor}
-            exec(problem["source"], scope)
-            forward = scope["forward"]
-            ref = forward(*[tensors[n].double() for n in names])
-            args_fp32 = [tensors[n] for n in names]
-            eager_ms = gpu.time(lambda: forward(*args_fp32), args.runs)
-        except Exception as e:
-            rows.append(dict(problem=name, idea="(reference)", verdict="ERROR", note=str(e)[:160]))
-            traceback.print_exc()
-            continue
-        out_name = problem["outputs"][0]["name"]
-        for idea, src in cands:
-            row = dict(problem=name, idea=idea, eager=eager_ms, prec=precision_of(src))
-            rows.append(row)
-            build = builds.get((name, idea))
-            if isinstance(build, Exception):
-                row.update(verdict="ERROR", note="compile: %s" % build)
-                continue
-            try:
-                out = torch.full(ref.shape, float("nan"), dtype=torch.float32, device=gpu.dev)
-                run = gpu.launcher(build[0], parse_launches(src), dict(tensors, **{out_name: out}), parse_scratch(src))
-                run()
-                torch.cuda.synchronize()
-                row["err"] = gpu.scaled_error(out, ref)
-                tol = STRICT if row["prec"] in ("fp32", "tf32x3") else LOOSE
-                row["verdict"] = "pass" if row["err"] <= tol else "FAIL"
-                row["ms"] = gpu.time(run, args.runs)
-                row["note"] = build[1]
-            except Exception as e:
-                row.update(verdict="ERROR", note=("%s: %s" % (type(e).__name__, e))[:160])
-                torch.cuda.synchronize()
-        del tensors, ref
-        torch.cuda.empty_cache()
+        rows += bench_problem(gpu, name, problem, cands, builds, args.runs)
+        torch.cuda.empty_cache()  # the problem's tensors are gone with bench_problem's frame
 
     print("\n%-20s %-26s %-7s %10s %10s %8s %10s %-7s %s" % ("problem", "idea", "prec", "ms", "eager ms", "speedup",
                                                              "max err", "verdict", "notes"))

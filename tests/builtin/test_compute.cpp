@@ -304,12 +304,16 @@ private slots:
             << "gemm_mma_tf32x3" << "own/matmul_mish_mish" << "small" << false;
         QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"
                                                               << false;
-        // Matrix-vector products: every point, at full size and at odd small sizes (4-byte loads).
+        // Matrix-vector products at full size and at odd small sizes (4-byte loads); every point
+        // where registers are tightest (eight vectors with 16-byte loads) and on the 4-byte path.
         for (const auto &[idea, problem] : std::vector<std::pair<const char *, const char *>>{
                  {"gemv_dot", "gemv"}, {"gemv_dot", "bmv"}, {"gemv_dot", "linear_small_batch"}, {"gemv_stream", "vecmat"}})
-            for (const char *variant : {"", "small"})
+            for (const char *variant : {"", "small"}) {
+                const bool every = (QString(problem) == "linear_small_batch" && !*variant) ||
+                                   (QString(problem) == "gemv" && *variant) || QString(idea) == "gemv_stream";
                 QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, problem, variant)))
-                    << QString(idea) << QString("own/") + problem << QString(variant) << true;
+                    << QString(idea) << QString("own/") + problem << QString(variant) << every;
+            }
         // Elementwise epilogues on the tensor-core paths: two Mish after a linear layer on wgmma,
         // ReLU then a per-channel bias after a convolution on each convolution template.
         for (const char *idea : {"gemm_wgmma_tf32x3", "gemm_mma_tf32x3", "gemm_tiled_fp32"})
@@ -319,6 +323,11 @@ private slots:
             QTest::newRow(qPrintable(QString("%1 conv_relu_biasadd").arg(idea)))
                 << QString(idea) << QString("own/conv_relu_biasadd") << QString() << false;
         QTest::newRow("gemm_wgmma_tf32x3 bmm_large") << "gemm_wgmma_tf32x3" << "own/bmm_large" << QString() << false;
+        // Average pooling after a convolution: the wgmma ideas' pooling pass.
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
+            for (const char *variant : {"", "small"})
+                QTest::newRow(qPrintable(QString("%1 conv_relu_avgpool@%2").arg(idea, variant)))
+                    << QString(idea) << "own/conv_relu_avgpool" << QString(variant) << false;
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))

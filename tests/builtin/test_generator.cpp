@@ -252,6 +252,38 @@ private slots:
         QVERIFY(makeBuiltinGenerator()->proposeIdeas(ctx, 1)->size() == 1);
     }
 
+    // The first round of the patterns whose simplest kernel would leave the GPU idle (a loss on one
+    // thread, a tensor's norm in one block, a matrix-vector product in GEMM tiles) starts with the
+    // idea that spreads the work instead.
+    void firstRoundSpreadsFewOutputs_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("idea");
+        QTest::newRow("mse loss") << "mse_loss" << "reduce_grid";
+        QTest::newRow("frobenius norm") << "frobenius_norm" << "normalize_split";
+        QTest::newRow("l1 norm") << "l1_norm" << "normalize_rows";
+        QTest::newRow("rms norm over channels") << "rms_norm_channels" << "normalize_columns";
+        QTest::newRow("gemv") << "gemv" << "gemv_dot";
+        QTest::newRow("vector times matrix") << "vecmat" << "gemv_stream";
+        QTest::newRow("max pooling") << "relu_maxpool" << "pool2d_window";
+        QTest::newRow("cumsum") << "cumsum_rows" << "scan_rows";
+        QTest::newRow("cumprod of columns") << "cumprod_columns" << "scan_columns";
+    }
+
+    void firstRoundSpreadsFewOutputs()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, idea);
+        GenContext ctx = test::contextFor(test::ownProblem(problem), test::ownGraph(problem));
+        auto ideas = makeBuiltinGenerator()->proposeIdeas(ctx, 4);
+        QVERIFY2(ideas.ok(), ideas.ok() ? "" : ideas.error().text().c_str());
+        QVERIFY(!ideas->empty());
+        QCOMPARE(QString::fromStdString((*ideas)[0].id), idea);
+        for (const Idea &i : *ideas) QVERIFY2(i.id != "reduce_thread_per_output" && i.id != "gemm_tiled_fp32", i.id.c_str());
+        auto drafts = makeBuiltinGenerator()->implement(ctx, (*ideas)[0], 2);
+        QVERIFY2(drafts.ok() && !drafts->empty(), drafts.ok() ? "no drafts" : drafts.error().text().c_str());
+    }
+
     // The simplest idea failed and nothing is correct: go on with what builds on it.
     void failedStartDoesNotStopTheSearch()
     {

@@ -148,6 +148,8 @@ private slots:
             "conv2d of x with weight (stride 1, padding 0) + conv_bias, then relu(acc) + bias");
         row("bmm_large", "matmul", "matrix product A @ B (M 512, N 2048, K 1024)");
         row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
+        row("conv_relu_avgpool", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
     }
 
     void ownProblems()
@@ -158,7 +160,7 @@ private slots:
         checkRecognised(test::ownGraph(problem), test::ownProblem(problem), test::ownProblem(problem, "small"), kind, summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 25); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 26); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -126,8 +126,11 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
         r["POOL_OUT_W"] = num(o[3]);
         r["POOL"] = "1";
         r["CONV_OUT"] = "act";
+        r["POOL_MAX"] = "true", r["POOL_COUNT_PAD"] = "true", r["POOL_DIVISOR"] = "0";
     } else { // a 0x0 window: no pooling
-        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W"}) r[k] = "0";
+        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+            r[k] = "0";
+        r["POOL_MAX"] = r["POOL_COUNT_PAD"] = "true";
         r["POOL_SH"] = r["POOL_SW"] = "1";
         r["POOL"] = "0";
         r["CONV_OUT"] = "out";
@@ -308,7 +311,7 @@ private slots:
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
             "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "KSPLIT", "SPLITK", "SUM_WORDS",
-            "COMBINE_GRID",
+            "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

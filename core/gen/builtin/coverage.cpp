@@ -44,11 +44,13 @@ const std::vector<CoverageGroup> &coverageGroups()
         g.push_back({"matmul", {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm"},
                      "one product of problem tensors (transposed views too) with a bias and an elementwise epilogue "
                      "(inference batch_norm folds into it), batched or not; products with at most 16 rows or columns "
-                     "(matrix-vector) are streamed with split K; a softmax after the product, or several products "
+                     "(matrix-vector) are streamed with split K, and a long K under a small output is split across "
+                     "blocks on the tensor cores; a softmax after the product, or several products "
                      "sharing an epilogue (SwiGLU), are recognised but no template computes them yet"});
         g.push_back({"conv2d", {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
                      "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
-                     "batch_norm folds into it) and optionally one max pooling after it"});
+                     "batch_norm folds into it) and optionally one max or average pooling after it (average: the wgmma "
+                     "ideas, in a pass of their own)"});
         g.push_back({"pooling", {"aten::max_pool2d", "aten::avg_pool2d"},
                      "2-D max and average pooling with any window, stride, padding, dilation and ceil mode "
                      "(count_include_pad and divisor_override as PyTorch has them), after an elementwise prologue "

@@ -48,7 +48,9 @@ void addNormalize(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            return inner(t) == 1 ? "" : "the reduced dim is not the last (columns)";
+            if (inner(t) != 1) return "the reduced dim is not the last (columns)";
+            // Fewer rows than SMs leave most of the GPU idle (one row: a single block for the tensor).
+            return rows(t) > t.sms ? "" : std::to_string(rows(t)) + " rows would leave most SMs idle";
         },
         .check = [](const Target &t, const Point &p) {
             return p.at("VEC") == 4 ? multipleOf(len(t), 4, "the row length") : std::string();
