@@ -26,6 +26,14 @@ std::string lastDimOnly(const Target &t)
     return t.pattern.row.inner == 1 ? epilogueFits(t) : "the reduced dim is not the last (a column reduction)";
 }
 
+// A block or a warp per row: fewer rows than SMs leave most of the GPU idle (a loss would run on
+// one block); reduce_split_row and reduce_grid spread them instead.
+std::string rowsFillTheGpu(const Target &t)
+{
+    if (auto why = lastDimOnly(t); !why.empty()) return why;
+    return rows(t) >= t.sms ? "" : std::to_string(rows(t)) + " rows would leave most SMs idle";
+}
+
 std::string notLastDim(const Target &t)
 {
     return t.pattern.row.inner > 1 ? epilogueFits(t) : "the reduced dim is the last (a row reduction)";
@@ -92,7 +100,7 @@ void addReduce(std::vector<IdeaDef> &out)
         .needs = {"reduce_thread_per_output"},
         .space = {{"BLOCK", {256, 512, 128, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
-        .applies = lastDimOnly,
+        .applies = rowsFillTheGpu,
         .check = [](const Target &t, const Point &p) { return vecFits(p, len(t), "the row length"); },
         .estimate =
             [](const Target &t, const Point &p) {
@@ -119,7 +127,7 @@ void addReduce(std::vector<IdeaDef> &out)
         .needs = {"reduce_thread_per_output"},
         .space = {{"WARPS", {8, 4, 16}, "warps (rows) per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "WARPS"},
-        .applies = lastDimOnly,
+        .applies = rowsFillTheGpu,
         .check = [](const Target &t, const Point &p) { return vecFits(p, len(t), "the row length"); },
         .estimate =
             [](const Target &t, const Point &p) {
