@@ -15,11 +15,17 @@ The table comes last. Each variant runs in its own try/except; failures appear i
   tools/template-bench.py --only conv2d --label "64x96 s2"   # one parameter point
   tools/template-bench.py --sass          # also count HMMA / FFMA instructions (cuobjdump)
   tools/template-bench.py --render-only DIR   # no GPU: write every rendered variant to DIR
+  tools/template-bench.py --builtin [PROBLEM.toml|FOLDER ...] [--cli PATH] [--points N]
+      # the built-in generator's own candidates: kernelforge-cli coverage --render writes, for each
+      # problem (default: tests/builtin/data/problems), the best point of every idea that applies;
+      # each is checked against the problem's reference in fp64 and timed next to eager PyTorch
 
-Needs PyTorch with CUDA, CuPy and nvcc (CUDA 13) for the GPU runs; --render-only needs neither.
+Needs PyTorch with CUDA, CuPy and nvcc (CUDA 13) for the GPU runs; --render-only needs neither;
+--builtin also needs a built kernelforge-cli and kernelforge-worker (tools/gpu-build.sh).
 """
 import argparse
 import concurrent.futures
+import json
 import math
 import os
 import re
@@ -61,7 +67,9 @@ def include_parts(text):
     def part(m):
         with open(os.path.join(TEMPLATES, "parts", m.group(1) + ".cuh")) as f:
             return f.read()
-    return re.sub(r"^[ \t]*\{\{>([A-Za-z0-9_]+)\}\}[ \t]*\n", part, text, flags=re.M)
+    for _ in range(5):  # parts may include parts
+        text = re.sub(r"^[ \t]*\{\{>([A-Za-z0-9_]+)\}\}[ \t]*\n", part, text, flags=re.M)
+    return text
 
 
 def render(template, params):
@@ -158,10 +166,12 @@ NO_EPILOGUE = dict(EPILOGUE="acc", EPILOGUE_ARGS="", EPILOGUE_PARAMS="")
 BIAS = dict(EPILOGUE_ARGS=", bias", EPILOGUE_PARAMS=", const float *__restrict__ bias")
 
 
-def gemm_params(m, n, k, batch=1, trans_b=False, names=("A", "B", "out"), epilogue=None):
+def gemm_params(m, n, k, batch=1, trans_b=False, names=("A", "B", "out"), epilogue=None, ksplit=1):
     p = dict(M=m, N=n, K=k, BATCH=batch, TRANS_B="true" if trans_b else "false", A_IMAGES=batch, B_IMAGES=batch,
              A_BATCH_STRIDE=m * k if batch > 1 else 0, B_BATCH_STRIDE=k * n if batch > 1 else 0,
-             C_BATCH_STRIDE=m * n if batch > 1 else 0, A=names[0], B=names[1], OUT=names[2], GROUP_M=8)
+             C_BATCH_STRIDE=m * n if batch > 1 else 0, A=names[0], B=names[1], OUT=names[2], GROUP_M=8,
+             KSPLIT=ksplit, SPLITK=int(ksplit > 1), SUM_WORDS=ksplit * batch * m * n if ksplit > 1 else 1,
+             COMBINE_GRID=cdiv(batch * m * n, 256))
     p.update(epilogue or NO_EPILOGUE)
     return p
 
@@ -175,10 +185,11 @@ def conv_params(b, c, h, w, oc, r, s, stride, pad, epilogue=None, pool=None):
     if pool:
         pk, ps = pool
         p.update(POOL_KH=pk, POOL_KW=pk, POOL_SH=ps, POOL_SW=ps, POOL_PAD_H=0, POOL_PAD_W=0,
-                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1, POOL=1, CONV_OUT="act")
+                 POOL_OUT_H=(oh - pk) // ps + 1, POOL_OUT_W=(ow - pk) // ps + 1, POOL=1, CONV_OUT="act",
+                 POOL_MAX="true", POOL_COUNT_PAD="true", POOL_DIVISOR=0)
     else:  # templates that can pool take a 0x0 window as "no pooling"
         p.update(POOL_KH=0, POOL_KW=0, POOL_SH=1, POOL_SW=1, POOL_PAD_H=0, POOL_PAD_W=0, POOL_OUT_H=0, POOL_OUT_W=0,
-                 POOL=0, CONV_OUT="out")
+                 POOL=0, CONV_OUT="out", POOL_MAX="true", POOL_COUNT_PAD="true", POOL_DIVISOR=0)
     return p
 
 
@@ -285,6 +296,9 @@ def problems():
                 ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_fp16.cu"], True))
     out.append(("bmm", "bmm", dict(l=128, m=512, n=512, k=1024), gemm_params(512, 512, 1024, batch=128),
                 ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], True))
+    # A long K and a small output: the wgmma product with K split into 32 slices (gemm_wgmma only).
+    out.append(("matmul_large_k", "gemm", dict(m=256, n=256, k=262144), gemm_params(256, 256, 262144, ksplit=32),
+                ["gemm_wgmma_tf32.cu"], True))
     # Uniform [0, 1) operands: every product positive, so a biased (truncating) accumulation shows.
     out.append(("check matmul uniform", "gemm_uniform", dict(m=4096, n=4096, k=4096), gemm_params(4096, 4096, 4096),
                 ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], False))
@@ -479,6 +493,173 @@ class Gpu:
         return run
 
 
+# ---------------------------------------------------------------------------------------------
+# The built-in generator's candidates (--builtin)
+# ---------------------------------------------------------------------------------------------
+
+
+def find_cli(given):
+    for p in (given, os.environ.get("KERNELFORGE_CLI"), os.path.join(ROOT, "build-gpu", "app", "cli", "kernelforge-cli"),
+              os.path.join(ROOT, "build", "app", "cli", "kernelforge-cli")):
+        if p and os.path.exists(p):
+            return p
+    raise RuntimeError("no kernelforge-cli: build it (tools/gpu-build.sh) or pass --cli")
+
+
+def render_builtin(cli, paths, points, workdir):
+    """{problem: (problem.json, [(idea file, source)])} from kernelforge-cli coverage --render."""
+    files = []
+    for p in paths or [os.path.join(ROOT, "tests", "builtin", "data", "problems")]:
+        files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".toml")) if os.path.isdir(p) else [p]
+    r = subprocess.run([cli, "coverage", *files, "--render", workdir, "--points", str(points)], capture_output=True,
+                       text=True)
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        raise RuntimeError("kernelforge-cli coverage failed: " + r.stderr.strip()[-400:])
+    out = {}
+    for name in sorted(os.listdir(workdir)):
+        folder = os.path.join(workdir, name)
+        if not os.path.isfile(os.path.join(folder, "problem.json")):
+            continue
+        with open(os.path.join(folder, "problem.json")) as f:
+            problem = json.load(f)
+        cands = []
+        for fn in sorted(os.listdir(folder)):
+            if fn.endswith(".cu"):
+                with open(os.path.join(folder, fn)) as f:
+                    cands.append((fn[:-3], f.read()))
+        out[name] = (problem, cands)
+    return out
+
+
+class AtenFallback:
+    """torch for a problem's reference: TorchScript reaches every aten op as torch.NAME (torch.mish,
+    torch.smooth_l1_loss); Python has some of them only under torch.ops.aten."""
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def __getattr__(self, name):
+        try:
+            return getattr(self.torch, name)
+        except AttributeError:
+            return getattr(self.torch.ops.aten, name)
+
+
+def problem_tensors(gpu, problem, seed=0):
+    """The problem's inputs and parameters, as its initialisers draw them, by name and in order."""
+    torch = gpu.torch
+    g = torch.Generator(device=gpu.dev).manual_seed(seed)
+    tensors = {}
+    for t in problem["inputs"]:
+        shape, init = t["shape"], t["init"]
+        if init == "normal":
+            x = torch.randn(shape, generator=g, device=gpu.dev)
+        elif init == "exponential":
+            x = torch.empty(shape, device=gpu.dev).exponential_(generator=g)
+        elif init == "lognormal":
+            x = torch.empty(shape, device=gpu.dev).log_normal_(generator=g)
+        elif init == "laplace":
+            u = torch.rand(shape, generator=g, device=gpu.dev).clamp_(1e-7, 1 - 1e-7) - 0.5
+            x = -u.sign() * torch.log1p(-2 * u.abs())
+        else:
+            x = torch.rand(shape, generator=g, device=gpu.dev)
+        tensors[t["name"]] = x
+    for t in problem["params"]:
+        shape, init = t["shape"], t["init"]
+        if init == "ones":
+            x = torch.ones(shape, device=gpu.dev)
+        elif init == "zeros":
+            x = torch.zeros(shape, device=gpu.dev)
+        elif init == "normal":
+            x = torch.randn(shape, generator=g, device=gpu.dev) * t["high"] + t["low"]
+        elif init == "uniform":
+            x = torch.rand(shape, generator=g, device=gpu.dev) * (t["high"] - t["low"]) + t["low"]
+        else:  # fan_in_uniform
+            bound = 1 / math.sqrt(max(t["fan_in"], 1))
+            x = (torch.rand(shape, generator=g, device=gpu.dev) * 2 - 1) * bound
+        tensors[t["name"]] = x
+    return tensors
+
+
+def bench_problem(gpu, name, problem, cands, builds, runs):
+    """One row per candidate of one problem: verdict against the fp64 reference, time next to eager."""
+    torch = gpu.torch
+    try:
+        tensors = problem_tensors(gpu, problem)
+        names = [t["name"] for t in problem["inputs"]] + [t["name"] for t in problem["params"]]
+        scope = {"torch": AtenFallback(torch), "Tensor": torch.Tensor}
+        exec(problem["source"], scope)
+        forward = scope["forward"]
+        ref = forward(*[tensors[n].double() for n in names])
+        args_fp32 = [tensors[n] for n in names]
+        eager_ms = gpu.time(lambda: forward(*args_fp32), runs)
+    except Exception as e:
+        traceback.print_exc()
+        return [dict(problem=name, idea="(reference)", verdict="ERROR", note=str(e)[:160])]
+    rows = []
+    out_name = problem["outputs"][0]["name"]
+    for idea, src in cands:
+        row = dict(problem=name, idea=idea, eager=eager_ms, prec=precision_of(src))
+        rows.append(row)
+        build = builds.get((name, idea))
+        if isinstance(build, Exception):
+            row.update(verdict="ERROR", note="compile: %s" % build)
+            continue
+        try:
+            out = torch.full(ref.shape, float("nan"), dtype=torch.float32, device=gpu.dev)
+            run = gpu.launcher(build[0], parse_launches(src), dict(tensors, **{out_name: out}), parse_scratch(src))
+            run()
+            torch.cuda.synchronize()
+            row["err"] = gpu.scaled_error(out, ref)
+            tol = STRICT if row["prec"] in ("fp32", "tf32x3") else LOOSE
+            row["verdict"] = "pass" if row["err"] <= tol else "FAIL"
+            row["ms"] = gpu.time(run, runs)
+            row["note"] = build[1]
+        except Exception as e:
+            row.update(verdict="ERROR", note=("%s: %s" % (type(e).__name__, e))[:160])
+            torch.cuda.synchronize()
+    return rows
+
+
+def builtin_main(args):
+    t0 = time.time()
+    workdir = tempfile.mkdtemp(prefix="kf-builtin-bench-")
+    rendered = render_builtin(find_cli(args.cli), args.builtin, args.points, os.path.join(workdir, "rendered"))
+    gpu = Gpu()
+    torch = gpu.torch
+    print("GPU: %s   torch %s   cupy %s" % (torch.cuda.get_device_name(), torch.__version__, gpu.cupy.__version__))
+    builds = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
+        futures = {pool.submit(compile_cubin, src, workdir, "%s__%s" % (name, idea)): (name, idea)
+                   for name, (problem, cands) in rendered.items() for idea, src in cands}
+        for fut in concurrent.futures.as_completed(futures):
+            try:
+                builds[futures[fut]] = fut.result()
+            except Exception as e:
+                builds[futures[fut]] = e
+    print("compiled %d candidates in %.1f s" % (len(builds), time.time() - t0))
+
+    rows = []
+    for name, (problem, cands) in rendered.items():
+        rows += bench_problem(gpu, name, problem, cands, builds, args.runs)
+        torch.cuda.empty_cache()  # the problem's tensors are gone with bench_problem's frame
+
+    print("\n%-20s %-26s %-7s %10s %10s %8s %10s %-7s %s" % ("problem", "idea", "prec", "ms", "eager ms", "speedup",
+                                                             "max err", "verdict", "notes"))
+    for r in rows:
+        ms, eager = r.get("ms"), r.get("eager")
+        print("%-20s %-26s %-7s %10s %10s %8s %10s %-7s %s" % (
+            r["problem"], r["idea"], r.get("prec", "-"), "%.4f" % ms if ms else "-", "%.4f" % eager if eager else "-",
+            "%.2fx" % (eager / ms) if ms and eager else "-", "%.2e" % r["err"] if r.get("err") is not None else "-",
+            r.get("verdict", "-"), r.get("note", "")))
+    bad = [r for r in rows if r.get("verdict") != "pass"]
+    print("\n%d candidates of %d problems, %d not passing, %.0f s; strict %.0e / loose %.0e on "
+          "max |out-ref|/(|ref|+rms(ref))" % (len(rows), len(rendered), len(bad), time.time() - t0, STRICT, LOOSE))
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer parameter points")
@@ -487,7 +668,13 @@ def main():
     ap.add_argument("--runs", type=int, default=50, help="timed runs per variant (median reported)")
     ap.add_argument("--sass", action="store_true", help="count HMMA/FFMA/LDSM in the SASS (cuobjdump)")
     ap.add_argument("--render-only", metavar="DIR", help="write rendered variants to DIR and exit (no GPU)")
+    ap.add_argument("--builtin", nargs="*", metavar="PROBLEM", help="the built-in generator's candidates for these "
+                    "problem files or folders (default: tests/builtin/data/problems)")
+    ap.add_argument("--cli", help="kernelforge-cli for --builtin (default: $KERNELFORGE_CLI, build-gpu/, build/)")
+    ap.add_argument("--points", type=int, default=1, help="--builtin: parameter points per idea, best first")
     args = ap.parse_args()
+    if args.builtin is not None:
+        return builtin_main(args)
 
     todo = [v for v in variants(args.quick, args.only) if re.search(args.label, v[4])]
     rendered = []

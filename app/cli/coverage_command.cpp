@@ -8,12 +8,42 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 namespace fs = std::filesystem;
 
 namespace kf::cli {
 
 namespace {
+
+// DIR/PROBLEM/IDEA.cu for every idea that applies, and DIR/PROBLEM/problem.json.
+int writeCandidates(const std::string &dir, const std::vector<OpNode> &graph, const Problem &p, Policy policy, int points,
+                    const GpuInfo &gpu)
+{
+    // For this GPU when the worker has one, else for an H200.
+    auto rendered = builtin::renderCandidates(graph, p, policy, std::max(points, 1), gpu.present ? gpu.sms : 132,
+                                              gpu.present ? gpu.major : 9);
+    if (!rendered) {
+        std::fprintf(stderr, "kernelforge-cli: %s\n", rendered.error().text().c_str());
+        return BadInput;
+    }
+    const fs::path folder = fs::path(dir) / p.name;
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    auto write = [&](const fs::path &file, const std::string &text) {
+        std::ofstream f(file, std::ios::binary);
+        if (f << text) return true;
+        std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", file.string().c_str());
+        return false;
+    };
+    if (!write(folder / "problem.json", builtin::problemJson(p).dump(2) + "\n")) return BadInput;
+    for (const builtin::RenderedCandidate &c : *rendered) {
+        if (!write(folder / c.file, c.source)) return BadInput;
+        std::printf("    wrote %s (%s)\n", (folder / c.file).string().c_str(), c.params.c_str());
+    }
+    return Success;
+}
 
 int printOps()
 {
@@ -61,9 +91,10 @@ int cmdCoverage(const Args &a)
             for (auto &e : l.errors)
                 problems.emplace_back(e);
         } else {
-            problems.push_back(findProblem(arg));
+            problems.push_back(findProblem(arg, a.option("--variant").value_or("")));
         }
     }
+    const std::optional<std::string> render = a.option("--render");
     WorkerConfig config;
     if (auto w = a.option("--worker"))
         config.argv = splitCommandLine(*w);
@@ -91,6 +122,10 @@ int cmdCoverage(const Args &a)
         else
             std::printf("%-32s not covered%s%s: %s\n", p->name.c_str(), c.stoppedBy.empty() ? "" : ", stopped by ",
                         c.stoppedBy.c_str(), c.reason.c_str());
+        if (render && c.covered)
+            if (int rc = writeCandidates(*render, loaded->graph, *p, policy, a.intOption("--points", 1),
+                                     worker.info()->gpu); rc != Success)
+                return rc;
         // Module problems carry their modules: let each go once it is judged.
         p = makeError("done", "");
     }

@@ -41,8 +41,11 @@ const char *kUsage =
     "                                             search every problem of a folder, in parallel across GPUs;\n"
     "                                             writes DIR/report.md and report.json (fast_0/1/2, geomean);\n"
     "                                             the same command again resumes an interrupted run\n"
-    "  coverage PROBLEM|FOLDER... [--policy P]    the built-in generator's pattern for each problem, or the op\n"
-    "                                             that stops it; coverage --ops lists the ops it implements\n"
+    "  coverage PROBLEM|FOLDER... [--policy P] [--variant V] [--render DIR [--points N]]\n"
+    "                                             the built-in generator's pattern for each problem, or the op\n"
+    "                                             that stops it; --render writes the candidates of every idea\n"
+    "                                             that applies (its first N points, default 1) and problem.json\n"
+    "                                             under DIR/PROBLEM/; coverage --ops lists the ops it implements\n"
     "  exchanges FILE [NODE]                      the prompts and answers of a session's LLM requests\n"
     "  models --generator openai|anthropic --base-url URL [--key-env VAR]\n"
     "                                             the models a server offers\n"
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
     using namespace kf::cli;
     Args args;
     std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
-                                 "--worker", "--arch", "--speedup", "--max-error", "--seed"};
+                                 "--worker", "--arch", "--speedup", "--max-error", "--seed", "--render", "--points"};
     valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
     valued.insert(generatorValuedOptions().begin(), generatorValuedOptions().end());
     valued.insert(suiteValuedOptions().begin(), suiteValuedOptions().end());

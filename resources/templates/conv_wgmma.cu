@@ -3,10 +3,10 @@
 // Problem {{PROBLEM}}: {{SUMMARY}}
 //
 // Conv2D as an implicit GEMM on Hopper's warpgroup tensor cores (wgmma), with its epilogue fused
-// and, when the problem pools, a max-pooling pass after it.
+// and, when the problem pools, a pooling pass after it.
 //   x [{{BATCH}}, {{IN_C}}, {{IN_H}}, {{IN_W}}] (*) weight [{{OUT_C}}, {{IN_C}}, {{KH}}, {{KW}}], stride {{STRIDE_H}}x{{STRIDE_W}},
 //   padding {{PAD_H}}x{{PAD_W}}, dilation {{DIL_H}}x{{DIL_W}} -> [{{BATCH}}, {{OUT_C}}, {{OUT_H}}, {{OUT_W}}], the epilogue (bias, ReLU, ...),
-//   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
+//   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max or average pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // 1. conv_prepare splits the weight (a [N][Kdim] matrix, already K-major) into TF32 high and low
@@ -19,7 +19,7 @@
 //    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32), {{STAGES}} stages in a ring
 //    guarded by mbarriers. Tensor-core accumulation truncates, so it runs {{PROMOTE}} K steps at a
 //    time before each chunk is added to an fp32 register sum.
-// 3. With pooling, the conv result goes to scratch and max_pool reads each window from there:
+// 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there:
 //    pooling inside the conv tile would split most windows between blocks (a tile is a run of
 //    pixels, not of whole rows) and combine them with global atomics, which cost more than one
 //    extra pass over the conv output.
@@ -32,7 +32,7 @@
 // @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
 // @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
-// @launch max_pool grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
+// @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
 // ---- problem sizes and tile shapes ----
@@ -243,5 +243,5 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
 {{>conv_wgmma_store}}
 }
 
-// ---- 3. max pooling of the conv result (pooling problems only) ----
-{{>conv_max_pool}}
+// ---- 3. pooling of the conv result (pooling problems only) ----
+{{>conv_pool}}

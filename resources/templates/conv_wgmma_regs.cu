@@ -7,7 +7,7 @@
 // gathered tile never passes through shared memory.
 //   x [{{BATCH}}, {{IN_C}}, {{IN_H}}, {{IN_W}}] (*) weight [{{OUT_C}}, {{IN_C}}, {{KH}}, {{KW}}], stride {{STRIDE_H}}x{{STRIDE_W}},
 //   padding {{PAD_H}}x{{PAD_W}}, dilation {{DIL_H}}x{{DIL_W}} -> [{{BATCH}}, {{OUT_C}}, {{OUT_H}}, {{OUT_W}}], the epilogue (bias, ReLU, ...),
-//   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
+//   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max or average pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // Why registers: with the gathered tile in shared memory, the gather's stores and the tensor
@@ -22,7 +22,7 @@
 //    into hi + lo in registers and issue wgmma.m64n{{BN}}k8 with A from registers:
 //    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32). Tensor-core accumulation
 //    truncates, so it runs {{PROMOTE}} K steps at a time before each chunk is added to an fp32 sum.
-// 3. With pooling, the conv result goes to scratch and max_pool reads each window from there.
+// 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
@@ -32,7 +32,7 @@
 // @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
 // @launch conv_wgmma_regs grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
-// @launch max_pool grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
+// @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
 // ---- problem sizes and tile shapes ----
@@ -211,5 +211,5 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
 {{>conv_wgmma_store}}
 }
 
-// ---- 3. max pooling of the conv result (pooling problems only) ----
-{{>conv_max_pool}}
+// ---- 3. pooling of the conv result (pooling problems only) ----
+{{>conv_pool}}

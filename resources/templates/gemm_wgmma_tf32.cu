@@ -18,11 +18,18 @@
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
+// When the output has fewer tiles than the GPU has SMs (a long K, few rows and columns), K is cut
+// into {{KSPLIT}} slices handled by different blocks: each writes its sums to scratch, and
+// splitk_combine adds them in slice order and applies the epilogue.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 32 uninitialized
 // @launch split_tiles grid(cdiv(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 4, 256)) block(256) args({{A}}, {{B}}, tiles)
-// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), 1, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, {{OUT}}{{EPILOGUE_ARGS}})
+// @scratch sums float32 {{SUM_WORDS}} uninitialized
+// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
+{{#SPLITK}}
+// @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
+{{/SPLITK}}
 
 // ---- problem sizes and tile shapes ----
 constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
@@ -38,10 +45,13 @@ constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kGroupM = {{GROUP_M}};
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
+constexpr int kSplitK = {{KSPLIT}};                      // slices of K, each a block of its own
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
+constexpr int kSliceK = cdiv(kTilesK, kSplitK);          // K steps per slice
+constexpr int kBatch = {{BATCH}};
 constexpr int kThreads = 128 * (kWGs + 1);
 
 // Tile images in scratch: A as [image][part][tileM][tileK][BM][32], then B as
@@ -150,7 +160,7 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 {{>wgmma_tf32_smem}}
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
-gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARAMS}})
+gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
@@ -166,6 +176,8 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
     const int tileM = firstM + (tile % (kGroupM * kTilesN)) % groupRows;
     const int tileN = (tile % (kGroupM * kTilesN)) / groupRows;
     const int batch = blockIdx.z;
+    // This block's slice of K: steps kt0 .. kt0 + steps - 1.
+    const int kt0 = blockIdx.y * kSliceK, steps = min(kSliceK, kTilesK - kt0);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
@@ -181,10 +193,10 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
         // Producer: one thread keeps the ring full.
         if (threadIdx.x != 0) return;
         const float *tilesA = tiles + (long long)(kImagesA > 1 ? batch : 0) * kParts * kPartA +
-                              ((long long)tileM * kTilesK) * kTileA;
+                              ((long long)tileM * kTilesK + kt0) * kTileA;
         const float *tilesB = tiles + kImageFloatsA + (long long)(kImagesB > 1 ? batch : 0) * kParts * kPartB +
-                              ((long long)tileN * kTilesK) * kTileB;
-        for (int kt = 0; kt < kTilesK; ++kt) {
+                              ((long long)tileN * kTilesK + kt0) * kTileB;
+        for (int kt = 0; kt < steps; ++kt) {
             const int s = kt % kStages;
             if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
             mbar_expect_tx(&full[s], kStageBytes);
@@ -239,8 +251,8 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
 
     // Every loop head sees the same number of product groups in flight (one in the inner loop,
     // none in the outer), so the compiler needs no extra waits to track the accumulators.
-    for (int k0 = 0; k0 < kTilesK; k0 += kPromote) {
-        const int kEnd = min(k0 + kPromote, kTilesK);
+    for (int k0 = 0; k0 < steps; k0 += kPromote) {
+        const int kEnd = min(k0 + kPromote, steps);
         issue(k0, true);
         for (int kt = k0 + 1; kt < kEnd; ++kt) {
             issue(kt, false);
@@ -254,11 +266,17 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
         for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
     }
 
-    // Epilogue: a function of acc, row, col and batch. Register 4j + r of a thread sits at row
-    // 16 * warp + lane / 4 (+8 for r >= 2) and column 8j + 2 * (lane % 4) (+1 for odd r).
-    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
+    // Epilogue: a function of acc, row, col and batch (with K split, the slice's sums go to scratch
+    // as they are). Register 4j + r of a thread sits at row 16 * warp + lane / 4 (+8 for r >= 2)
+    // and column 8j + 2 * (lane % 4) (+1 for odd r).
+    const auto epilogue = [&](float acc, int row, int col) -> float {
+        if constexpr (kSplitK > 1)
+            return acc;
+        else
+            return {{EPILOGUE}};
+    };
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-    C += batch * kBatchStrideC;
+    C = kSplitK > 1 ? sums + ((long long)blockIdx.y * kBatch + batch) * kM * kN : C + batch * kBatchStrideC;
 #pragma unroll
     for (int j = 0; j < kBN / 8; ++j)
 #pragma unroll
@@ -270,7 +288,7 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
             const float v0 = epilogue(sum[4 * j + 2 * h], row, col);
             if (col + 1 >= kN) {
                 dst[0] = v0;
-            } else if constexpr (kN % 2 == 0 && kBatchStrideC % 2 == 0) {
+            } else if constexpr (kN % 2 == 0 && (kBatchStrideC % 2 == 0 || kSplitK > 1)) {
                 const float v1 = epilogue(sum[4 * j + 2 * h + 1], row, col + 1);
                 *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1); // 8-byte aligned: col is even
             } else {
@@ -279,3 +297,7 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ C{{EPILOGUE_PARA
             }
         }
 }
+
+using Partial = float;
+constexpr int kSlices = kSplitK;
+{{>splitk_combine}}

@@ -10,7 +10,7 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch norm_registers grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{AFFINE_LAUNCH}}, {{OUT}})
+// @launch norm_registers grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};       // rows
 constexpr long long kLen = {{LEN}};         // elements per row (the normalized dims)
@@ -24,7 +24,7 @@ constexpr bool kCentre = {{CENTRE}};        // LayerNorm subtracts the mean; RMS
 constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
-{{AFFINE}}
+{{OUTPUT}}
 __device__ __forceinline__ float warp_sum(float v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -56,10 +56,10 @@ __device__ __forceinline__ void store4(float* p, long long i, float4 v)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-norm_registers({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
+norm_registers({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
-    const Affine affine{ {{AFFINE_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
     const float shift = kCentre ? in.at(base) : 0.0f;
 
@@ -91,7 +91,7 @@ norm_registers({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
         const long long k = (long long)g * kBlock + threadIdx.x;
         if (k < kRowGroups) {
             const float4 c = minus(d[g], mean);
-            store4(out, base + 4 * k, affine.apply4(make_float4(c.x * rstd, c.y * rstd, c.z * rstd, c.w * rstd), 4 * k));
+            store4(out, base + 4 * k, output.at4(base + 4 * k, make_float4(c.x * rstd, c.y * rstd, c.z * rstd, c.w * rstd)));
         }
     }
 }

@@ -14,7 +14,7 @@
 // @precision fp32
 // @scratch partials float64 {{PARTIAL_COUNT}}
 // @launch norm_partial_sums grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}, partials)
-// @launch norm_apply grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{AFFINE_LAUNCH}}, partials, {{OUT}})
+// @launch norm_apply grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, partials, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};         // rows
 constexpr long long kLen = {{LEN}};           // elements per row (the normalized dims)
@@ -29,7 +29,7 @@ constexpr bool kCentre = {{CENTRE}};          // LayerNorm subtracts the mean; R
 constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
-{{AFFINE}}
+{{OUTPUT}}
 __device__ __forceinline__ double warp_sum(double v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -89,10 +89,10 @@ norm_partial_sums({{IN_PARAMS}}, double* __restrict__ partials)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-norm_apply({{IN_PARAMS}}{{AFFINE_PARAMS}}, const double* __restrict__ partials, float* __restrict__ out)
+norm_apply({{IN_PARAMS}}{{OUT_PARAMS}}, const double* __restrict__ partials, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
-    const Affine affine{ {{AFFINE_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long b = kReverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     const long long row = b % kRows, part = b / kRows;
     const long long first = part * kChunk; // the chunk's first column
@@ -122,10 +122,10 @@ norm_apply({{IN_PARAMS}}{{AFFINE_PARAMS}}, const double* __restrict__ partials, 
         for (long long j = 4 * threadIdx.x; j < kChunk; j += 4 * kBlock) {
             const float4 d = minus(minus(in.at4(base + j), shift), mean);
             store4(out, base + j,
-                   affine.apply4(make_float4(d.x * rstd, d.y * rstd, d.z * rstd, d.w * rstd), first + j));
+                   output.at4(base + j, make_float4(d.x * rstd, d.y * rstd, d.z * rstd, d.w * rstd)));
         }
     } else {
         for (long long j = threadIdx.x; j < kChunk; j += kBlock)
-            out[base + j] = affine.apply(((in.at(base + j) - shift) - mean) * rstd, first + j);
+            out[base + j] = output.at(base + j, ((in.at(base + j) - shift) - mean) * rstd);
     }
 }

@@ -4,12 +4,13 @@
 //
 // One block per row and exact statistics: a pass for the mean, a pass for the mean of
 // (x - mean)^2, both accumulated in double and reduced with warp shuffles and shared memory, then
-// a pass that normalizes and applies the affine step. RMSNorm (kCentre false) skips the mean and
-// takes the mean square. Slow but hard to get wrong, even when the mean dwarfs the spread.
+// a pass that normalizes and applies the output step (Output: the affine weight and bias, and
+// any elementwise ops after the norm). RMSNorm (kCentre false) skips the mean and takes the mean
+// square. Slow but hard to get wrong, even when the mean dwarfs the spread.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch norm_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{AFFINE_LAUNCH}}, {{OUT}})
+// @launch norm_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};  // rows
 constexpr long long kLen = {{LEN}};    // elements per row (the normalized dims)
@@ -20,7 +21,7 @@ constexpr bool kCentre = {{CENTRE}};   // LayerNorm subtracts the mean; RMSNorm 
 constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
-{{AFFINE}}
+{{OUTPUT}}
 __device__ __forceinline__ double warp_sum(double v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -43,10 +44,10 @@ __device__ double block_sum(double v)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-norm_rows({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
+norm_rows({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
-    const Affine affine{ {{AFFINE_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
     double mean = 0.0;
@@ -64,5 +65,5 @@ norm_rows({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
     const double rstd = 1.0 / sqrt(block_sum(squares) / kLen + kEps);
 
     for (long long j = threadIdx.x; j < kLen; j += kBlock)
-        out[base + j] = affine.apply(float((in.at(base + j) - mean) * rstd), j);
+        out[base + j] = output.at(base + j, float((in.at(base + j) - mean) * rstd));
 }

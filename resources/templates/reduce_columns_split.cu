@@ -27,6 +27,8 @@ constexpr long long kOutputs = kOuter * kInner;
 
 {{INPUT}}
 {{REDUCTION}}
+{{>reduction_tree}}
+
 static_assert(sizeof(Reduction::Acc) <= 16, "a partial has 16 bytes of scratch");
 
 extern "C" __global__ void __launch_bounds__(kBlock)
@@ -40,21 +42,7 @@ reduce_column_slices({{IN_PARAMS}}, Reduction::Acc* __restrict__ partials)
     const long long outer = g / kGroups, col = (g % kGroups) * kVec;
     const long long base = outer * kLen * kInner + col;
     Reduction::Acc acc[kVec];
-#pragma unroll
-    for (int c = 0; c < kVec; ++c)
-        acc[c] = Reduction::identity();
-#pragma unroll 4
-    for (long long r = slice * kSlice; r < (slice + 1) * kSlice; ++r) {
-        if constexpr (kVec == 4) {
-            const float4 v = in.at4(base + r * kInner);
-            acc[0] = Reduction::combine(acc[0], Reduction::lift(v.x, r));
-            acc[1] = Reduction::combine(acc[1], Reduction::lift(v.y, r));
-            acc[2] = Reduction::combine(acc[2], Reduction::lift(v.z, r));
-            acc[3] = Reduction::combine(acc[3], Reduction::lift(v.w, r));
-        } else {
-            acc[0] = Reduction::combine(acc[0], Reduction::lift(in.at(base + r * kInner), r));
-        }
-    }
+    fold_columns<kInner>(in, base, slice * kSlice, (slice + 1) * kSlice, acc);
 #pragma unroll
     for (int c = 0; c < kVec; ++c)
         partials[slice * kOutputs + outer * kInner + col + c] = acc[c];

@@ -20,52 +20,20 @@ constexpr long long kChunk = kLen / kSplit;   // elements per block
 constexpr int kBlock = {{BLOCK}};             // threads per block
 constexpr int kVec = {{VEC}};                 // floats per load: 4 (float4) or 1
 constexpr int kWarps = kBlock / 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
 {{REDUCTION}}
 static_assert(sizeof(Reduction::Acc) <= 16, "a partial has 16 bytes of scratch");
-
-__device__ __forceinline__ Reduction::Acc warp_reduce(Reduction::Acc v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = Reduction::combine(v, Reduction::shfl_xor(v, offset));
-    return v;
-}
-
-__device__ Reduction::Acc block_reduce(Reduction::Acc v)
-{
-    __shared__ Reduction::Acc partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_reduce(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = lane < kWarps ? partial[lane] : Reduction::identity();
-    return warp_reduce(v);
-}
+{{>reduction_tree}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 reduce_chunks({{IN_PARAMS}}, Reduction::Acc* __restrict__ partials)
 {
     const Input in{ {{IN_ARGS}} };
-    const long long row = blockIdx.x / kSplit;
-    const long long first = (blockIdx.x % kSplit) * kChunk; // the chunk's first position in the row
-    const long long base = row * kLen + first;
-    Reduction::Acc acc = Reduction::identity();
-    if constexpr (kVec == 4) {
-        for (long long j = 4 * threadIdx.x; j < kChunk; j += 4 * kBlock) {
-            const float4 v = in.at4(base + j);
-            acc = Reduction::combine(acc, Reduction::lift(v.x, first + j));
-            acc = Reduction::combine(acc, Reduction::lift(v.y, first + j + 1));
-            acc = Reduction::combine(acc, Reduction::lift(v.z, first + j + 2));
-            acc = Reduction::combine(acc, Reduction::lift(v.w, first + j + 3));
-        }
-    } else {
-        for (long long j = threadIdx.x; j < kChunk; j += kBlock)
-            acc = Reduction::combine(acc, Reduction::lift(in.at(base + j), first + j));
-    }
-    acc = block_reduce(acc);
+    // Row blockIdx.x / kSplit, from its position `first`.
+    const long long first = (blockIdx.x % kSplit) * kChunk, base = blockIdx.x / kSplit * kLen + first;
+    Reduction::Acc acc = fold_row<kBlock>(in, base, kChunk, threadIdx.x, first);
+    acc = block_reduce<kBlock>(acc);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = acc;
 }

@@ -17,12 +17,7 @@ constexpr int kBlock = 32 * kWarps;
 
 {{INPUT}}
 {{REDUCTION}}
-__device__ __forceinline__ Reduction::Acc warp_reduce(Reduction::Acc v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = Reduction::combine(v, Reduction::shfl_xor(v, offset));
-    return v;
-}
+{{>reduction_tree}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 reduce_rows_warp({{IN_PARAMS}}, Reduction::Out* __restrict__ out)
@@ -33,19 +28,7 @@ reduce_rows_warp({{IN_PARAMS}}, Reduction::Out* __restrict__ out)
     if (row >= kRows)
         return; // the whole warp leaves together, so the shuffles below stay full
     const long long base = row * kLen;
-    Reduction::Acc acc = Reduction::identity();
-    if constexpr (kVec == 4) {
-        for (long long j = 4 * lane; j < kLen; j += 4 * 32) {
-            const float4 v = in.at4(base + j);
-            acc = Reduction::combine(acc, Reduction::lift(v.x, j));
-            acc = Reduction::combine(acc, Reduction::lift(v.y, j + 1));
-            acc = Reduction::combine(acc, Reduction::lift(v.z, j + 2));
-            acc = Reduction::combine(acc, Reduction::lift(v.w, j + 3));
-        }
-    } else {
-        for (long long j = lane; j < kLen; j += 32)
-            acc = Reduction::combine(acc, Reduction::lift(in.at(base + j), j));
-    }
+    Reduction::Acc acc = fold_row<32>(in, base, kLen, lane);
     acc = warp_reduce(acc);
     if (lane == 0)
         out[row] = Reduction::finish(acc);

@@ -8,7 +8,7 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch rms_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{AFFINE_LAUNCH}}, {{OUT}})
+// @launch rms_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};  // rows
 constexpr long long kLen = {{LEN}};    // elements per row (the normalized dims)
@@ -19,7 +19,7 @@ constexpr double kEps = {{EPS}};
 constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
-{{AFFINE}}
+{{OUTPUT}}
 __device__ __forceinline__ double warp_sum(double v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -47,10 +47,10 @@ __device__ __forceinline__ void store4(float* p, long long i, float4 v)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-rms_rows({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
+rms_rows({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
-    const Affine affine{ {{AFFINE_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
     double squares = 0.0;
@@ -70,10 +70,10 @@ rms_rows({{IN_PARAMS}}{{AFFINE_PARAMS}}, float* __restrict__ out)
     if constexpr (kVec == 4) {
         for (long long j = 4 * threadIdx.x; j < kLen; j += 4 * kBlock) {
             const float4 x = in.at4(base + j);
-            store4(out, base + j, affine.apply4(make_float4(x.x * rstd, x.y * rstd, x.z * rstd, x.w * rstd), j));
+            store4(out, base + j, output.at4(base + j, make_float4(x.x * rstd, x.y * rstd, x.z * rstd, x.w * rstd)));
         }
     } else {
         for (long long j = threadIdx.x; j < kLen; j += kBlock)
-            out[base + j] = affine.apply(in.at(base + j) * rstd, j);
+            out[base + j] = output.at(base + j, in.at(base + j) * rstd);
     }
 }

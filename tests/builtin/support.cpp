@@ -9,13 +9,22 @@ namespace kf::test {
 
 namespace {
 
+nlohmann::json readJson(const char *path)
+{
+    QFile f(QString::fromUtf8(path));
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", path);
+    return nlohmann::json::parse(f.readAll().toStdString());
+}
+
 const nlohmann::json &graphs()
 {
-    static const nlohmann::json all = [] {
-        QFile f(QStringLiteral(KF_SOURCE_DIR "/tests/builtin/data/graphs.json"));
-        if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read tests/builtin/data/graphs.json");
-        return nlohmann::json::parse(f.readAll().toStdString());
-    }();
+    static const nlohmann::json all = readJson(KF_SOURCE_DIR "/tests/builtin/data/graphs.json");
+    return all;
+}
+
+const nlohmann::json &ownGraphs()
+{
+    static const nlohmann::json all = readJson(KF_SOURCE_DIR "/tests/builtin/data/problem_graphs.json");
     return all;
 }
 
@@ -36,6 +45,25 @@ std::vector<OpNode> shippedGraph(const QString &name)
 Problem shippedProblem(const QString &name, const std::string &variant)
 {
     auto p = loadProblemFile(KF_SOURCE_DIR "/problems/" + name.toStdString() + ".toml", variant);
+    if (!p) qFatal("%s", p.error().text().c_str());
+    return *p;
+}
+
+QStringList ownNames()
+{
+    QStringList names;
+    for (const auto &[name, g] : ownGraphs().items()) names << QString::fromStdString(name);
+    return names;
+}
+
+std::vector<OpNode> ownGraph(const QString &name)
+{
+    return ownGraphs().at(name.toStdString()).get<std::vector<OpNode>>();
+}
+
+Problem ownProblem(const QString &name, const std::string &variant)
+{
+    auto p = loadProblemFile(KF_SOURCE_DIR "/tests/builtin/data/problems/" + name.toStdString() + ".toml", variant);
     if (!p) qFatal("%s", p.error().text().c_str());
     return *p;
 }

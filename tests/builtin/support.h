@@ -23,6 +23,13 @@ std::vector<OpNode> shippedGraph(const QString &name);
 // The shipped problem at a variant ("" for the full size).
 Problem shippedProblem(const QString &name, const std::string &variant = {});
 
+// The problems of tests/builtin/data/problems (patterns the shipped set lacks: losses, norms around
+// a reduction, pooling, scans, matrix-vector products) by file stem, and their op graphs as the
+// worker reports them at the small variant (tests/builtin/data/problem_graphs.json).
+QStringList ownNames();
+std::vector<OpNode> ownGraph(const QString &name);
+Problem ownProblem(const QString &name, const std::string &variant = {});
+
 // One node of a hand-built graph.
 OpNode node(const std::string &op, std::vector<std::string> inputs, std::vector<std::string> outputs,
             std::vector<Shape> inputShapes, std::vector<Shape> outputShapes, nlohmann::json constants);

@@ -13,6 +13,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace kf;
@@ -23,6 +24,8 @@ namespace {
 const std::set<std::string> kLooseOnly{"gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32"};
 
 bool isCompute(const IdeaDef &d) { return d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d); }
+
+bool isGemv(const std::string &idea) { return idea == "gemv_dot" || idea == "gemv_stream"; }
 
 template <typename T>
 std::string errorOf(const Result<T> &r)
@@ -41,6 +44,18 @@ Target targetOf(const QString &name, Policy policy, const std::string &variant =
     return makeTarget(*p, problem, 132, 9, policy);
 }
 
+// A problem of tests/builtin/data/problems (the skinny products, the epilogues on the Hopper paths).
+Target ownTarget(const QString &name, Policy policy, const std::string &variant = {})
+{
+    static std::map<std::string, Problem> problems;
+    const std::string key = name.toStdString() + "@" + variant;
+    if (!problems.count(key)) problems[key] = test::ownProblem(name, variant);
+    const Problem &problem = problems[key];
+    auto p = recognise(test::ownGraph(name), problem);
+    if (!p) qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
+    return makeTarget(*p, problem, 132, 9, policy);
+}
+
 GenContext contextOf(const QString &name, Policy policy)
 {
     GenContext ctx = test::contextFor(test::shippedProblem(name), test::shippedGraph(name));
@@ -50,7 +65,7 @@ GenContext contextOf(const QString &name, Policy policy)
 
 Precision precisionOf(const std::string &idea, const Point &p)
 {
-    if (idea == "gemm_tiled_fp32") return Precision::FP32;
+    if (idea == "gemm_tiled_fp32" || isGemv(idea)) return Precision::FP32;
     if (idea == "gemm_mma_fp16") return Precision::FP16;
     if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32") return Precision::TF32;
     if (idea == "gemm_wgmma_tf32") return Precision::TF32;
@@ -285,9 +300,38 @@ private slots:
         QTest::newRow("conv_wgmma_regs_pool seed@small")
             << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
         QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32" << "seed/matmul" << "small" << false;
-        QTest::newRow("gemm_mma_tf32x3 linear@small") << "gemm_mma_tf32x3" << "level1/linear_bias_relu" << "small" << false;
+        QTest::newRow("gemm_mma_tf32x3 matmul_mish_mish@small")
+            << "gemm_mma_tf32x3" << "own/matmul_mish_mish" << "small" << false;
         QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"
                                                               << false;
+        // Matrix-vector products at full size and at odd small sizes (4-byte loads); every point
+        // where registers are tightest (eight vectors with 16-byte loads) and on the 4-byte path.
+        for (const auto &[idea, problem] : std::vector<std::pair<const char *, const char *>>{
+                 {"gemv_dot", "gemv"}, {"gemv_dot", "bmv"}, {"gemv_dot", "linear_small_batch"}, {"gemv_stream", "vecmat"}})
+            for (const char *variant : {"", "small"}) {
+                const bool every = (QString(problem) == "linear_small_batch" && !*variant) ||
+                                   (QString(problem) == "gemv" && *variant) || QString(idea) == "gemv_stream";
+                QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, problem, variant)))
+                    << QString(idea) << QString("own/") + problem << QString(variant) << every;
+            }
+        // Elementwise epilogues on the tensor-core paths: two Mish after a linear layer on wgmma,
+        // ReLU then a per-channel bias after a convolution on each convolution template.
+        for (const char *idea : {"gemm_wgmma_tf32x3", "gemm_mma_tf32x3", "gemm_tiled_fp32"})
+            QTest::newRow(qPrintable(QString("%1 matmul_mish_mish").arg(idea)))
+                << QString(idea) << QString("own/matmul_mish_mish") << QString() << false;
+        for (const char *idea : {"conv_wgmma", "conv_wgmma_regs", "conv_implicit_gemm_tf32x3"})
+            QTest::newRow(qPrintable(QString("%1 conv_relu_biasadd").arg(idea)))
+                << QString(idea) << QString("own/conv_relu_biasadd") << QString() << false;
+        QTest::newRow("gemm_wgmma_tf32x3 bmm_large") << "gemm_wgmma_tf32x3" << "own/bmm_large" << QString() << false;
+        // Average pooling after a convolution: the wgmma ideas' pooling pass.
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
+            for (const char *variant : {"", "small"})
+                QTest::newRow(qPrintable(QString("%1 conv_relu_avgpool@%2").arg(idea, variant)))
+                    << QString(idea) << "own/conv_relu_avgpool" << QString(variant) << false;
+        // A long K: the product split into slices of K, summed by a third kernel.
+        for (const char *variant : {"", "small"})
+            QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))
+                << "gemm_wgmma_tf32x3" << "own/matmul_large_k" << QString(variant) << false;
     }
 
     // Every point of the seed problems (the first of the others) renders, parses with its
@@ -300,8 +344,9 @@ private slots:
         QFETCH(bool, everyPoint);
         const IdeaDef *def = findIdea(idea.toStdString());
         QVERIFY(def);
-        const Target t = problem.startsWith("odd/") ? oddTarget(problem.mid(4).toStdString())
-                                                    : targetOf(problem, Policy::Loose, variant.toStdString());
+        const Target t = problem.startsWith("odd/")   ? oddTarget(problem.mid(4).toStdString())
+                         : problem.startsWith("own/") ? ownTarget(problem.mid(4), Policy::Loose, variant.toStdString())
+                                                      : targetOf(problem, Policy::Loose, variant.toStdString());
         const std::string why = def->whyNot(t);
         QVERIFY2(why.empty(), why.c_str());
         std::vector<Point> points = validPoints(*def, t);
@@ -349,30 +394,50 @@ private slots:
         }
     }
 
+    // A product whose output has fewer tiles than the GPU has SMs splits K across blocks; one that
+    // fills the GPU does not.
+    void wgmmaSplitsALongK()
+    {
+        const IdeaDef *d = findIdea("gemm_wgmma_tf32x3");
+        const Target longK = ownTarget("matmul_large_k", Policy::Strict);
+        const Point p = validPoints(*d, longK).front();
+        const int ksplit = std::stoi(d->values(longK, p).at("KSPLIT"));
+        QVERIFY2(ksplit > 1 && ksplit <= 132, std::to_string(ksplit).c_str());
+        auto source = renderIdea(*d, longK, p);
+        QVERIFY(source.ok());
+        QVERIFY(source->find("@launch splitk_combine") != std::string::npos);
+        const Target square = targetOf("seed/matmul", Policy::Strict);
+        QCOMPARE(d->values(square, validPoints(*d, square).front()).at("KSPLIT"), std::string("1"));
+    }
+
     // Nothing measured: the simplest kernel of each pattern alone, so that what builds on it is
     // judged against a measurement.
     void firstRoundForTheSeeds()
     {
         auto g = makeBuiltinGenerator();
+        // On Hopper the wgmma path starts next to the simplest kernel: a short search reaches it.
+        auto ids = [](const std::vector<Idea> &ideas) {
+            std::set<std::string> out;
+            for (const Idea &i : ideas) out.insert(i.id);
+            return out;
+        };
         GenContext ctx = contextOf("seed/matmul", Policy::Strict);
         auto ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ideas->size(), std::size_t(1));
-        QCOMPARE((*ideas)[0].id, std::string("gemm_tiled_fp32"));
+        QCOMPARE(ids(*ideas), (std::set<std::string>{"gemm_tiled_fp32", "gemm_wgmma_tf32x3"}));
 
         // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts.
         ctx = contextOf("seed/conv2d", Policy::Strict);
         ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ideas->size(), std::size_t(1));
-        QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_tf32x3"));
+        QCOMPARE(ids(*ideas), (std::set<std::string>{"conv_implicit_gemm_tf32x3", "conv_wgmma"}));
 
         ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Strict);
         ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ideas->size(), std::size_t(1));
-        QCOMPARE((*ideas)[0].id, std::string("conv_implicit_gemm_pool"));
-        auto drafts = g->implement(ctx, (*ideas)[0], 10);
+        QCOMPARE(ids(*ideas), (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool"}));
+        const auto pool = std::find_if(ideas->begin(), ideas->end(), [](const Idea &i) { return i.id == "conv_implicit_gemm_pool"; });
+        auto drafts = g->implement(ctx, *pool, 10);
         QVERIFY2(drafts.ok(), errorOf(drafts).c_str());
         QCOMPARE(drafts->size(), std::size_t(3));
         for (const Draft &d : *drafts) {

@@ -207,7 +207,8 @@ private slots:
         QTest::newRow("matmul") << "seed/matmul" << true << "";
         QTest::newRow("conv2d") << "seed/conv2d" << true << "";
         QTest::newRow("swiglu") << "level2/swiglu" << false << "2 matrix products";
-        QTest::newRow("maxpool") << "level1/maxpool2d" << false << "aten::max_pool2d";
+        QTest::newRow("maxpool") << "level1/maxpool2d" << true << "";
+        QTest::newRow("attention scores") << "level2/softmax_scaled_scores" << false << "softmax after the product";
     }
 
     void supports()
@@ -228,11 +229,11 @@ private slots:
     void supportsNamesAnUnknownOp()
     {
         GenContext ctx = shippedContext("level1/relu");
-        ctx.loaded.graph = {test::node("aten::cumsum", {"%x.1", "%2", "%3"}, {"%4"}, {{4, 256}, {}, {}}, {{4, 256}},
+        ctx.loaded.graph = {test::node("aten::sort", {"%x.1", "%2", "%3"}, {"%4"}, {{4, 256}, {}, {}}, {{4, 256}},
                                        {nullptr, 1, nullptr})};
         const Status st = makeBuiltinGenerator()->supports(ctx);
         QVERIFY(!st.ok());
-        QVERIFY(QString::fromStdString(st.error().message).contains("aten::cumsum"));
+        QVERIFY(QString::fromStdString(st.error().message).contains("aten::sort"));
         QVERIFY(QString::fromStdString(st.error().message).contains("LLM"));
         QVERIFY(!makeBuiltinGenerator()->proposeIdeas(ctx, 3).ok());
     }
@@ -249,6 +250,43 @@ private slots:
         QVERIFY(QString::fromStdString((*ideas)[0].why).contains("memory floor"));
         checkBatch(ctx, *ideas);
         QVERIFY(makeBuiltinGenerator()->proposeIdeas(ctx, 1)->size() == 1);
+    }
+
+    // The first round of the patterns whose simplest kernel would leave the GPU idle (a loss on one
+    // thread, a tensor's norm in one block, a matrix-vector product in GEMM tiles) starts with the
+    // idea that spreads the work instead.
+    void firstRoundSpreadsFewOutputs_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("idea");
+        QTest::newRow("mse loss") << "mse_loss" << "reduce_grid";
+        QTest::newRow("sum of everything") << "sum_all" << "reduce_grid";
+        QTest::newRow("frobenius norm") << "frobenius_norm" << "normalize_split";
+        QTest::newRow("l1 norm") << "l1_norm" << "normalize_rows";
+        QTest::newRow("rms norm over channels") << "rms_norm_channels" << "normalize_columns";
+        QTest::newRow("gemv") << "gemv" << "gemv_dot";
+        QTest::newRow("vector times matrix") << "vecmat" << "gemv_stream";
+        QTest::newRow("max pooling") << "relu_maxpool" << "pool2d_window";
+        QTest::newRow("cumsum") << "cumsum_rows" << "scan_rows";
+        QTest::newRow("cumprod of columns") << "cumprod_columns" << "scan_columns";
+    }
+
+    void firstRoundSpreadsFewOutputs()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, idea);
+        GenContext ctx = test::contextFor(test::ownProblem(problem), test::ownGraph(problem));
+        auto ideas = makeBuiltinGenerator()->proposeIdeas(ctx, 4);
+        QVERIFY2(ideas.ok(), ideas.ok() ? "" : ideas.error().text().c_str());
+        QVERIFY(!ideas->empty());
+        QCOMPARE(QString::fromStdString((*ideas)[0].id), idea);
+        // None that would leave the GPU idle: a thread, a block or a warp for a whole loss.
+        for (const Idea &i : *ideas)
+            for (const char *idle : {"reduce_thread_per_output", "reduce_block_per_row", "reduce_warp_per_row",
+                                     "normalize_rows", "gemm_tiled_fp32"})
+                QVERIFY2(i.id != idle || problem == "l1_norm", i.id.c_str());
+        auto drafts = makeBuiltinGenerator()->implement(ctx, (*ideas)[0], 2);
+        QVERIFY2(drafts.ok() && !drafts->empty(), drafts.ok() ? "no drafts" : drafts.error().text().c_str());
     }
 
     // The simplest idea failed and nothing is correct: go on with what builds on it.

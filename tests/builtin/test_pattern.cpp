@@ -28,6 +28,33 @@ Problem problemWith(bool withB, const std::string &outShape, const std::string &
                                  "\"\n[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return x\n'''\n");
 }
 
+// The data of a test of problems: its name, the pattern's kind and summary.
+void patternColumns()
+{
+    QTest::addColumn<QString>("problem");
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("summary");
+}
+
+void row(const char *problem, const char *kind, const char *summary)
+{
+    QTest::newRow(problem) << QString(problem) << QString(kind) << QString(summary);
+}
+
+// The pattern's kind and summary at full size; the small variant's, from the same graph, has the
+// same kind and the small output.
+void checkRecognised(const std::vector<OpNode> &graph, const Problem &full, const Problem &small, const QString &kind,
+                     const QString &summary)
+{
+    const Pattern p = recogniseOk(graph, full);
+    QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
+    QCOMPARE(QString::fromStdString(p.summary()), summary);
+    QCOMPARE(p.output, std::string("out"));
+    const Pattern s = recogniseOk(graph, small);
+    QVERIFY(s.kind == p.kind);
+    QCOMPARE(s.outShape, small.outputs[0].shape);
+}
+
 } // namespace
 
 class TestBuiltinPattern : public QObject {
@@ -35,14 +62,9 @@ class TestBuiltinPattern : public QObject {
 private slots:
     void shippedProblems_data()
     {
-        QTest::addColumn<QString>("problem");
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<QString>("summary");
-        auto row = [](const char *p, const char *kind, const char *summary) {
-            QTest::newRow(p) << QString(p) << QString(kind) << QString(summary);
-        };
+        patternColumns();
         row("level1/argmax_dim", "reduce", "argmax over dim 1 of x [128, 4096, 4096]");
-        row("level1/avgpool2d", "pool", "avg_pool2d 2x2 of x [128, 128, 224, 224]");
+        row("level1/avgpool2d", "pool", "avg_pool2d 2x2 stride 2 of x [128, 128, 224, 224]");
         row("level1/batchnorm", "elementwise",
             "elementwise out = (((x - running_mean) / sqrt(running_var + 1e-05)) * weight) + bias over [64, 128, 256, 256]");
         row("level1/bmm", "matmul", "matrix product A @ B (M 512, N 512, K 1024)");
@@ -53,7 +75,7 @@ private slots:
         row("level1/log_softmax", "softmax", "log_softmax over dim 1 of x [8192, 65536]");
         row("level1/matmul_tall_skinny", "matmul", "matrix product A @ B (M 524288, N 256, K 256)");
         row("level1/max_dim", "reduce", "amax over dim 2 of x [64, 8192, 4096]");
-        row("level1/maxpool2d", "pool", "max_pool2d 3x3 of x [128, 128, 224, 224]");
+        row("level1/maxpool2d", "pool", "max_pool2d 3x3 stride 2 of x [128, 128, 224, 224]");
         row("level1/mean_dim", "reduce", "mean over dim 1 of x [32768, 65536]");
         row("level1/relu", "elementwise", "elementwise out = relu(x) over [4096, 131072]");
         row("level1/rmsnorm", "rmsnorm", "rms_norm over the last dim of x [16, 8192, 4096] (eps 1e-06, weight)");
@@ -88,14 +110,123 @@ private slots:
         QFETCH(QString, problem);
         QFETCH(QString, kind);
         QFETCH(QString, summary);
-        const Pattern p = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem));
-        QCOMPARE(QString::fromStdString(toString(p.kind)), kind);
-        QCOMPARE(QString::fromStdString(p.summary()), summary);
-        QCOMPARE(p.output, std::string("out"));
-        // The small variant's sizes come from the same graph.
-        const Pattern small = recogniseOk(test::shippedGraph(problem), test::shippedProblem(problem, "small"));
-        QVERIFY(small.kind == p.kind);
-        QCOMPARE(small.outShape, test::shippedProblem(problem, "small").outputs[0].shape);
+        checkRecognised(test::shippedGraph(problem), test::shippedProblem(problem), test::shippedProblem(problem, "small"),
+                        kind, summary);
+    }
+
+    // The patterns the shipped problems lack: losses and sums to one value, elementwise ops around a
+    // reduction, group and instance norms, pooling with epilogues, scans, matrix-vector products.
+    void ownProblems_data()
+    {
+        patternColumns();
+        row("mse_loss", "reduce", "mean over all elements of ((predictions - targets)^2) [16384, 16384]");
+        row("sum_all", "reduce", "sum over all elements of x [32768, 16384]");
+        row("hinge_loss", "reduce", "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
+        row("smooth_l1_loss", "reduce", "mean over all elements of (smooth_l1(abs(predictions - targets), 1)) [16384, 16384]");
+        row("kl_div_batchmean", "reduce",
+            "sum over all elements of (xlogx(targets) - (targets * log(predictions + 0.001))) [16384, 16384], then acc / 16384");
+        row("l1_norm", "normalize", "x / acc over [4096, 65535], acc = mean over dim 1 of (abs(x)) [4096, 65535]");
+        row("l2_norm", "normalize", "x / sqrt(acc) over [16384, 16384], acc = sum over dim 1 of (x^2) [16384, 16384]");
+        row("frobenius_norm", "normalize",
+            "x / sqrt(acc) over [64, 64, 256, 256], acc = sum over dims 0..3 of (x^2) [64, 64, 256, 256]");
+        row("rms_norm_channels", "normalize",
+            "x / sqrt(acc + 1e-05) over [64, 64, 256, 256], acc = mean over dim 1 of (x^2) [64, 64, 256, 256]");
+        row("group_norm", "layernorm", "group_norm with 8 groups of x [32, 64, 256, 256] (eps 1e-05, weight, bias)");
+        row("instance_norm", "layernorm", "instance_norm of x [32, 64, 256, 256] (eps 1e-05)");
+        row("relu_maxpool", "pool", "max_pool2d 3x3 stride 2 of (relu(x)) [32, 64, 512, 512]");
+        row("maxpool_dilated", "pool", "max_pool2d 4x4 stride 2 of x [16, 32, 255, 255], then acc * 2");
+        row("avgpool_padded", "pool", "avg_pool2d 3x3 stride 2 of x [32, 64, 255, 255]");
+        row("cumsum_rows", "scan", "cumsum over dim 1 of x [16384, 32768]");
+        row("cumsum_reverse", "scan", "reverse cumsum over dim 1 of x [8192, 32767], then acc * 0.5");
+        row("cumprod_columns", "scan", "cumprod over dim 1 of ((x / 128) + 1) [64, 128, 16384]");
+        row("gemv", "matmul", "matrix product A @ x (M 4096, N 1, K 65536)");
+        row("vecmat", "matmul", "matrix product x @ W (M 4, N 16384, K 32768), then relu(acc)");
+        row("linear_small_batch", "matmul", "matrix product x @ weight^T + bias (M 8, N 16384, K 16384)");
+        row("bmv", "matmul", "matrix product A @ x (M 1024, N 1, K 8192)");
+        row("matmul_mish_mish", "matmul", "matrix product x @ weight^T + bias (M 8192, N 8192, K 8192), then mish(mish(acc))");
+        row("conv_relu_biasadd", "conv2d",
+            "conv2d of x with weight (stride 1, padding 0) + conv_bias, then relu(acc) + bias");
+        row("bmm_large", "matmul", "matrix product A @ B (M 512, N 2048, K 1024)");
+        row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
+        row("conv_relu_avgpool", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
+    }
+
+    void ownProblems()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, kind);
+        QFETCH(QString, summary);
+        checkRecognised(test::ownGraph(problem), test::ownProblem(problem), test::ownProblem(problem, "small"), kind, summary);
+    }
+
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 26); }
+
+    // The rows the templates see for the new patterns.
+    void geometryAroundReductions()
+    {
+        auto of = [](const char *name) { return recogniseOk(test::ownGraph(name), test::ownProblem(name)); };
+        const Pattern mse = of("mse_loss");
+        QCOMPARE(mse.row.outer * mse.row.inner, std::int64_t(1));
+        QCOMPARE(mse.row.len, std::int64_t(16384) * 16384);
+        QCOMPARE(mse.input.leaves.size(), std::size_t(2));
+        QVERIFY(mse.program.empty());
+
+        // A loss divided by a constant finishes the reduction.
+        const Pattern kl = of("kl_div_batchmean");
+        QCOMPARE(kl.reduceOp, std::string("sum"));
+        QVERIFY(!kl.program.empty() && kl.program.leaves.empty());
+
+        // A column statistic: [B, C, H*W] around the reduced channels.
+        const Pattern rms = of("rms_norm_channels");
+        QCOMPARE(rms.row.outer, std::int64_t(64));
+        QCOMPARE(rms.row.len, std::int64_t(64));
+        QCOMPARE(rms.row.inner, std::int64_t(256) * 256);
+        QCOMPARE(rms.program.shape, (Shape{64, 64, 256, 256}));
+
+        // Group norm: rows of a sample's group of channels; the weight is per channel.
+        const Pattern gn = of("group_norm");
+        QCOMPARE(gn.groups, std::int64_t(8));
+        QCOMPARE(gn.row.outer, std::int64_t(32) * 8);
+        QCOMPARE(gn.row.len, std::int64_t(8) * 256 * 256);
+        QCOMPARE(gn.weight, std::string("weight"));
+
+        const Pattern rev = of("cumsum_reverse");
+        QVERIFY(rev.reverse);
+        QCOMPARE(rev.row.len, std::int64_t(32767));
+        const Pattern cols = of("cumprod_columns");
+        QCOMPARE(cols.reduceOp, std::string("prod"));
+        QCOMPARE(cols.row.inner, std::int64_t(16384));
+
+        const Pattern pool = of("avgpool_padded");
+        QVERIFY(!pool.pool->max && pool.pool->ceilMode && !pool.pool->countIncludePad);
+        QCOMPARE(pool.pool->pad[0], std::int64_t(1));
+        const Pattern dil = of("maxpool_dilated");
+        QCOMPARE(dil.pool->dilation[1], std::int64_t(2));
+    }
+
+    // A reduction broadcast back along the wrong dims is not a normalization: a sum over the rows
+    // of [4, 4] without keepdim, added to x, broadcasts along the columns.
+    void reductionBroadcastMustKeepItsDims()
+    {
+        const Problem p = test::problemFromToml(
+            "name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [4, 4]\n[[outputs]]\nname = \"out\"\n"
+            "shape = [4, 4]\n[reference]\nsource = '''\ndef forward(x: Tensor) -> Tensor:\n    return x\n'''\n");
+        auto graph = [](nlohmann::json dims, bool keep, Shape sumShape) {
+            return std::vector<OpNode>{
+                node("aten::sum", {"%x.1", "%1", "%2", "%3"}, {"%4"}, {{4, 4}, {}, {}, {}}, {sumShape},
+                     {nullptr, dims, keep, nullptr}),
+                node("aten::add", {"%x.1", "%4", "%5"}, {"%6"}, {{4, 4}, sumShape, {}}, {{4, 4}}, {nullptr, nullptr, 1})};
+        };
+        auto wrong = recognise(graph({1}, false, {4}), p);
+        QVERIFY(!wrong.ok());
+        auto kept = recognise(graph({1}, true, {4, 1}), p);
+        QVERIFY2(kept.ok(), kept.ok() ? "" : kept.error().text().c_str());
+        QCOMPARE(QString::fromStdString(toString(kept->kind)), QStringLiteral("normalize"));
+        // A sum over dim 0 without keepdim is [4], which broadcasts as [1, 4]: the right dims.
+        auto columns = recognise(graph({0}, false, {4}), p);
+        QVERIFY2(columns.ok(), columns.ok() ? "" : columns.error().text().c_str());
+        QCOMPARE(columns->row.inner, std::int64_t(4));
     }
 
     void everyShippedProblemIsListed()
@@ -264,8 +395,8 @@ private slots:
     {
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("message");
-        QTest::newRow("cumsum") << "aten::cumsum" << "aten::cumsum";
-        QTest::newRow("softmax then mul") << "softmax+mul" << "aten::mul after aten::softmax";
+        QTest::newRow("sort") << "aten::sort" << "aten::sort";
+        QTest::newRow("softmax then sum") << "softmax+sum" << "aten::sum after aten::softmax";
         QTest::newRow("tuple") << "tuple" << "tuple";
     }
 
@@ -274,9 +405,10 @@ private slots:
         QFETCH(QString, op);
         QFETCH(QString, message);
         std::vector<OpNode> g;
-        if (op == "softmax+mul") {
+        if (op == "softmax+sum") {
             g = {node("aten::softmax", {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, -1, nullptr}),
-                 node("aten::mul", {"%4", "%5"}, {"%6"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 2.0})};
+                 node("aten::sum", {"%4", "%5", "%7", "%8"}, {"%6"}, {{2, 3, 4}, {}, {}, {}}, {{2, 3}},
+                      {nullptr, {-1}, false, nullptr})};
         } else if (op == "tuple") {
             g = {node("aten::relu", {"%x.1"}, {"%2"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
                  node("aten::tanh", {"%x.1"}, {"%3"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),

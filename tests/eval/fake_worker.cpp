@@ -3,7 +3,7 @@
 //   options: --compile (compile-only mode), --protocol N, --exit-early, --garbage-hello,
 //            --hang-hello, --log FILE (appends "start", "load", "verify", "time", "compile" lines
 //            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N,
-//            --compile-ms N (each compile takes that long, as NVRTC with the CUDA headers does)
+//            --compile-ms N (each compile takes that long, as NVRTC with the CUDA headers does),
 //            --start-ms N (before it reads its first request, as CUDA and libtorch take to start),
 //            --load-ms N (a load takes that long)
 //   markers: FAKE_CRASH (dies by SIGSEGV), FAKE_FAULT (replies crashed, then exits), FAKE_HANG,

@@ -99,7 +99,7 @@ Params gemmParams(const Problem &p, const std::string &a, const std::string &b, 
              {"C_BATCH_STRIDE", num(batch > 1 ? cs[cs.size() - 2] * cs.back() : 0)},
              {"TRANS_B", transB ? "true" : "false"}, {"A", a}, {"B", b}, {"OUT", "out"}, {"GROUP_M", "8"},
              {"A_IMAGES", num(batch)}, {"B_IMAGES", num(batch)},
-             {"EPILOGUE", epilogue}};
+             {"EPILOGUE", epilogue}, {"KSPLIT", "1"}, {"SPLITK", "0"}, {"SUM_WORDS", "1"}, {"COMBINE_GRID", "1"}};
     r["EPILOGUE_ARGS"] = bias.empty() ? "" : ", " + bias;
     r["EPILOGUE_PARAMS"] = bias.empty() ? "" : ", const float *__restrict__ " + bias;
     return r;
@@ -126,8 +126,11 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
         r["POOL_OUT_W"] = num(o[3]);
         r["POOL"] = "1";
         r["CONV_OUT"] = "act";
+        r["POOL_MAX"] = "true", r["POOL_COUNT_PAD"] = "true", r["POOL_DIVISOR"] = "0";
     } else { // a 0x0 window: no pooling
-        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W"}) r[k] = "0";
+        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+            r[k] = "0";
+        r["POOL_MAX"] = r["POOL_COUNT_PAD"] = "true";
         r["POOL_SH"] = r["POOL_SW"] = "1";
         r["POOL"] = "0";
         r["CONV_OUT"] = "out";
@@ -192,6 +195,10 @@ private slots:
         row("gemm_wgmma_tf32.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
         row("gemm_wgmma_tf32.cu", "linear_bias_relu", wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
         row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")), "tf32");
+        // K split into 16 slices, summed by splitk_combine.
+        row("gemm_wgmma_tf32.cu", "matmul",
+            wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) + " KSPLIT=16 SPLITK=1 SUM_WORDS=268435456 COMBINE_GRID=65536",
+            "tf32x3");
 
         row("gemm_mma_tf32.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
         row("gemm_mma_tf32.cu", "matmul", mma.arg(256).arg(128).arg(32).arg(64).arg(64).arg(3).arg(1), "tf32");
@@ -303,7 +310,8 @@ private slots:
             "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
-            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS",
+            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "KSPLIT", "SPLITK", "SUM_WORDS",
+            "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

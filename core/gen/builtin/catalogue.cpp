@@ -76,7 +76,11 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addSoftmax(v);
         ideas::addNorm(v);
         ideas::addGemm(v);
+        ideas::addGemv(v);
         ideas::addConv(v);
+        ideas::addPool(v);
+        ideas::addNormalize(v);
+        ideas::addScan(v);
         return v;
     }();
     return all;

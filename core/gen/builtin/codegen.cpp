@@ -96,32 +96,48 @@ std::string cudaName(const std::string &tensor)
     return bad ? tensor + "_" : tensor;
 }
 
-OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads)
+bool usesAcc(const EwProgram &p)
+{
+    if (p.result.kind == EwArg::Kind::Acc) return true;
+    for (const EwStep &s : p.steps)
+        for (const EwArg &a : s.args)
+            if (a.kind == EwArg::Kind::Acc) return true;
+    return false;
+}
+
+OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads, const std::set<std::string> &taken)
 {
     OperandCode c;
     c.text = p.text();
     const std::string ld = loads == Loads::ReadOnly ? "__ldg" : "__ldcs";
     const std::int64_t n = numel(p.shape);
+    const bool acc = usesAcc(p);
 
-    // One member per distinct tensor; one apply() parameter per leaf.
+    // One member per distinct tensor (renamed away from `taken`, another struct's kernel
+    // parameters); one apply() parameter per leaf.
     std::vector<std::string> members, params, launch;
     std::map<std::string, std::string> memberOf;
+    std::set<std::string> memberNames = taken;
     for (const Leaf &l : p.leaves)
         if (!memberOf.count(l.tensor)) {
-            memberOf[l.tensor] = cudaName(l.tensor);
+            std::string m = cudaName(l.tensor);
+            while (memberNames.count(m)) m += "_";
+            memberNames.insert(m);
+            memberOf[l.tensor] = m;
             members.push_back(l.tensor);
         }
     std::vector<std::string> leafVar;
-    std::set<std::string> taken;
+    std::set<std::string> vars;
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         std::string v = memberOf[p.leaves[k].tensor];
-        if (taken.count(v)) v += "_" + std::to_string(k);
-        taken.insert(v);
+        if (vars.count(v)) v += "_" + std::to_string(k);
+        vars.insert(v);
         leafVar.push_back(v);
     }
 
-    std::string code = "// " + name + ": reads " + join(members, ", ") +
+    std::string code = "// " + name + ": reads " + (members.empty() ? std::string("no tensor") : join(members, ", ")) +
                        (p.empty() ? std::string(".\n") : " and computes " + c.text + ".\n");
+    if (acc) code += "// acc is the value the kernel computed for the element.\n";
     code += "struct " + name + " {\n";
     for (const std::string &t : members) {
         const Leaf *first = nullptr;
@@ -133,11 +149,13 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
         c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + memberOf[t];
         c.args += std::string(c.args.empty() ? "" : ", ") + memberOf[t];
         c.launch += std::string(c.launch.empty() ? "" : ", ") + t;
+        c.names.insert(memberOf[t]);
     }
 
     // apply(): the computation on one element's operands, in registers.
     std::vector<std::string> applyParams;
     for (const std::string &v : leafVar) applyParams.push_back("float " + v);
+    if (acc) applyParams.push_back("float acc");
     auto argExpr = [&](const EwArg &a) -> std::string {
         switch (a.kind) {
         case EwArg::Kind::Leaf: return leafVar[std::size_t(a.index)];
@@ -163,8 +181,11 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
         scalarLoads.push_back(ld + "(" + memberOf[p.leaves[k].tensor] + " + " +
                               (terms.empty() ? idx : "(" + idx + ")") + ")");
     }
+    if (acc) scalarLoads.push_back("acc");
     code += "\n    // Element i of the " + shapeText(p.shape) + " result.\n";
-    code += "    __device__ __forceinline__ float at(long long i) const\n    {\n";
+    code += std::string("    __device__ __forceinline__ float at(long long i") + (acc ? ", float acc" : "") +
+            ") const\n    {\n";
+    if (p.leaves.empty()) code += "        (void)i;\n";
     code += "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
 
     // at4(i): four elements; 16-byte loads for full-shape and contiguous broadcast operands.
@@ -196,11 +217,13 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
         }
     }
     code += "\n    // Elements i .. i + 3, i a multiple of 4.\n";
-    code += "    __device__ __forceinline__ float4 at4(long long i) const\n    {\n" + body;
+    code += std::string("    __device__ __forceinline__ float4 at4(long long i") + (acc ? ", float4 acc" : "") +
+            ") const\n    {\n" + (p.leaves.empty() ? "        (void)i;\n" : "") + body;
     std::vector<std::string> results;
     for (int l = 0; l < 4; ++l) {
         std::vector<std::string> a;
         for (auto &lane : lanes) a.push_back(lane[std::size_t(l)]);
+        if (acc) a.push_back(std::string("acc.") + comp[l]);
         results.push_back("apply(" + join(a, ", ") + ")");
     }
     code += "        return make_float4(" + join(results, ",\n                           ") + ");\n    }\n};\n";
@@ -217,6 +240,16 @@ std::string emitReduction(const Pattern &p)
 {
     const std::string &op = p.reduceOp;
     const std::string len = std::to_string(p.row.len);
+    // Elementwise ops after the reduction (a loss's division by the batch, a norm's root) finish
+    // each output; they read no tensors here.
+    const std::string after = p.kind != PatternKind::Reduce || p.program.empty()
+                                  ? std::string()
+                                  : emitEpilogue(p.program, {{1, numel(p.program.shape), "i"}}, {}).expr;
+    auto finish = [&](const std::string &value) {
+        if (after.empty()) return "    static __device__ __forceinline__ Out finish(Acc a) { return " + value + "; }\n";
+        return "    // Then " + p.program.text() + ".\n    static __device__ __forceinline__ Out finish(Acc a)\n    {\n" +
+               "        const float acc = " + value + ";\n        return " + after + ";\n    }\n";
+    };
     std::string s;
     if (op == "sum" || op == "mean") {
         s += "// Reduction: " + op + " of " + len + " values, accumulated in double so that the\n";
@@ -227,8 +260,7 @@ std::string emitReduction(const Pattern &p)
         s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
         s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }\n";
         s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
-        s += op == "mean" ? "    static __device__ __forceinline__ Out finish(Acc a) { return float(a / " + len + ".0); }\n"
-                          : "    static __device__ __forceinline__ Out finish(Acc a) { return float(a); }\n";
+        s += finish(op == "mean" ? "float(a / " + len + ".0)" : "float(a)");
         return s + "};\n";
     }
     const bool isMax = op == "amax" || op == "argmax";
@@ -243,7 +275,7 @@ std::string emitReduction(const Pattern &p)
         s += std::string("    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return ") +
              (isMax ? "fmaxf" : "fminf") + "(a, b); }\n";
         s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
-        s += "    static __device__ __forceinline__ Out finish(Acc a) { return a; }\n";
+        s += finish("a");
         return s + "};\n";
     }
     s += "// Reduction: the index of the " + std::string(isMax ? "largest" : "smallest") + " of " + len +
@@ -259,49 +291,6 @@ std::string emitReduction(const Pattern &p)
     s += "        return {__shfl_xor_sync(0xffffffffu, a.value, mask), __shfl_xor_sync(0xffffffffu, a.index, mask)};\n    }\n";
     s += "    static __device__ __forceinline__ Out finish(Acc a) { return a.index; }\n";
     return s + "};\n";
-}
-
-AffineCode emitAffine(const Pattern &p)
-{
-    AffineCode a;
-    const std::string w = p.weight.empty() ? "" : cudaName(p.weight), b = p.bias.empty() ? "" : cudaName(p.bias);
-    std::string what = !w.empty() && !b.empty() ? "y * " + w + "[col] + " + b + "[col]"
-                       : !w.empty()             ? "y * " + w + "[col]"
-                       : !b.empty()             ? "y + " + b + "[col]"
-                                                : "y (no affine parameters)";
-    std::string s = "// Affine: " + what + ", col the position within the normalized row.\n";
-    s += "struct Affine {\n";
-    for (const std::string &t : {p.weight, p.bias}) {
-        if (t.empty()) continue;
-        s += "    const float* __restrict__ " + cudaName(t) + ";\n";
-        a.params += ", const float* __restrict__ " + cudaName(t);
-        a.args += std::string(a.args.empty() ? "" : ", ") + cudaName(t);
-        a.launch += ", " + t;
-    }
-    auto expr = [&](const std::string &y, const std::string &wv, const std::string &bv) {
-        std::string e = y;
-        if (!w.empty()) e += " * " + wv;
-        if (!b.empty()) e += " + " + bv;
-        return e;
-    };
-    s += "\n    __device__ __forceinline__ float apply(float y, long long col) const\n    {\n";
-    s += "        return " + expr("y", "__ldg(" + w + " + col)", "__ldg(" + b + " + col)") + ";\n    }\n";
-    s += "\n    // Four consecutive columns from col, a multiple of 4.\n";
-    s += "    __device__ __forceinline__ float4 apply4(float4 y, long long col) const\n    {\n";
-    if (!w.empty()) s += "        const float4 w4 = __ldg(reinterpret_cast<const float4*>(" + w + " + col));\n";
-    if (!b.empty()) s += "        const float4 b4 = __ldg(reinterpret_cast<const float4*>(" + b + " + col));\n";
-    if (w.empty() && b.empty()) s += "        (void)col;\n";
-    std::vector<std::string> lanes;
-    for (const char *c : {"x", "y", "z", "w"})
-        lanes.push_back(expr(std::string("y.") + c, std::string("w4.") + c, std::string("b4.") + c));
-    s += "        return make_float4(" + join(lanes, ", ") + ");\n    }\n};\n";
-    if (w.empty() && b.empty()) {
-        s = "// Affine: none (layer_norm without weight and bias).\nstruct Affine {\n";
-        s += "    __device__ __forceinline__ float apply(float y, long long) const { return y; }\n";
-        s += "    __device__ __forceinline__ float4 apply4(float4 y, long long) const { return y; }\n};\n";
-    }
-    a.code = s;
-    return a;
 }
 
 namespace {

@@ -19,6 +19,7 @@ struct OperandCode {
     std::string args;    // the struct's initialiser inside the kernel: "x, bias"
     std::string launch;  // @launch arguments (problem tensor names): "x, bias"
     std::string text;    // "relu(x + bias)"
+    std::set<std::string> names; // the kernel parameter names of `params`
 };
 
 enum class Loads {
@@ -26,23 +27,21 @@ enum class Loads {
     Streaming, // __ldcs: evict-first, for data touched once
 };
 
-// `name` is the struct's name (Chain for elementwise problems, Input for the input of a row op).
-// The struct has at(i), one element by flat index, and at4(i), four consecutive elements from an i
-// that is a multiple of 4: 16-byte loads where an operand has the program's shape.
-OperandCode emitProgram(const EwProgram &, const std::string &name, Loads loads = Loads::ReadOnly);
+// `name` is the struct's name (Chain for elementwise problems, Input for the input of a row op,
+// Output for the epilogue of one). The struct has at(i), one element by flat index, and at4(i),
+// four consecutive elements from an i that is a multiple of 4: 16-byte loads where an operand has
+// the program's shape. A program that reads Acc(0) (an epilogue: the row op's result, or a row's
+// statistic) takes it as a second argument, at(i, acc) and at4(i, acc4). Members are renamed away
+// from `taken` (the kernel parameters of another struct of the same kernel).
+OperandCode emitProgram(const EwProgram &, const std::string &name, Loads loads = Loads::ReadOnly,
+                        const std::set<std::string> &taken = {});
+bool usesAcc(const EwProgram &);
 
 // The reduction operator of a Reduce pattern: struct Reduction { Acc, Out, identity, lift,
 // combine, shfl_xor, finish }. Sums accumulate in double: memory-bound kernels have fp64 to spare.
 std::string emitReduction(const Pattern &);
 std::string reductionOutType(const Pattern &); // "float" or "long long"
 
-struct AffineCode {
-    std::string code;   // struct Affine { apply(y, col), apply4(y, col) }
-    std::string params; // ", const float* __restrict__ weight, ..." (empty when there is no affine)
-    std::string args;   // "weight, bias"
-    std::string launch; // ", weight, bias"
-};
-AffineCode emitAffine(const Pattern &);
 
 // The epilogue of a matrix product or convolution template: a float expression of the template's
 // `acc` (the product, the program's Acc(0)), `row` and `col`, evaluated once per output element.

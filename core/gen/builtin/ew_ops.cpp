@@ -47,6 +47,10 @@ constexpr std::array kFunctions{
     EwFunction{"elu", 2, "($0 > 0.0f ? $0 : $1 * expm1f($0))", "elu($0, $1)"},
     EwFunction{"softplus", 3, "($0 * $1 > $2 ? $0 : log1pf(expf($0 * $1)) / $1)", "softplus($0, $1, $2)"},
     EwFunction{"clamp", 3, "fminf(fmaxf($0, $1), $2)", "clamp($0, $1, $2)"},
+    // The terms of losses, of |a - b| and the loss's beta or delta; x log x as PyTorch's xlogy(x, x).
+    EwFunction{"smooth_l1", 2, "($0 < $1 ? 0.5f * $0 * $0 / $1 : $0 - 0.5f * $1)", "smooth_l1($0, $1)"},
+    EwFunction{"huber", 2, "($0 < $1 ? 0.5f * $0 * $0 : $1 * ($0 - 0.5f * $1))", "huber($0, $1)"},
+    EwFunction{"xlogx", 1, "($0 == 0.0f ? 0.0f : $0 * logf($0))", "xlogx($0)"},
 };
 
 // aten ops that map one to one onto a unary function of the table.

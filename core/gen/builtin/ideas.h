@@ -15,6 +15,10 @@ void addSoftmax(std::vector<IdeaDef> &);
 void addNorm(std::vector<IdeaDef> &);
 void addGemm(std::vector<IdeaDef> &);
 void addConv(std::vector<IdeaDef> &);
+void addGemv(std::vector<IdeaDef> &);
+void addPool(std::vector<IdeaDef> &);
+void addNormalize(std::vector<IdeaDef> &);
+void addScan(std::vector<IdeaDef> &);
 
 inline std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -38,13 +42,27 @@ std::string registersFit(int elems, int block);
 // SM's share of bandwidth busy; 1 when it has enough.
 double inFlight(int elems, int block);
 
-// Placeholders of every row template: ROWS, LEN, INPUT (the Input struct), IN_PARAMS, IN_ARGS,
-// IN_LAUNCH.
+// Placeholders of every row template: ROWS, OUTER, LEN, INNER, INPUT (the Input struct), IN_PARAMS,
+// IN_ARGS, IN_LAUNCH; and but for softmax and reductions, OUTPUT (the Output struct: what each
+// output element is made of, from the row op's value), OUT_PARAMS, OUT_ARGS, OUT_LAUNCH.
 TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly);
-// LayerNorm / RMSNorm: EPS, CENTRE (false for RMSNorm), AFFINE, AFFINE_PARAMS, AFFINE_ARGS, AFFINE_LAUNCH.
+// The Output program: the pattern's epilogue, after a norm's affine weight and bias.
+EwProgram outputProgram(const Target &);
+// LayerNorm / RMSNorm: EPS, CENTRE (false for RMSNorm).
 TemplateValues normValues(const Target &);
+// "" when nothing follows the row op, else why a template without an Output step does not apply.
+std::string noEpilogue(const Target &);
 
 std::string doubleLiteral(double); // "1e-05"
+
+// Kernels of a thread per VEC adjacent columns (parts/column_groups.cuh): the cost of reading the
+// input `reads` times ("reads columns ..."), and their grid.
+Estimate columnsEstimate(const Target &, const Point &, double reads, double vec4Efficiency, const std::string &what);
+std::string columnsGrid(const Target &, const Point &);
+
+// Blocks per row of a reduction spread over the GPU (parts/reduce_chunks.cuh): BLOCKS_PER_SM
+// blocks on every SM, at least one load each.
+std::int64_t gridSplit(const Target &, const Point &);
 
 // ---- matrix products and convolutions (ideas_gemm.cpp) ----
 
@@ -72,5 +90,20 @@ Estimate computeEstimate(const Target &, double flops, double peakTflops, double
 // template `id`.
 TemplateValues epilogueValues(const std::string &id, const EwProgram &program, const Leaf &bias, double alpha,
                               double beta, const std::vector<IndexSegment> &index);
+
+// The one product of a Matmul pattern, as the templates take it.
+struct Gemm {
+    const GemmSpec *spec = nullptr;
+    std::int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+    Shape out; // the product's shape, as the epilogue indexes it
+};
+// "" when the templates take the pattern's product (filled into `g`), else why not.
+std::string gemmOf(const Target &, Gemm &g);
+// The placeholders every product template shares: M, N, K, BATCH, the batch strides, TRANS_B, A,
+// B and the epilogue (for template `id`).
+TemplateValues gemmValues(const std::string &id, const Target &);
+// The matrix-vector idea that streams the pattern's product ("gemv_dot", "gemv_stream"), or "":
+// the GEMM templates leave such products to it.
+std::string gemvTakes(const Target &);
 
 } // namespace kf::builtin::ideas

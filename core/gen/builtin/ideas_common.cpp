@@ -58,6 +58,29 @@ double inFlight(int elems, int block)
     return std::min(1.0, bytes / 32768.0);
 }
 
+Estimate columnsEstimate(const Target &t, const Point &p, double reads, double vec4Efficiency, const std::string &what)
+{
+    const int block = p.at("BLOCK"), vec = p.at("VEC");
+    const double blocks = double(cdiv(t.pattern.row.outer * t.pattern.row.inner / vec, block));
+    return Estimate{traffic(t, reads), busy(t, blocks, block), vec == 4 ? vec4Efficiency : vec4Efficiency - 0.13,
+                    what + " columns " + (reads > 1.05 ? timesText(reads) + " " : "") + "with coalesced " +
+                        std::to_string(4 * vec) + "-byte loads",
+                    gridText(blocks, block)};
+}
+
+std::string columnsGrid(const Target &t, const Point &p)
+{
+    return std::to_string(cdiv(t.pattern.row.outer * t.pattern.row.inner / p.at("VEC"), p.at("BLOCK")));
+}
+
+std::int64_t gridSplit(const Target &t, const Point &p)
+{
+    const std::int64_t rows = t.pattern.row.outer, len = t.pattern.row.len;
+    const std::int64_t loads = len >= 4 && (len % 4 == 0 || rows == 1) ? len / 4 : len;
+    return std::clamp<std::int64_t>(cdiv(std::int64_t(t.sms) * p.at("BLOCKS_PER_SM"), rows), 1,
+                                    std::max<std::int64_t>(loads, 1));
+}
+
 std::string doubleLiteral(double v)
 {
     char buf[64];
@@ -67,11 +90,37 @@ std::string doubleLiteral(double v)
     return s;
 }
 
+EwProgram outputProgram(const Target &t)
+{
+    const Pattern &p = t.pattern;
+    if (p.kind != PatternKind::LayerNorm && p.kind != PatternKind::RMSNorm) return p.program;
+    // A norm's affine weight and bias: along the normalized dims, or per channel (dim 1) for
+    // GroupNorm and InstanceNorm; then the ops after the norm.
+    const Shape &x = p.input.shape;
+    EwProgram affine = identityProgram(x);
+    for (const std::string &name : {p.weight, p.bias}) {
+        if (name.empty()) continue;
+        const TensorSpec *spec = t.problem ? t.problem->tensor(name) : nullptr;
+        const Shape shape = spec ? spec->shape : Shape{p.row.len};
+        Shape view = shape;
+        if (p.groups > 0) {
+            view.assign(x.size() > 1 ? x.size() - 1 : 1, 1);
+            view[0] = numel(shape);
+        }
+        affine.leaves.push_back(Leaf{name, shape, view});
+        affine.steps.push_back({name == p.weight ? "mul" : "add",
+                                {affine.result, EwArg::leaf(int(affine.leaves.size()) - 1)},
+                                name == p.weight ? "weight" : "bias"});
+        affine.result = EwArg::step(int(affine.steps.size()) - 1);
+    }
+    return compose(affine, p.program);
+}
+
 TemplateValues rowValues(const Target &t, Loads loads)
 {
     const Pattern &p = t.pattern;
     OperandCode in = emitProgram(p.input, "Input", loads);
-    return {
+    TemplateValues v{
         {"ROWS", std::to_string(p.row.outer * p.row.inner)},
         {"OUTER", std::to_string(p.row.outer)},
         {"LEN", std::to_string(p.row.len)},
@@ -81,20 +130,29 @@ TemplateValues rowValues(const Target &t, Loads loads)
         {"IN_ARGS", in.args},
         {"IN_LAUNCH", in.launch},
     };
+    if (p.kind != PatternKind::Softmax && p.kind != PatternKind::Reduce) {
+        OperandCode o = emitProgram(outputProgram(t), "Output", loads, in.names);
+        v["OUTPUT"] = o.code;
+        v["OUT_PARAMS"] = o.params.empty() ? "" : ", " + o.params;
+        v["OUT_ARGS"] = o.args;
+        v["OUT_LAUNCH"] = o.launch.empty() ? "" : ", " + o.launch;
+    }
+    return v;
 }
 
 TemplateValues normValues(const Target &t)
 {
     const Pattern &p = t.pattern;
-    AffineCode a = emitAffine(p);
     return {
         {"EPS", doubleLiteral(p.eps)},
         {"CENTRE", p.kind == PatternKind::RMSNorm ? "false" : "true"},
-        {"AFFINE", a.code},
-        {"AFFINE_PARAMS", a.params},
-        {"AFFINE_ARGS", a.args},
-        {"AFFINE_LAUNCH", a.launch},
     };
+}
+
+std::string noEpilogue(const Target &t)
+{
+    if (t.pattern.program.empty()) return {};
+    return "the elementwise ops after " + t.pattern.anchor + " (" + t.pattern.program.text() + ") are not fused by it";
 }
 
 } // namespace kf::builtin::ideas

@@ -58,20 +58,27 @@ std::string plainConv(const Target &t)
 {
     Conv c;
     if (auto why = convOf(t, c); !why.empty()) return why;
-    return t.pattern.pool ? "the pooling after the convolution is fused by conv_implicit_gemm_pool" : "";
+    return t.pattern.pool ? "the pooling after the convolution is done by the pooling ideas" : "";
 }
 
+// The wgmma templates pool in a pass of their own: max or average.
 std::string pooledConv(const Target &t)
 {
     Conv c;
     if (auto why = convOf(t, c); !why.empty()) return why;
     if (!t.pattern.pool) return "no pooling follows the convolution";
     const PoolSpec &s = *t.pattern.pool;
-    if (!s.max) return "average pooling is not fused";
     if (s.dilation[0] != 1 || s.dilation[1] != 1) return "dilated pooling is not fused";
     if (s.ceilMode) return "ceil_mode pooling is not fused";
     if (s.outShape.size() != 4) return "the pooled output is not 4-D";
     return {};
+}
+
+// conv_implicit_gemm_pool pools inside its tiles with atomic maxima: max pooling only.
+std::string maxPooledConv(const Target &t)
+{
+    if (auto why = pooledConv(t); !why.empty()) return why;
+    return t.pattern.pool->max ? "" : "average pooling is not fused into the tiles (the wgmma ideas pool it)";
 }
 
 TileShape tile(int bm, int bn, int bk, int wm, int wn, int stages, int minBlocks)
@@ -253,6 +260,9 @@ TemplateValues poolValues(TemplateValues v, const Target &t)
     v["POOL_PAD_W"] = std::to_string(s.pad[1]);
     v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
     v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
+    v["POOL_MAX"] = s.max ? "true" : "false";
+    v["POOL_COUNT_PAD"] = s.countIncludePad ? "true" : "false";
+    v["POOL_DIVISOR"] = std::to_string(s.divisor);
     return v;
 }
 
@@ -264,8 +274,10 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::s
         v["POOL"] = "1";
         v["CONV_OUT"] = "act";
     } else {
-        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W"}) v[k] = "0";
+        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+            v[k] = "0";
         v["POOL_SH"] = v["POOL_SW"] = "1";
+        v["POOL_MAX"] = v["POOL_COUNT_PAD"] = "true";
         v["POOL"] = "0";
         v["CONV_OUT"] = t.pattern.output;
     }
@@ -422,7 +434,7 @@ void addConv(std::vector<IdeaDef> &out)
         .patterns = kinds,
         .space = tileSpace(kPoolTiles, kMeanings),
         .repairOrder = {"STAGES", "BK", "MIN_BLOCKS"},
-        .applies = pooledConv,
+        .applies = maxPooledConv,
         .check = [](const Target &t, const Point &p) -> std::string {
             if (p.at("SPLIT") == 1)
                 if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
@@ -457,7 +469,7 @@ void addConv(std::vector<IdeaDef> &out)
         .title = "Implicit GEMM convolution on wgmma, im2col gathered by a producer warpgroup",
         .text = wgmma + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
         .patterns = kinds,
-        .needs = {"conv_implicit_gemm_tf32x3"},
+        // Hopper's fast strict path starts in the first round, next to the mma.sync kernel.
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = plainConv,
@@ -478,7 +490,6 @@ void addConv(std::vector<IdeaDef> &out)
                         "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
                         "combining them with atomics costs more than one extra pass over the activation map.",
         .patterns = kinds,
-        .needs = {"conv_implicit_gemm_pool"},
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = pooledConv,

@@ -110,12 +110,7 @@ namespace {
 // 2026-12-02), at their benchmarked tile shapes.
 constexpr double kFp32Tflops = 67, kTf32Tflops = 494, kFp16Tflops = 989;
 
-// The one product of the pattern, as the templates take it.
-struct Gemm {
-    const GemmSpec *spec = nullptr;
-    std::int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
-    Shape out; // the product's shape, as the epilogue indexes it
-};
+} // namespace
 
 std::string gemmOf(const Target &t, Gemm &g)
 {
@@ -156,10 +151,16 @@ std::string gemmOf(const Target &t, Gemm &g)
     return {};
 }
 
+namespace {
+
 std::string gemmApplies(const Target &t)
 {
     Gemm g;
-    return gemmOf(t, g);
+    if (auto why = gemmOf(t, g); !why.empty()) return why;
+    if (auto gemv = gemvTakes(t); !gemv.empty())
+        return "a product with " + std::to_string(std::min(g.spec->m, g.spec->n)) +
+               (g.spec->m < g.spec->n ? " rows" : " columns") + " is streamed by " + gemv + ", not tiled";
+    return {};
 }
 
 Gemm gemm(const Target &t)
@@ -178,6 +179,8 @@ double tileFit(std::int64_t m, std::int64_t n, int bm, int bn, double reference)
     const double used = double(std::min<std::int64_t>(m, bm)) * double(std::min<std::int64_t>(n, bn)) / (double(bm) * bn);
     return used * std::min(1.0, double(bm) * bn / (bm + bn) / reference);
 }
+
+} // namespace
 
 TemplateValues gemmValues(const std::string &id, const Target &t)
 {
@@ -207,6 +210,8 @@ TemplateValues gemmValues(const std::string &id, const Target &t)
     for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, s.alpha, s.beta, index)) v[k] = val;
     return v;
 }
+
+namespace {
 
 std::string operandsText(const Target &t)
 {
@@ -328,10 +333,25 @@ int wgmmaSmem(const Point &p, int split)
     return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
 }
 
-TemplateValues wgmmaValues(const Target &t, int split)
+// Slices of K for the wgmma product: when the output has fewer tiles than the GPU has SMs (a long
+// K, few rows and columns), enough slices to fill them, each at least 8 K steps (256) deep.
+std::int64_t wgmmaSplitK(const Target &t, const Point &p)
+{
+    const Gemm g = gemm(t);
+    const std::int64_t tiles = cdiv(g.spec->m, 64 * p.at("WGS")) * cdiv(g.spec->n, p.at("BN")) * g.batch;
+    const std::int64_t most = std::max<std::int64_t>(1, cdiv(g.spec->k, 32) / std::max(8, p.at("PROMOTE")));
+    return std::clamp<std::int64_t>(t.sms / std::max<std::int64_t>(tiles, 1), 1, std::min<std::int64_t>(most, 65535));
+}
+
+TemplateValues wgmmaValues(const Target &t, const Point &p, int split)
 {
     const Gemm g = gemm(t);
     TemplateValues v = gemmValues("gemm_wgmma_tf32", t);
+    const std::int64_t ksplit = wgmmaSplitK(t, p), outputs = g.batch * g.spec->m * g.spec->n;
+    v["KSPLIT"] = std::to_string(ksplit);
+    v["SPLITK"] = ksplit > 1 ? "1" : "0";
+    v["SUM_WORDS"] = std::to_string(ksplit > 1 ? ksplit * outputs : 1); // one unused word without a split
+    v["COMBINE_GRID"] = std::to_string(cdiv(outputs, 256));
     v["A_IMAGES"] = std::to_string(g.strideA ? g.batch : 1);
     v["B_IMAGES"] = std::to_string(g.strideB ? g.batch : 1);
     v["SPLIT"] = std::to_string(split);
@@ -349,7 +369,8 @@ Estimate wgmmaEstimate(const Target &t, const Point &p, double peak, double frac
 {
     const Gemm g = gemm(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
-    const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
+    const double tiles =
+        double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch) * double(wgmmaSplitK(t, p));
     // `fraction` was measured with the re-layout pass included, so it is not counted apart.
     return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
                            128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
@@ -428,7 +449,8 @@ void addGemm(std::vector<IdeaDef> &out)
                 "truncates, only PROMOTE K steps are accumulated there before each chunk is added to an fp32 "
                 "register sum.",
         .patterns = kinds,
-        .needs = {"gemm_mma_tf32x3"},
+        // On Hopper this is the fast strict path: it starts in the first round, next to the fp32
+        // kernel, so a short search reaches it (measured on real sizes, a round takes seconds).
         .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
@@ -437,7 +459,7 @@ void addGemm(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 return wgmmaEstimate(t, p, kTf32Tflops / 3, 0.58, "makes three TF32 wgmma passes (3xTF32)");
             },
-        .values = [](const Target &t, const Point &) { return wgmmaValues(t, 3); },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, 3); },
         .templateName = "gemm_wgmma_tf32",
     });
 
@@ -460,7 +482,7 @@ void addGemm(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass");
             },
-        .values = [](const Target &t, const Point &) { return wgmmaValues(t, 1); },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, 1); },
         .templateName = "gemm_wgmma_tf32",
     });
 

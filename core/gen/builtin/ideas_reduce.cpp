@@ -13,14 +13,30 @@ std::int64_t rows(const Target &t) { return t.pattern.row.outer; }
 std::int64_t len(const Target &t) { return t.pattern.row.len; }
 std::int64_t outputs(const Target &t) { return t.pattern.row.outer * t.pattern.row.inner; }
 
+// The templates finish each output with the elementwise ops after the reduction when those read
+// no tensors.
+std::string epilogueFits(const Target &t)
+{
+    if (t.pattern.program.leaves.empty()) return {};
+    return "the elementwise ops after the reduction read tensors (" + t.pattern.program.text() + "), which is not fused";
+}
+
 std::string lastDimOnly(const Target &t)
 {
-    return t.pattern.row.inner == 1 ? "" : "the reduced dim is not the last (a column reduction)";
+    return t.pattern.row.inner == 1 ? epilogueFits(t) : "the reduced dim is not the last (a column reduction)";
+}
+
+// A block or a warp per row: fewer rows than SMs leave most of the GPU idle (a loss would run on
+// one block); reduce_split_row and reduce_grid spread them instead.
+std::string rowsFillTheGpu(const Target &t)
+{
+    if (auto why = lastDimOnly(t); !why.empty()) return why;
+    return rows(t) >= t.sms ? "" : std::to_string(rows(t)) + " rows would leave most SMs idle";
 }
 
 std::string notLastDim(const Target &t)
 {
-    return t.pattern.row.inner > 1 ? "" : "the reduced dim is the last (a row reduction)";
+    return t.pattern.row.inner > 1 ? epilogueFits(t) : "the reduced dim is the last (a row reduction)";
 }
 
 std::string vecFits(const Point &p, std::int64_t n, const std::string &what)
@@ -51,6 +67,11 @@ void addReduce(std::vector<IdeaDef> &out)
         .patterns = {PatternKind::Reduce},
         .space = {{"BLOCK", {256, 128, 512}, "threads per block"}},
         .repairOrder = {"BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            if (outputs(t) < t.sms)
+                return std::to_string(outputs(t)) + " outputs would keep fewer threads busy than the GPU has SMs";
+            return epilogueFits(t);
+        },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK");
@@ -79,7 +100,7 @@ void addReduce(std::vector<IdeaDef> &out)
         .needs = {"reduce_thread_per_output"},
         .space = {{"BLOCK", {256, 512, 128, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
-        .applies = lastDimOnly,
+        .applies = rowsFillTheGpu,
         .check = [](const Target &t, const Point &p) { return vecFits(p, len(t), "the row length"); },
         .estimate =
             [](const Target &t, const Point &p) {
@@ -106,7 +127,7 @@ void addReduce(std::vector<IdeaDef> &out)
         .needs = {"reduce_thread_per_output"},
         .space = {{"WARPS", {8, 4, 16}, "warps (rows) per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "WARPS"},
-        .applies = lastDimOnly,
+        .applies = rowsFillTheGpu,
         .check = [](const Target &t, const Point &p) { return vecFits(p, len(t), "the row length"); },
         .estimate =
             [](const Target &t, const Point &p) {
@@ -164,6 +185,50 @@ void addReduce(std::vector<IdeaDef> &out)
     });
 
     out.push_back(IdeaDef{
+        .id = "reduce_grid",
+        .title = "Whole-GPU two-stage reduction, same result every run",
+        .text = "For few outputs of long rows (a tensor reduced to one value, a loss): spread every row over "
+                "as many blocks as keep the GPU busy, each thread with its own accumulator (double for sums, so "
+                "10^9 values lose no digits) over UNROLL 16-byte loads in flight; blocks write partials to "
+                "scratch and a second kernel combines each row's partials in a fixed order, so the result does "
+                "not change from run to run (no atomics).",
+        .patterns = {PatternKind::Reduce},
+        .needs = {"reduce_thread_per_output"},
+        .space = {{"BLOCK", {512, 256, 1024}, "threads per block"},
+                  {"UNROLL", {4, 2, 8}, "16-byte loads in flight per thread"},
+                  {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"}},
+        .repairOrder = {"UNROLL", "BLOCK", "BLOCKS_PER_SM"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = lastDimOnly(t); !why.empty()) return why;
+            return rows(t) <= t.sms ? "" : "there are enough rows to give each block its own";
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 2048) return "more threads than an SM holds";
+            return {};
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK"), unroll = p.at("UNROLL");
+                const double blocks = double(gridSplit(t, p)) * double(rows(t));
+                const double eff = unroll == 1 ? 0.84 : unroll == 8 ? 0.9 : 0.91;
+                return Estimate{traffic(t, 1), busy(t, blocks, block), eff,
+                                "reads every element once with 16-byte loads, " + std::to_string(gridSplit(t, p)) +
+                                    " blocks per output",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = reduceValues(t);
+                const std::int64_t split = gridSplit(t, p);
+                v["SPLIT"] = std::to_string(split);
+                v["GRID"] = std::to_string(rows(t) * split);
+                v["COMBINE"] = std::to_string(split >= 256 ? 256 : 32 * cdiv(split, 32));
+                v["PARTIAL_WORDS"] = std::to_string(rows(t) * split * 2);
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
         .id = "reduce_columns",
         .title = "Column reduction with coalesced vector loads",
         .text = "The reduced dim is not the last: let consecutive threads take consecutive output columns, "
@@ -178,17 +243,11 @@ void addReduce(std::vector<IdeaDef> &out)
             return vecFits(p, t.pattern.row.inner, "the size after the reduced dim");
         },
         .estimate =
-            [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), vec = p.at("VEC");
-                const double blocks = double(cdiv(outputs(t) / vec, block));
-                return Estimate{traffic(t, 1), busy(t, blocks, block), vec == 4 ? 0.88 : 0.75,
-                                "reads columns with coalesced " + std::to_string(4 * vec) + "-byte loads",
-                                gridText(blocks, block)};
-            },
+            [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.88, "reads"); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = reduceValues(t);
-                v["GRID"] = std::to_string(cdiv(outputs(t) / p.at("VEC"), p.at("BLOCK")));
+                v["GRID"] = columnsGrid(t, p);
                 return v;
             },
     });

@@ -14,7 +14,7 @@ std::int64_t len(const Target &t) { return t.pattern.row.len; }
 
 std::string lastDim(const Target &t)
 {
-    return t.pattern.row.inner == 1 ? "" : "the softmax dim is not the last";
+    return t.pattern.row.inner == 1 ? noEpilogue(t) : "the softmax dim is not the last";
 }
 
 double idle(double groups, double threads) { return std::clamp(groups / threads, 0.05, 1.0); }

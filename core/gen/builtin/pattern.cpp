@@ -20,8 +20,50 @@ std::string toString(PatternKind k)
     case PatternKind::Matmul: return "matmul";
     case PatternKind::Conv2d: return "conv2d";
     case PatternKind::Pool: return "pool";
+    case PatternKind::Normalize: return "normalize";
+    case PatternKind::Scan: return "scan";
     }
     return "?";
+}
+
+EwProgram identityProgram(const Shape &shape)
+{
+    EwProgram p;
+    p.shape = shape;
+    p.result = EwArg::acc(0);
+    return p;
+}
+
+EwProgram compose(const EwProgram &inner, const EwProgram &outer)
+{
+    EwProgram p = inner;
+    std::vector<int> leafAt;
+    for (const Leaf &l : outer.leaves) {
+        int at = -1;
+        for (std::size_t i = 0; i < p.leaves.size() && at < 0; ++i)
+            if (p.leaves[i].tensor == l.tensor && p.leaves[i].view == l.view) at = int(i);
+        if (at < 0) {
+            p.leaves.push_back(l);
+            at = int(p.leaves.size()) - 1;
+        }
+        leafAt.push_back(at);
+    }
+    const int stepBase = int(p.steps.size());
+    auto map = [&](EwArg a) {
+        switch (a.kind) {
+        case EwArg::Kind::Acc: return inner.result;
+        case EwArg::Kind::Leaf: return EwArg::leaf(leafAt[std::size_t(a.index)]);
+        case EwArg::Kind::Step: return EwArg::step(a.index + stepBase);
+        case EwArg::Kind::Scalar: return a;
+        }
+        return a;
+    };
+    for (EwStep s : outer.steps) {
+        for (EwArg &a : s.args) a = map(a);
+        p.steps.push_back(std::move(s));
+    }
+    p.result = map(outer.result);
+    return p;
 }
 
 std::int64_t numel(const Shape &s)
@@ -119,6 +161,8 @@ std::string Pattern::summary() const
         std::string t = p.text();
         return (p.empty() ? t : "(" + t + ")") + " " + shapeText(p.shape);
     };
+    // ", then relu(acc)" for an epilogue after a row op.
+    auto then = [&]() { return program.empty() ? std::string() : ", then " + program.text(); };
     auto dims = [&]() {
         if (row.dims == 1) return "dim " + std::to_string(row.dim);
         return "dims " + std::to_string(row.dim) + ".." + std::to_string(row.dim + row.dims - 1);
@@ -126,16 +170,20 @@ std::string Pattern::summary() const
     switch (kind) {
     case PatternKind::Elementwise: return "elementwise " + output + " = " + program.text() + " over " + shapeText(outShape);
     case PatternKind::Reduce:
-        return reduceOp + " over " + dims() + " of " + of(input) + (row.keepdim ? " (keepdim)" : "");
+        return reduceOp + " over " + (row.outer * row.inner == 1 ? std::string("all elements") : dims()) + " of " +
+               of(input) + (row.keepdim ? " (keepdim)" : "") + then();
     case PatternKind::Softmax: return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input);
     case PatternKind::LayerNorm:
     case PatternKind::RMSNorm: {
-        std::string s = std::string(kind == PatternKind::LayerNorm ? "layer_norm" : "rms_norm") + " over the last " +
-                        (row.dims == 1 ? "dim" : std::to_string(row.dims) + " dims") + " of " + of(input);
+        std::string s = anchor == "aten::instance_norm" ? "instance_norm of " + of(input)
+                        : groups > 0 ? anchor.substr(6) + " with " + std::to_string(groups) + " groups of " + of(input)
+                                   : std::string(kind == PatternKind::LayerNorm ? "layer_norm" : "rms_norm") +
+                                         " over the last " + (row.dims == 1 ? "dim" : std::to_string(row.dims) + " dims") +
+                                         " of " + of(input);
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", eps);
         s += std::string(" (eps ") + buf + (weight.empty() ? "" : ", " + weight) + (bias.empty() ? "" : ", " + bias) + ")";
-        return s;
+        return s + then();
     }
     case PatternKind::Matmul: {
         std::string s;
@@ -158,7 +206,13 @@ std::string Pattern::summary() const
     }
     case PatternKind::Pool:
         return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) + "x" +
-               std::to_string(pool ? pool->kernel[1] : 0) + " of " + of(input);
+               std::to_string(pool ? pool->kernel[1] : 0) + " stride " + std::to_string(pool ? pool->stride[0] : 0) +
+               " of " + of(input) + then();
+    case PatternKind::Normalize:
+        return program.text() + " over " + shapeText(program.shape) + ", acc = " + reduceOp + " over " + dims() + " of " +
+               of(input);
+    case PatternKind::Scan:
+        return std::string(reverse ? "reverse " : "") + "cum" + reduceOp + " over " + dims() + " of " + of(input) + then();
     }
     return "?";
 }
@@ -191,18 +245,15 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
     for (int i = 0; i < int(g.ops().size()); ++i) {
         const Op &op = g.ops()[std::size_t(i)];
         const std::string &n = op.name;
-        bool reduction = (n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor;
         if (n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::linear" ||
             n == "aten::baddbmm")
             gemms.push_back(i);
         else if (n == "aten::conv2d")
             convs.push_back(i);
-        else if (reduction || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
-                 n == "aten::_log_softmax" || n == "aten::layer_norm" || n == "aten::rms_norm" || n == "aten::sum" ||
-                 n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-                 n == "aten::argmin" || n == "aten::max_pool2d" || n == "aten::avg_pool2d")
+        else if (isRowOp(op))
             rows.push_back(i);
-        else if (!isAlias(n) && !isElementwiseOp(n) && n != "aten::batch_norm")
+        else if (!isAlias(n) && !isElementwiseOp(n) && n != "aten::batch_norm" && n != "aten::flip" &&
+                 n != "aten::expand" && n != "aten::expand_as")
             return unsupportedOp(n);
     }
     if (!gemms.empty()) {

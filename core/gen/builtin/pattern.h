@@ -1,9 +1,11 @@
 #pragma once
 // The op patterns the built-in generator recognises in a reference's op graph: elementwise chains,
-// reductions along one dim, softmax / log_softmax, LayerNorm, RMSNorm, matrix products and Conv2D
-// with their epilogues (and a pooling after the convolution), and pooling alone (recognised, not yet
-// implemented by the catalogue). Tensors are named as the problem names them; sizes come from the
-// problem's tensor specs, so the generated kernels can bake them in.
+// reductions along one dim or to a scalar (losses included), softmax / log_softmax, LayerNorm,
+// RMSNorm, GroupNorm and InstanceNorm, elementwise ops around a reduction (x / sum(|x|), L2 norm,
+// RMSNorm written out over any dim), 2-D pooling, cumulative sums and products, matrix products
+// and Conv2D with their epilogues (and a pooling after the convolution). Tensors are named as the
+// problem names them; sizes come from the problem's tensor specs, so the generated kernels can
+// bake them in.
 #include "eval/protocol.h"
 #include "problem/problem.h"
 #include "util/error.h"
@@ -15,7 +17,7 @@
 
 namespace kf::builtin {
 
-enum class PatternKind { Elementwise, Reduce, Softmax, LayerNorm, RMSNorm, Matmul, Conv2d, Pool };
+enum class PatternKind { Elementwise, Reduce, Softmax, LayerNorm, RMSNorm, Matmul, Conv2d, Pool, Normalize, Scan };
 std::string toString(PatternKind);
 
 using Shape = std::vector<std::int64_t>;
@@ -90,6 +92,7 @@ struct PoolSpec {
     bool max = true;
     std::int64_t kernel[2]{1, 1}, stride[2]{1, 1}, pad[2]{0, 0}, dilation[2]{1, 1};
     bool ceilMode = false, countIncludePad = true;
+    std::int64_t divisor = 0; // avg_pool2d's divisor_override, 0 when none
     Shape outShape;
 };
 
@@ -107,16 +110,22 @@ struct Pattern {
     DType outDtype = DType::F32;
     Shape outShape;
 
-    // Reduce, Softmax, LayerNorm, RMSNorm, Pool: what the row op reads, computed from leaves by an
-    // elementwise prologue (x + residual) or a single leaf.
+    // Reduce, Softmax, LayerNorm, RMSNorm, Pool, Normalize, Scan: what the row op reads, computed
+    // from leaves by an elementwise prologue (x + residual, (a - b)^2 of a loss) or a single leaf.
     EwProgram input;
     RowGeometry row;
-    std::string reduceOp;           // "sum", "mean", "amax", "amin", "argmax", "argmin"
+    std::string reduceOp;           // Reduce, Normalize: "sum", "mean", "amax", "amin", "argmax", "argmin";
+                                    // Scan: "sum", "prod"
     bool logSoftmax = false;
+    bool reverse = false;           // Scan: from the end of the dim (a flip around the scan)
     std::string weight, bias;       // LayerNorm / RMSNorm affine tensors ("" when absent)
     double eps = 0;
+    std::int64_t groups = 0;        // GroupNorm / InstanceNorm (as LayerNorm): groups of channels per row
 
     // Elementwise: the whole computation. Matmul / Conv2d: the epilogue, Acc(i) = product i.
+    // Reduce, LayerNorm, RMSNorm, Pool, Scan: the epilogue over the row op's output, Acc(0) = its
+    // result (LayerNorm / RMSNorm: after the affine weight and bias, which the program applies).
+    // Normalize: the output over the input's shape, Acc(0) = the reduction of the element's row.
     EwProgram program;
     std::vector<GemmSpec> gemms;
     std::optional<ConvSpec> conv;
@@ -126,6 +135,11 @@ struct Pattern {
     // "softmax over dim 1 of x [4096, 65536]": one line for comments and idea texts.
     std::string summary() const;
 };
+
+// `outer` applied to the result of `inner` (its Acc(0)), as one program over their common shape.
+EwProgram compose(const EwProgram &inner, const EwProgram &outer);
+// The identity epilogue over `shape`: its result is Acc(0).
+EwProgram identityProgram(const Shape &shape);
 
 // Recognises the pattern of a reference from its op graph. Graph inputs are matched to the
 // problem's inputs and parameters by name; shapes follow from the problem's tensor specs. An op the

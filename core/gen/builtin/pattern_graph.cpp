@@ -151,10 +151,37 @@ std::string Graph::matchTensor(const std::string &valueName) const
 Status Graph::build(const std::vector<OpNode> &nodes)
 {
     std::string lastTuple;
+    // Lists of constants (a pooling window, reduced dims): a graph the worker did not run carries
+    // the list's value only at its construction.
+    std::map<std::string, nlohmann::json> lists;
     for (const OpNode &n : nodes) {
         if (n.op == "prim::Constant") continue;
+        // A branch or loop that yields nothing (a size check that only warns) computes nothing the
+        // result depends on.
+        if ((n.op == "prim::If" || n.op == "prim::Loop") && n.outputs.empty()) continue;
         if (n.op == "prim::If" || n.op == "prim::Loop")
             return unsupportedOp(n.op, "(control flow in the reference)");
+        if (n.op == "prim::ListConstruct" && n.outputs.size() == 1 && !n.inputs.empty() &&
+            n.constants.size() == n.inputs.size()) {
+            nlohmann::json list = nlohmann::json::array();
+            for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+                const nlohmann::json &c = n.constants[k].is_null() && lists.count(n.inputs[k]) ? lists[n.inputs[k]]
+                                                                                                : n.constants[k];
+                if (c.is_number()) list.push_back(c);
+            }
+            if (list.size() == n.inputs.size()) lists[n.outputs[0]] = list;
+        }
+        // A size of a tensor whose shape is known (x.size(-1) in a layer_norm's shape).
+        if (n.op == "aten::size" && n.inputs.size() == 2 && n.outputs.size() == 1 && n.constants.size() == 2 &&
+            n.constants[1].is_number_integer()) {
+            const Value &v = value(n.inputs[0]);
+            const std::string t = v.kind == Value::Kind::Other ? matchTensor(n.inputs[0]) : std::string();
+            const TensorSpec *spec = t.empty() ? nullptr : m_problem.tensor(t);
+            const Shape &shape = spec ? spec->shape : v.shape;
+            const int d = normDim(n.constants[1].get<std::int64_t>(), shape.size());
+            if ((spec || v.kind != Value::Kind::Other) && d >= 0 && d < int(shape.size()))
+                lists[n.outputs[0]] = shape[std::size_t(d)];
+        }
         if (n.op == "prim::TupleIndex" && n.inputs.size() == 2 && !n.outputs.empty()) {
             // Indexing a tuple built just before: the element itself.
             for (const OpNode &t : nodes)
@@ -189,6 +216,7 @@ Status Graph::build(const std::vector<OpNode> &nodes)
             }
             o.tensor = it != m_values.end() && it->second.kind != Value::Kind::Other;
             if (!o.tensor) o.constant = k < n.constants.size() ? n.constants[k] : nlohmann::json();
+            if (!o.tensor && o.constant.is_null() && lists.count(name)) o.constant = lists[name];
             anyTensor = anyTensor || o.tensor;
             op.in.push_back(std::move(o));
         }
@@ -286,12 +314,35 @@ Result<Shape> Graph::inferShape(const Op &op) const
         return s;
     }
     if (isAlias(n) || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
-        n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout")
+        n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout" || n == "aten::group_norm" ||
+        n == "aten::instance_norm" || n == "aten::rms_norm" || n == "aten::flip" || n == "aten::cumsum" ||
+        n == "aten::cumprod")
         return x;
-    if (n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor)) {
+    if (n == "aten::expand_as" && op.in.size() > 1) return in(1);
+    if (n == "aten::expand") {
         auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-        bool keep = op.in.size() > 2 && op.in[2].constant.is_boolean() && op.in[2].constant.get<bool>();
+        if (!dims) return fallback();
+        Shape s(*dims);
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const std::size_t from = i + x.size();
+            if (s[i] == -1 && from >= s.size()) s[i] = x[from - s.size()];
+        }
+        return s;
+    }
+    if (n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
+        n == "aten::kl_div" || n == "aten::soft_margin_loss") {
+        const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
+        if (r.is_number_integer() && r.get<int>() == 0) return x;
+        return Shape{};
+    }
+    const bool vectorNorm = n == "aten::norm" || n == "aten::linalg_vector_norm";
+    if (n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
+        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
+        vectorNorm || n == "aten::frobenius_norm") {
+        // The dims and keepdim operands: (self, dim, keepdim) or, for norms, (self, p, dim, keepdim).
+        const std::size_t at = vectorNorm ? 2 : 1;
+        auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
+        bool keep = op.in.size() > at + 1 && op.in[at + 1].constant.is_boolean() && op.in[at + 1].constant.get<bool>();
         if (!dims || dims->empty()) return keep ? Shape(x.size(), 1) : Shape{};
         Shape s;
         for (std::size_t i = 0; i < x.size(); ++i) {

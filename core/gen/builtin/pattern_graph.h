@@ -81,6 +81,14 @@ public:
     // Every op the program used, so the matcher can tell which ops are left over.
     const std::set<int> &used() const { return m_used; }
 
+    // Pieces for programs that a matcher completes itself (a loss of two operands): the argument
+    // holding `value`, a step appended by hand, and the program with `result`.
+    Result<EwArg> operand(const std::string &value) { return visit(value); }
+    EwArg step(const std::string &fn, std::vector<EwArg> args, const std::string &op);
+    Result<EwProgram> finish(EwArg result);
+    // Every read of an accumulator goes through `fn` first (a norm's sqrt of its sum of squares).
+    void wrapAccs(const std::string &fn) { m_accWrap = fn; }
+
 private:
     Result<EwArg> visit(const std::string &value);
     Result<EwArg> leaf(const std::string &tensor, const Shape &view);
@@ -92,11 +100,16 @@ private:
     std::map<std::string, EwArg> m_memo;
     std::set<int> m_used;
     bool m_reshaped = false; // an intermediate value was reshaped: broadcast leaves would be wrong
+    std::string m_accWrap;
+    std::map<int, EwArg> m_wrapped;
 };
 
 Error unsupportedOp(const std::string &op, const std::string &why = {});
 int normDim(std::int64_t dim, std::size_t rank);
 std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &);
+
+// The row ops: reductions (losses and norms too), softmax, norms, pooling, scans.
+bool isRowOp(const Op &op);
 
 // The per-kind matchers (pattern_kinds.cpp); each is tried on the whole graph.
 Result<Pattern> matchRows(const Graph &, int anchor);

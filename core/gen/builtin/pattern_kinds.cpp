@@ -1,7 +1,9 @@
 // The matchers for each pattern kind, run on a resolved graph (pattern_graph.h).
+#include "gen/builtin/codegen.h"
 #include "gen/builtin/pattern_graph.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kf::builtin::detail {
 
@@ -14,6 +16,26 @@ bool isReduction(const Op &op)
     return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
            n == "aten::argmin";
 }
+
+bool isSoftmax(const std::string &n)
+{
+    return n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" || n == "aten::_log_softmax";
+}
+
+// Vector norms: a reduction of |x|^p with a root after it.
+bool isVectorNorm(const std::string &n)
+{
+    return n == "aten::norm" || n == "aten::linalg_vector_norm" || n == "aten::frobenius_norm";
+}
+
+// Losses of two operands reduced over every element.
+bool isLoss(const std::string &n)
+{
+    return n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
+           n == "aten::kl_div" || n == "aten::soft_margin_loss";
+}
+
+bool isScan(const std::string &n) { return n == "aten::cumsum" || n == "aten::cumprod"; }
 
 RowGeometry geometry(const Shape &x, int first, int count, bool keepdim)
 {
@@ -55,10 +77,11 @@ Status noneLeft(const Graph &g, const std::set<int> &used)
     return Ok{};
 }
 
-// The reduced dims of a reduction: a list, an int, or None (all dims). They must be consecutive.
-Result<std::pair<int, int>> reducedDims(const Op &op, const Shape &x)
+// The reduced dims of a reduction (operand `at`): a list, an int, or None (all dims). They must
+// be consecutive.
+Result<std::pair<int, int>> reducedDims(const Op &op, const Shape &x, std::size_t at = 1)
 {
-    auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+    auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
     if (!dims || dims->empty()) return std::pair<int, int>{0, int(std::max<std::size_t>(x.size(), 1))};
     std::vector<int> d;
     for (auto v : *dims) d.push_back(normDim(v, x.size()));
@@ -85,7 +108,8 @@ PoolSpec poolSpec(const Graph &g, const Op &op)
     if (s.max) pair(4, s.dilation);
     std::size_t ceil = s.max ? 5 : 4;
     s.ceilMode = ceil < op.in.size() && flag(op.in[ceil]);
-    if (!s.max) s.countIncludePad = op.in.size() <= 5 || flag(op.in[5]);
+    if (!s.max) s.countIncludePad = op.in.size() <= 5 || op.in[5].constant.is_null() || flag(op.in[5]);
+    if (!s.max && op.in.size() > 6 && op.in[6].constant.is_number_integer()) s.divisor = op.in[6].constant.get<std::int64_t>();
     s.outShape = g.shape(op.out[0]);
     return s;
 }
@@ -107,24 +131,144 @@ std::optional<std::pair<std::string, bool>> matrixOperand(const Graph &g, const 
 
 } // namespace
 
+bool isRowOp(const Op &op)
+{
+    const std::string &n = op.name;
+    return isReduction(op) || isSoftmax(n) || isVectorNorm(n) || isLoss(n) || isScan(n) || n == "aten::layer_norm" ||
+           n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" ||
+           n == "aten::max_pool2d" || n == "aten::avg_pool2d";
+}
+
+namespace {
+
+// Whether `value` is `target` seen through views that keep the layout (no transposes).
+bool viewOf(const Graph &g, const std::string &value, const std::string &target)
+{
+    std::string v = value;
+    while (v != target) {
+        const Op *op = g.producer(v);
+        if (!op || !isAlias(op->name) || op->name == "aten::t" || op->name == "aten::transpose" ||
+            op->name == "aten::permute" || op->name == "aten::numpy_T")
+            return false;
+        v = op->in[0].value;
+    }
+    return true;
+}
+
+// The reduction of a loss: 1 mean, 2 sum (0, none, keeps every element).
+Result<std::string> lossReduction(const Op &op)
+{
+    const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
+    if (!r.is_number_integer()) return unsupportedOp(op.name, "with a computed reduction");
+    const auto k = r.get<int>();
+    if (k == 1) return std::string("mean");
+    if (k == 2) return std::string("sum");
+    return unsupportedOp(op.name, "with reduction='none'");
+}
+
+double constantOr(const Op &op, std::size_t k, double fallback)
+{
+    return k < op.in.size() && op.in[k].constant.is_number() ? op.in[k].constant.get<double>() : fallback;
+}
+
+// The elementwise term of a loss, of its two operands, built into `b`.
+Result<EwArg> lossTerm(const Op &op, ProgramBuilder &b)
+{
+    auto x = b.operand(op.in[0].value), y = b.operand(op.in[1].value);
+    if (!x) return x.error();
+    if (!y) return y.error();
+    const std::string &n = op.name;
+    if (n == "aten::kl_div") {
+        // PyTorch: target * (log(target) - input), 0 where target is 0; with log_target,
+        // exp(target) * (target - input).
+        const bool logTarget = op.in.size() > 3 && flag(op.in[3]);
+        if (logTarget) return b.step("mul", {b.step("exp", {*y}, n), b.step("sub", {*y, *x}, n)}, n);
+        return b.step("sub", {b.step("xlogx", {*y}, n), b.step("mul", {*y, *x}, n)}, n);
+    }
+    if (n == "aten::soft_margin_loss") return b.step("log1p", {b.step("exp", {b.step("neg", {b.step("mul", {*x, *y}, n)}, n)}, n)}, n);
+    const EwArg d = b.step("sub", {*x, *y}, n);
+    if (n == "aten::mse_loss") return b.step("square", {d}, n);
+    const EwArg a = b.step("abs", {d}, n);
+    if (n == "aten::l1_loss") return a;
+    const double beta = constantOr(op, 3, 1.0);
+    if (n == "aten::smooth_l1_loss") return beta == 0 ? a : b.step("smooth_l1", {a, EwArg::scalar(beta)}, n);
+    return b.step("huber", {a, EwArg::scalar(beta)}, n); // huber_loss, delta
+}
+
+// A vector norm's order: 1, 2 or infinity; the step before the reduction, the reduction and the
+// root after it.
+struct NormOrder {
+    std::string before, reduce, after;
+};
+
+Result<NormOrder> normOrder(const Op &op)
+{
+    if (op.name == "aten::frobenius_norm") return NormOrder{"square", "sum", "sqrt"};
+    const nlohmann::json &p = op.in.size() > 1 ? op.in[1].constant : nlohmann::json();
+    double order = 2;
+    if (p.is_number()) order = p.get<double>();
+    else if (p.is_string() && p.get<std::string>() != "fro") return unsupportedOp(op.name, "of order " + p.get<std::string>());
+    else if (!p.is_null() && !p.is_string()) return unsupportedOp(op.name, "with a computed order");
+    if (order == 2) return NormOrder{"square", "sum", "sqrt"};
+    if (order == 1) return NormOrder{"abs", "sum", ""};
+    if (std::isinf(order) && order > 0) return NormOrder{"abs", "amax", ""};
+    return unsupportedOp(op.name, "of order " + std::to_string(order));
+}
+
+// The affine tensors of a norm op: problem tensors of `channels` elements.
+Result<std::string> affineLeaf(const Graph &g, const Op &op, std::size_t k, std::int64_t channels)
+{
+    if (k >= op.in.size() || !op.in[k].tensor) return std::string();
+    const Value &v = g.value(op.in[k].value);
+    if (v.kind != Value::Kind::Leaf || numel(v.shape) != channels)
+        return unsupportedOp(op.name, "with a computed weight or bias");
+    return v.tensor;
+}
+
+} // namespace
+
 Result<Pattern> matchRows(const Graph &g, int anchor)
 {
     const Op &op = g.ops()[std::size_t(anchor)];
-    if (auto st = onlyAliasesAfter(g, op); !st) return st.error();
+    const std::string &n = op.name;
     Pattern p;
-    p.anchor = op.name;
-    const std::string &in = op.in[0].value;
+    p.anchor = n;
+    std::set<int> used{anchor};
+    std::string in = op.in[0].value;
+
+    // A scan between two flips of its dim runs from the end of the dim.
+    const Op *flipIn = nullptr;
+    if (isScan(n))
+        if (const Op *f = g.producer(in); f && f->name == "aten::flip") {
+            flipIn = f;
+            used.insert(g.producerIndex(in));
+            in = f->in[0].value;
+        }
     const Shape &x = g.shape(in);
+
+    // The prologue: what the row op reads, as a program of problem tensors.
     ProgramBuilder b(g, x);
-    auto input = b.build(in);
+    Result<EwProgram> input = makeError("unsupported", "no input");
+    if (isLoss(n)) {
+        auto term = lossTerm(op, b);
+        if (!term) return term.error();
+        input = b.finish(*term);
+    } else if (isVectorNorm(n)) {
+        auto order = normOrder(op);
+        if (!order) return order.error();
+        auto v = b.operand(in);
+        if (!v) return v.error();
+        input = b.finish(b.step(order->before, {*v}, n));
+    } else {
+        input = b.build(in);
+    }
     if (!input) return input.error();
     p.input = *input;
-    std::set<int> used = b.used();
-    used.insert(anchor);
-    if (auto st = noneLeft(g, used); !st) return st.error();
+    used.insert(b.used().begin(), b.used().end());
 
-    const std::string &n = op.name;
-    if (n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" || n == "aten::_log_softmax") {
+    std::string result = op.out[0]; // the value the epilogue starts from
+    std::string accWrap;             // a norm's root, applied to the reduction before anything reads it
+    if (isSoftmax(n)) {
         auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
         if (!dim) return unsupportedOp(n, "with a computed dim");
         if (op.in.size() > 2 && !op.in[2].constant.is_null() && !op.in[2].constant.is_boolean())
@@ -139,11 +283,9 @@ Result<Pattern> matchRows(const Graph &g, int anchor)
         p.kind = PatternKind::LayerNorm;
         p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
         for (std::size_t k : {std::size_t(2), std::size_t(3)}) {
-            if (k >= op.in.size() || !op.in[k].tensor) continue;
-            const Value &v = g.value(op.in[k].value);
-            if (v.kind != Value::Kind::Leaf || numel(v.shape) != p.row.len)
-                return unsupportedOp(n, "with a computed weight or bias");
-            (k == 2 ? p.weight : p.bias) = v.tensor;
+            auto leaf = affineLeaf(g, op, k, p.row.len);
+            if (!leaf) return leaf.error();
+            (k == 2 ? p.weight : p.bias) = *leaf;
         }
         if (op.in.size() < 5 || !op.in[4].constant.is_number()) return unsupportedOp(n, "with a computed eps");
         p.eps = op.in[4].constant.get<double>();
@@ -153,40 +295,157 @@ Result<Pattern> matchRows(const Graph &g, int anchor)
             return unsupportedOp(n, "with a computed normalized shape");
         p.kind = PatternKind::RMSNorm;
         p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
-        if (op.in.size() > 2 && op.in[2].tensor) {
-            const Value &v = g.value(op.in[2].value);
-            if (v.kind != Value::Kind::Leaf || numel(v.shape) != p.row.len)
-                return unsupportedOp(n, "with a computed weight");
-            p.weight = v.tensor;
-        }
+        auto leaf = affineLeaf(g, op, 2, p.row.len);
+        if (!leaf) return leaf.error();
+        p.weight = *leaf;
         // No eps: PyTorch uses the float32 machine epsilon.
         p.eps = op.in.size() > 3 && op.in[3].constant.is_number() ? op.in[3].constant.get<double>() : 1.1920928955078125e-07;
-    } else if (isReduction(op)) {
-        auto dims = reducedDims(op, x);
-        if (!dims) return dims.error();
-        p.kind = PatternKind::Reduce;
-        bool arg = n == "aten::argmax" || n == "aten::argmin";
-        bool keep = op.in.size() > 2 && flag(op.in[2]);
-        p.row = geometry(x, dims->first, dims->second, keep);
-        if (n == "aten::max" || n == "aten::min") {
-            bool indices = g.result() != op.out[0] && g.throughAliases(g.result()) == op.out[1];
-            p.reduceOp = std::string(indices ? "arg" : "a") + (n == "aten::max" ? "max" : "min");
-            arg = indices;
-        } else {
-            p.reduceOp = n.substr(6);
+    } else if (n == "aten::group_norm" || n == "aten::instance_norm") {
+        // Statistics over each (sample, group of channels): rows of C / groups * H * W contiguous
+        // elements; the per-channel weight and bias follow as an epilogue.
+        if (x.size() < 2) return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
+        const bool group = n == "aten::group_norm";
+        const std::int64_t channels = x[1];
+        std::int64_t groups = channels;
+        if (group) {
+            if (op.in.size() < 5 || !op.in[1].constant.is_number_integer()) return unsupportedOp(n, "with computed groups");
+            groups = op.in[1].constant.get<std::int64_t>();
+            if (groups < 1 || channels % groups != 0) return unsupportedOp(n, "with channels not divisible by groups");
+        } else if (op.in.size() < 8 || !flag(op.in[5])) {
+            return unsupportedOp(n, "with running statistics");
         }
-        if ((n == "aten::sum" || n == "aten::mean") && op.in.size() > 3 && !op.in[3].constant.is_null())
-            return unsupportedOp(n, "with a dtype conversion");
-        DType want = arg ? DType::I64 : DType::F32;
-        if (g.problem().outputs[0].dtype != want)
-            return unsupportedOp(n, "returning " + toString(g.problem().outputs[0].dtype));
+        const std::size_t epsAt = group ? 4 : 7;
+        if (op.in.size() <= epsAt || !op.in[epsAt].constant.is_number()) return unsupportedOp(n, "with a computed eps");
+        p.eps = op.in[epsAt].constant.get<double>();
+        for (std::size_t k : {std::size_t(group ? 2 : 1), std::size_t(group ? 3 : 2)}) {
+            auto leaf = affineLeaf(g, op, k, channels);
+            if (!leaf) return leaf.error();
+            (k == std::size_t(group ? 2 : 1) ? p.weight : p.bias) = *leaf;
+        }
+        p.kind = PatternKind::LayerNorm;
+        p.groups = groups;
+        p.row = geometry(x, 1, int(x.size()) - 1, true);
+        p.row.outer = x[0] * groups;
+        p.row.len = numel(x) / p.row.outer;
+    } else if (isReduction(op) || isVectorNorm(n) || isLoss(n)) {
+        p.kind = PatternKind::Reduce;
+        if (isLoss(n)) {
+            auto r = lossReduction(op);
+            if (!r) return r.error();
+            p.reduceOp = *r;
+            p.row = geometry(x, 0, int(std::max<std::size_t>(x.size(), 1)), false);
+        } else if (isVectorNorm(n)) {
+            const bool fro = n == "aten::frobenius_norm";
+            auto dims = reducedDims(op, x, fro ? 1 : 2);
+            if (!dims) return dims.error();
+            const std::size_t keepAt = fro ? 2 : 3;
+            if (!fro && op.in.size() > 4 && !op.in[4].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+            p.row = geometry(x, dims->first, dims->second, op.in.size() > keepAt && flag(op.in[keepAt]));
+            auto order = normOrder(op);
+            p.reduceOp = order->reduce;
+            accWrap = order->after;
+        } else {
+            auto dims = reducedDims(op, x);
+            if (!dims) return dims.error();
+            bool arg = n == "aten::argmax" || n == "aten::argmin";
+            bool keep = op.in.size() > 2 && flag(op.in[2]);
+            p.row = geometry(x, dims->first, dims->second, keep);
+            if (n == "aten::max" || n == "aten::min") {
+                bool indices = g.result() != op.out[0] && g.throughAliases(g.result()) == op.out[1];
+                p.reduceOp = std::string(indices ? "arg" : "a") + (n == "aten::max" ? "max" : "min");
+                if (indices) result = op.out[1];
+                arg = indices;
+            } else {
+                p.reduceOp = n.substr(6);
+            }
+            if ((n == "aten::sum" || n == "aten::mean") && op.in.size() > 3 && !op.in[3].constant.is_null())
+                return unsupportedOp(n, "with a dtype conversion");
+            DType want = arg ? DType::I64 : DType::F32;
+            if (g.problem().outputs[0].dtype != want)
+                return unsupportedOp(n, "returning " + toString(g.problem().outputs[0].dtype));
+        }
     } else if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
         p.kind = PatternKind::Pool;
         p.pool = poolSpec(g, op);
         p.row = geometry(x, 2, 2, false);
+    } else if (isScan(n)) {
+        auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
+        if (!dim) return unsupportedOp(n, "with a computed dim");
+        if (op.in.size() > 2 && !op.in[2].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+        p.kind = PatternKind::Scan;
+        p.reduceOp = n == "aten::cumsum" ? "sum" : "prod";
+        p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
+        if (flipIn) {
+            // flip(cumsum(flip(x))) along the scanned dim: both flips, of that dim alone.
+            auto flipDims = [&](const Op &f) {
+                auto d = intList(f.in.size() > 1 ? f.in[1].constant : nlohmann::json());
+                return d && d->size() == 1 && normDim((*d)[0], x.size()) == p.row.dim;
+            };
+            auto after = g.consumers(op.out[0]);
+            const Op *flipOut = after.size() == 1 ? &g.ops()[std::size_t(after[0])] : nullptr;
+            if (!flipDims(*flipIn) || !flipOut || flipOut->name != "aten::flip" || !flipDims(*flipOut))
+                return unsupportedOp("aten::flip", "around " + n + " other than of the scanned dim on both sides");
+            used.insert(after[0]);
+            result = flipOut->out[0];
+            p.reverse = true;
+        }
     } else {
         return unsupportedOp(n);
     }
+
+    // What follows the row op: views of its result, or an elementwise epilogue. After a reduction,
+    // the epilogue is over the reduced values, or over the input's shape with each row's value
+    // broadcast back (x / sum(|x|, dim, keepdim)): the Normalize pattern.
+    const Shape &outShape = g.shape(result);
+    std::map<std::string, int> accs{{result, 0}};
+    Shape programShape = outShape;
+    const bool arg = p.reduceOp == "argmax" || p.reduceOp == "argmin";
+    if (viewOf(g, g.result(), result)) {
+        p.program = identityProgram(outShape);
+        if (!accWrap.empty()) {
+            ProgramBuilder eb(g, outShape, accs);
+            eb.wrapAccs(accWrap);
+            auto prog = eb.build(result);
+            if (!prog) return prog.error();
+            p.program = *prog;
+        }
+    } else {
+        if (arg) return unsupportedOp(n, "followed by elementwise ops");
+        const std::int64_t resultNumel = numel(g.shape(g.result()));
+        if (p.kind == PatternKind::Reduce && resultNumel == numel(x) && resultNumel != numel(outShape)) {
+            // Every view of the reduction that broadcasts as if kept (keepdim, or unsqueezed back).
+            Shape keep = x;
+            for (int d = p.row.dim; d < p.row.dim + p.row.dims && d < int(keep.size()); ++d) keep[std::size_t(d)] = 1;
+            auto broadcastsAsKept = [&](const Shape &s) {
+                if (s.size() > keep.size()) return false;
+                Shape padded(keep.size() - s.size(), 1);
+                padded.insert(padded.end(), s.begin(), s.end());
+                return padded == keep;
+            };
+            accs.clear();
+            std::vector<std::string> todo{result};
+            while (!todo.empty()) {
+                const std::string v = todo.back();
+                todo.pop_back();
+                if (broadcastsAsKept(g.shape(v))) accs[v] = 0;
+                for (int c : g.consumers(v))
+                    if (isAlias(g.ops()[std::size_t(c)].name)) todo.push_back(g.ops()[std::size_t(c)].out[0]);
+            }
+            p.kind = PatternKind::Normalize;
+            programShape = x;
+        } else if (resultNumel != numel(outShape)) {
+            return unsupportedOp(n, "followed by ops that change the shape of its result");
+        }
+        ProgramBuilder eb(g, programShape, accs);
+        if (!accWrap.empty()) eb.wrapAccs(accWrap);
+        auto prog = eb.build(g.result());
+        if (!prog) return prog.error();
+        p.program = *prog;
+        used.insert(eb.used().begin(), eb.used().end());
+        if (p.kind == PatternKind::Normalize && !usesAcc(p.program))
+            return unsupportedOp(n, "whose result is not used");
+    }
+    if (auto st = noneLeft(g, used); !st) return st.error();
     return p;
 }
 

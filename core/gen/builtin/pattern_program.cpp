@@ -28,7 +28,18 @@ Result<EwProgram> ProgramBuilder::build(const std::string &value)
 {
     auto r = visit(value);
     if (!r) return r.error();
-    m_program.result = *r;
+    return finish(*r);
+}
+
+EwArg ProgramBuilder::step(const std::string &fn, std::vector<EwArg> args, const std::string &op)
+{
+    m_program.steps.push_back(EwStep{fn, std::move(args), op});
+    return EwArg::step(int(m_program.steps.size()) - 1);
+}
+
+Result<EwProgram> ProgramBuilder::finish(EwArg result)
+{
+    m_program.result = result;
     if (m_reshaped)
         for (const Leaf &l : m_program.leaves)
             if (l.broadcast(m_program.shape))
@@ -55,7 +66,11 @@ Result<EwArg> ProgramBuilder::leaf(const std::string &tensor, const Shape &view)
 Result<EwArg> ProgramBuilder::visit(const std::string &value)
 {
     if (auto it = m_memo.find(value); it != m_memo.end()) return it->second;
-    if (auto it = m_accs.find(value); it != m_accs.end()) return EwArg::acc(it->second);
+    if (auto it = m_accs.find(value); it != m_accs.end()) {
+        if (m_accWrap.empty()) return EwArg::acc(it->second);
+        if (!m_wrapped.count(it->second)) m_wrapped[it->second] = step(m_accWrap, {EwArg::acc(it->second)}, "aten::norm");
+        return m_wrapped[it->second];
+    }
     const Value &v = m_graph.value(value);
     Result<EwArg> out = makeError("unsupported", "value " + value + " is not a tensor the built-in generator can read");
     if (v.kind == Value::Kind::Leaf) {
@@ -70,6 +85,9 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
             if (out && numel(v.shape) != numel(m_program.shape))
                 return unsupportedOp(op.name, "of an intermediate value to another size");
             m_reshaped = m_reshaped || m_graph.shape(op.in[0].value) != v.shape;
+        } else if (op.name == "aten::expand" || op.name == "aten::expand_as") {
+            // An explicit broadcast: what the ops after it do implicitly.
+            out = visit(op.in[0].value);
         } else if (op.name == "aten::batch_norm") {
             out = batchNorm(op, v.op);
         } else if (isElementwiseOp(op.name) && !((op.name == "aten::max" || op.name == "aten::min") &&

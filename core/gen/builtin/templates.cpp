@@ -89,9 +89,11 @@ std::string alignTrailingComments(const std::string &text)
 }
 
 // A line holding only {{>NAME}} is replaced by parts/NAME.cuh of the same folder: code that
-// several templates share (the Hopper pipeline helpers, the wgmma instructions) lives once.
-Result<std::string> includeParts(const std::string &text, const fs::path &folder, const std::string &id)
+// several templates share (the Hopper pipeline helpers, the wgmma instructions) lives once. Parts
+// may include parts (a reduction's first pass includes the reduction tree), a few levels deep.
+Result<std::string> includeParts(const std::string &text, const fs::path &folder, const std::string &id, int depth = 0)
 {
+    if (depth > 4) return makeError("io", "template parts include each other more than 4 levels deep", id + ".cu");
     std::string out;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -107,7 +109,9 @@ Result<std::string> includeParts(const std::string &text, const fs::path &folder
             if (!in) return makeError("io", "the template part " + file.string() + " was not found", id + ".cu");
             std::ostringstream ss;
             ss << in.rdbuf();
-            out += ss.str();
+            auto part = includeParts(ss.str(), folder, id, depth + 1);
+            if (!part) return part.error();
+            out += *part;
         } else {
             out += line;
         }

@@ -1,0 +1,103 @@
+// 2-D max and average pooling, alone or with elementwise ops before it (read through Input) and
+// after it (applied by Output): a thread per few adjacent outputs of a row.
+#include "gen/builtin/ideas.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace kf::builtin::ideas {
+
+namespace {
+
+struct Pool {
+    std::int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+};
+
+std::string poolOf(const Target &t, Pool &out)
+{
+    const Pattern &p = t.pattern;
+    if (!p.pool) return "the pattern has no pooling";
+    const Shape &x = p.input.shape;
+    if (x.size() < 3) return "pooling of a tensor of rank " + std::to_string(x.size());
+    const Shape &o = p.pool->outShape;
+    if (o.size() != x.size()) return "the pooled shape does not match the input's rank";
+    out.h = x[x.size() - 2], out.w = x.back();
+    out.oh = o[o.size() - 2], out.ow = o.back();
+    out.planes = numel(x) / std::max<std::int64_t>(out.h * out.w, 1);
+    if (out.h >= INT_MAX / 2 || out.w >= INT_MAX / 2) return "a plane dim does not fit an int";
+    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    return {};
+}
+
+Pool pool(const Target &t)
+{
+    Pool p;
+    poolOf(t, p);
+    return p;
+}
+
+std::int64_t slots(const Target &t, int outs)
+{
+    const Pool p = pool(t);
+    return p.planes * p.oh * cdiv(p.ow, outs);
+}
+
+} // namespace
+
+void addPool(std::vector<IdeaDef> &out)
+{
+    out.push_back(IdeaDef{
+        .id = "pool2d_window",
+        .title = "Pooling windows, a few adjacent outputs per thread",
+        .text = "Give each thread OUTS adjacent outputs of one output row: it walks each output's window "
+                "(dilation, padding and ceil mode as PyTorch has them), keeping the maximum or the sum, and "
+                "divides an average by the window's size as PyTorch counts it. Consecutive threads take "
+                "consecutive outputs, so a warp's loads of one input row share cache lines and L1 serves the "
+                "windows' overlap; any elementwise ops before or after the pooling are applied on the way, "
+                "with no tensor in between.",
+        .patterns = {PatternKind::Pool},
+        .space = {{"OUTS", {2, 1, 4}, "adjacent outputs per thread"}, {"BLOCK", {256, 128, 512}, "threads per block"}},
+        .repairOrder = {"OUTS", "BLOCK"},
+        .applies = [](const Target &t) {
+            Pool p;
+            return poolOf(t, p);
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (p.at("OUTS") > 1 && pool(t).ow < p.at("OUTS")) return "output rows are shorter than OUTS";
+            return {};
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK"), outs = p.at("OUTS");
+                const PoolSpec &s = *t.pattern.pool;
+                // Overlapping windows read some input rows more than once; L1 and L2 serve most of that.
+                const double overlap = std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
+                const double blocks = double(cdiv(slots(t, outs), block));
+                const double eff = outs == 1 ? 0.7 : outs == 2 ? 0.78 : 0.74;
+                return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), eff,
+                                "reads each input row once per window row it falls in, " + std::to_string(outs) +
+                                    " outputs per thread",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = rowValues(t);
+                const Pool g = pool(t);
+                const PoolSpec &s = *t.pattern.pool;
+                v["PLANES"] = std::to_string(g.planes);
+                v["IN_H"] = std::to_string(g.h), v["IN_W"] = std::to_string(g.w);
+                v["OUT_H"] = std::to_string(g.oh), v["OUT_W"] = std::to_string(g.ow);
+                v["KH"] = std::to_string(s.kernel[0]), v["KW"] = std::to_string(s.kernel[1]);
+                v["STRIDE_H"] = std::to_string(s.stride[0]), v["STRIDE_W"] = std::to_string(s.stride[1]);
+                v["PAD_H"] = std::to_string(s.pad[0]), v["PAD_W"] = std::to_string(s.pad[1]);
+                v["DIL_H"] = std::to_string(s.dilation[0]), v["DIL_W"] = std::to_string(s.dilation[1]);
+                v["MAX"] = s.max ? "true" : "false";
+                v["COUNT_PAD"] = s.countIncludePad ? "true" : "false";
+                v["DIVISOR"] = std::to_string(s.divisor);
+                v["GRID"] = std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
+                return v;
+            },
+    });
+}
+
+} // namespace kf::builtin::ideas
