@@ -70,7 +70,6 @@ std::string printed(const char *format, double v)
 }
 
 std::string msText(double ms) { return printed("%.4f ms", ms); }
-std::string secondsText(double s) { return printed("%.1f s", s); }
 
 double secondsSince(std::chrono::steady_clock::time_point t)
 {
