@@ -267,7 +267,8 @@ Status SuiteRunner::run(const std::atomic<bool> &cancel, SuiteProgress progress)
                 SuiteEntry entry;
                 {
                     std::lock_guard lock(m_mutex);
-                    if (stop || m_next >= m_queue.size())
+                    // m_abort too: the watcher passes it on to `stop` only on its next poll.
+                    if (stop || m_abort || m_next >= m_queue.size())
                         return;
                     entry = *m_state.find(m_queue[m_next++]);
                 }
@@ -375,10 +376,13 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     if (e.compileMs > 0) // the workbench's chart draws it
         (void)store->setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
 
-    std::optional<std::chrono::steady_clock::time_point> budgetFrom; // when the search's clock started
+    std::optional<std::chrono::steady_clock::time_point> budgetFrom; // when the search's budget started
     search->setEventCallback([&](const SearchEvent &event) {
-        if (std::holds_alternative<SearchStarted>(event))
-            budgetFrom = std::chrono::steady_clock::now();
+        // The budget counts from the start of the search's setup, which the event reports.
+        if (auto *started = std::get_if<SearchStarted>(&event))
+            budgetFrom = std::chrono::steady_clock::now() -
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(started->setupSeconds));
         if (auto line = progressLine(event))
             say(e.name, *line);
     });
