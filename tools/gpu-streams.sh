@@ -26,7 +26,7 @@ run_stream() {
   for t in "${tests[@]}"; do
     name=${t%%=*}; args=; [ "$t" != "$name" ] && args=${t#*=} && args=${args//+/ }
     bin=$(find_binary "$name")
-    log="$out/$name${args:+-$(tr -c 'A-Za-z0-9_-' _ <<<"$args")}.log"
+    log="$out/$name${args:+-$(tr -c 'A-Za-z0-9_-' _ <<<"$args" | cut -c1-60)-$RANDOM}.log"
     began=$(date +%s)
     # shellcheck disable=SC2086  # ARGS are words on purpose
     (cd "$(dirname "$bin")" && "$bin" $args) >"$log" 2>&1
