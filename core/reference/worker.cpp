@@ -153,12 +153,17 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
             if (t) {
                 applyTimedRun(r, *t);
             } else if (t.error().code == "engine") {
+                s.evaluator->release(v.key);
                 return t.error();
             } else {
                 r.verdict = s.evaluator->contextLost() ? Verdict::Crashed : Verdict::LaunchError;
                 r.reason = "verified, then failed while timing: " + t.error().text();
             }
         }
+        // One request, one evaluation: the module and the input sets kept for its timed runs
+        // (gigabytes for a large problem) go now, not when the next evaluation runs short of memory.
+        if (op == "evaluate")
+            s.evaluator->release(v.key);
         return nlohmann::json{{"result", r}};
     }
     if (op == "time") {

@@ -296,6 +296,33 @@ const std::vector<std::string> kHalfMeanings{"block tile rows", "block tile colu
 const std::vector<TileShape> kFp16Tiles{half(128, 256, 32, 64, 64), half(128, 128, 32, 64, 32),
                                         half(128, 128, 64, 64, 32)};
 
+// The 3xTF32 mma.sync product sums on the tensor cores, whose fp32 accumulation truncates: its
+// error grows with K (measured on an H200, uniform inputs: 1.4e-4 scaled at K = 8192, 1.8e-3 at
+// K = 524288; the seed matmul's K = 4096 passes). PROMOTE K tiles go in each tensor-core chunk,
+// added then to an fp32 register sum; 0 keeps all of K on the tensor cores.
+constexpr std::int64_t kLongestTensorCoreSum = 4096;
+std::vector<ParamDim> tf32x3Space()
+{
+    std::vector<ParamDim> dims = tileSpace(kTf32x3Tiles, kMmaMeanings);
+    dims.push_back({"PROMOTE", {0, 16}, "K tiles summed on the tensor cores before each fp32 promotion (0: all)"});
+    return dims;
+}
+
+std::string tf32x3Fits(const Target &t, const Point &p)
+{
+    if (auto why = mmaFits(t, kTf32x3Tiles, p); !why.empty()) return why;
+    const std::int64_t k = gemm(t).spec->k, tilesK = cdiv(k, p.at("BK"));
+    if (p.at("PROMOTE") == 0)
+        return k > kLongestTensorCoreSum
+                   ? "K = " + std::to_string(k) + " summed on the tensor cores alone loses too much to their " +
+                         "truncating accumulation (PROMOTE > 0 adds the chunks in fp32)"
+                   : std::string();
+    if (tilesK <= p.at("PROMOTE")) return "K fits one tensor-core chunk of PROMOTE tiles already";
+    // A second 64x64 set of sums next to the accumulators does not fit in 255 registers.
+    if (p.at("WM") * p.at("WN") > 64 * 32) return "a separate fp32 sum leaves too few registers for a 64x64 warp tile";
+    return {};
+}
+
 // An mma.sync product: tensor-core rate `peak` at `fraction` for the benchmarked tile.
 Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fraction, double reference, int smem,
                      const std::string &how)
@@ -422,13 +449,14 @@ void addGemm(std::vector<IdeaDef> &out)
                 "in fp32 with mma.sync.m16n8k8, dropping only a_lo*b_lo (about 2^-22 relative). Tiles move "
                 "through a multi-stage cp.async pipeline into padded shared memory and reach the warps through "
                 "ldmatrix; blocks walk the output in L2-friendly groups of rows. Three tensor-core passes per "
-                "product, still several times the CUDA cores' fp32 rate.",
+                "product, still several times the CUDA cores' fp32 rate. Tensor-core accumulation truncates, "
+                "so for a long K each PROMOTE tiles are summed there and then added to an fp32 register sum.",
         .patterns = kinds,
         .needs = {"gemm_tiled_fp32"},
-        .space = tileSpace(kTf32x3Tiles, kMmaMeanings),
+        .space = tf32x3Space(),
         .repairOrder = {"STAGES", "BK", "BN"},
         .applies = gemmApplies,
-        .check = [](const Target &t, const Point &p) { return mmaFits(t, kTf32x3Tiles, p); },
+        .check = tf32x3Fits,
         .estimate =
             [](const Target &t, const Point &p) {
                 return mmaEstimate(t, p, kTf32Tflops / 3, 0.31, 64, mmaSmem(p),
