@@ -392,7 +392,14 @@ void addConv(std::vector<IdeaDef> &out)
         .space = tileSpace(kTf32x3Tiles, meanings),
         .repairOrder = {"STAGES", "BK", "BM"},
         .applies = plainConv,
-        .check = [](const Target &t, const Point &p) { return fits(t, kTf32x3Tiles, p); },
+        .check =
+            [](const Target &t, const Point &p) {
+                if (conv(t).taps() > kLongestTensorCoreSum)
+                    return "a reduction over " + std::to_string(conv(t).taps()) +
+                           " taps summed on the tensor cores alone loses too much to their truncating "
+                           "accumulation (the wgmma convolutions promote their sums to fp32)";
+                return fits(t, kTf32x3Tiles, p);
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 return convEstimate(t, p, kTf32Tflops / 3, 0.23, "makes three TF32 tensor-core passes (3xTF32)");
