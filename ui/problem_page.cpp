@@ -1,7 +1,7 @@
 #include "problem_page.h"
 
 #include "cuda_editor.h"
-#include "eval/protocol.h"
+#include "domain/gpu_facts.h"
 #include "gpu/datasheet.h"
 #include "model/floors.h"
 #include "model/format.h"

@@ -1,4 +1,5 @@
 #include "eval/protocol.h"
+#include "util/base64.h"
 
 #include <algorithm>
 #include <array>
@@ -83,26 +84,7 @@ void requireObject(const json &j, const char *what)
         throw std::invalid_argument(std::string(what) + " must be a JSON object, got " + j.dump());
 }
 
-constexpr std::array<const char *, 14> kVerdictNames = {
-    "queued", "compiling", "compile error", "launch error", "wrong", "racy",
-    "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer",
-    "inconsistent", "engine error"};
-
 } // namespace
-
-std::string toString(Verdict v)
-{
-    auto i = static_cast<std::size_t>(v);
-    return i < kVerdictNames.size() ? kVerdictNames[i] : "unknown";
-}
-
-std::optional<Verdict> parseVerdict(std::string_view text)
-{
-    for (std::size_t i = 0; i < kVerdictNames.size(); ++i)
-        if (text == kVerdictNames[i])
-            return static_cast<Verdict>(i);
-    return std::nullopt;
-}
 
 // ---- GPU and handshake ----------------------------------------------------------------------
 
@@ -394,16 +376,6 @@ void from_json(const json &j, TimedRun &t)
         t.timing = it->get<Timing>();
 }
 
-void applyTimedRun(EvalResult &r, const TimedRun &t)
-{
-    r.timingCheck = t.check;
-    r.timing = t.timing;
-    if (t.verdict != Verdict::Correct && r.verdict == Verdict::Correct) {
-        r.verdict = t.verdict;
-        r.reason = t.reason;
-    }
-}
-
 // ---- compile ----------------------------------------------------------------------------------
 
 void to_json(json &j, const Diagnostic &d)
@@ -443,99 +415,6 @@ void from_json(const json &j, CompileOutput &c)
     opt(j, "resources", c.resources);
     opt(j, "seconds", c.seconds);
     opt(j, "cached", c.cached);
-}
-
-// ---- base64 (RFC 4648, with padding) ----------------------------------------------------------
-
-namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int sextet(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+' || c == '-')
-        return 62; // '-' and '_': the URL-safe alphabet decodes too
-    if (c == '/' || c == '_')
-        return 63;
-    return -1;
-}
-} // namespace
-
-std::string base64Encode(const std::string &bytes)
-{
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 3 <= bytes.size(); i += 3) {
-        std::uint32_t v = (std::uint32_t(std::uint8_t(bytes[i])) << 16)
-                        | (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) | std::uint8_t(bytes[i + 2]);
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += kAlphabet[(v >> 6) & 63];
-        out += kAlphabet[v & 63];
-    }
-    if (std::size_t rest = bytes.size() - i; rest > 0) {
-        std::uint32_t v = std::uint32_t(std::uint8_t(bytes[i])) << 16;
-        if (rest == 2)
-            v |= std::uint32_t(std::uint8_t(bytes[i + 1])) << 8;
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
-}
-
-// Skips whitespace and anything outside the alphabet and stops at padding; a damaged CUBIN is
-// caught when the module is loaded, which reports it better than a decoder could.
-std::string base64Decode(const std::string &text)
-{
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    std::uint32_t acc = 0;
-    int bits = 0;
-    for (unsigned char c : text) {
-        if (c == '=')
-            break;
-        int v = sextet(c);
-        if (v < 0)
-            continue;
-        acc = (acc << 6) | std::uint32_t(v);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out += char((acc >> bits) & 0xff);
-        }
-    }
-    return out;
-}
-
-// ---- roofline ---------------------------------------------------------------------------------
-
-// A missing rate or bandwidth drops its term rather than borrowing another precision's rate: a
-// floor must stay a lower bound, and a slower stand-in rate would raise it above the real one.
-double floorMs(double flops, double bytes, Precision precision, const Ceilings &ceilings)
-{
-    auto rate = [&](const char *key) {
-        auto it = ceilings.tflops.find(key);
-        return it == ceilings.tflops.end() || !(it->second > 0) ? 0.0 : it->second;
-    };
-    double tflops = 0;
-    switch (precision) {
-    case Precision::FP32: tflops = rate("fp32"); break;
-    case Precision::TF32: tflops = rate("tf32"); break;
-    case Precision::TF32x3: tflops = rate("tf32") / 3; break;
-    case Precision::FP16: tflops = rate("fp16"); break;
-    case Precision::BF16: tflops = rate("bf16"); break;
-    }
-    double computeMs = tflops > 0 && flops > 0 ? flops / (tflops * 1e12) * 1e3 : 0;
-    double memoryMs = ceilings.bandwidthGBs > 0 && bytes > 0 ? bytes / (ceilings.bandwidthGBs * 1e9) * 1e3 : 0;
-    return std::max(computeMs, memoryMs);
 }
 
 } // namespace kf

@@ -1,6 +1,8 @@
 #include "eval/worker_client.h"
 
+#include "gpu/physical_floor.h"
 #include "kernel/candidate.h"
+#include "util/base64.h"
 
 #include <algorithm>
 #include <cmath>

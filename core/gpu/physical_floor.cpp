@@ -5,6 +5,31 @@
 #include <algorithm>
 #include <cstdio>
 
+namespace kf {
+
+// A missing rate or bandwidth drops its term rather than borrowing another precision's rate: a
+// floor must stay a lower bound, and a slower stand-in rate would raise it above the real one.
+double floorMs(double flops, double bytes, Precision precision, const Ceilings &ceilings)
+{
+    auto rate = [&](const char *key) {
+        auto it = ceilings.tflops.find(key);
+        return it == ceilings.tflops.end() || !(it->second > 0) ? 0.0 : it->second;
+    };
+    double tflops = 0;
+    switch (precision) {
+    case Precision::FP32: tflops = rate("fp32"); break;
+    case Precision::TF32: tflops = rate("tf32"); break;
+    case Precision::TF32x3: tflops = rate("tf32") / 3; break;
+    case Precision::FP16: tflops = rate("fp16"); break;
+    case Precision::BF16: tflops = rate("bf16"); break;
+    }
+    double computeMs = tflops > 0 && flops > 0 ? flops / (tflops * 1e12) * 1e3 : 0;
+    double memoryMs = ceilings.bandwidthGBs > 0 && bytes > 0 ? bytes / (ceilings.bandwidthGBs * 1e9) * 1e3 : 0;
+    return std::max(computeMs, memoryMs);
+}
+
+} // namespace kf
+
 namespace kf::gpu {
 
 double physicalFloorMs(double flops, double bytes, const Ceilings &measured, const std::string &gpuName)

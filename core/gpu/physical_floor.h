@@ -3,9 +3,18 @@
 // the problem's FLOPs take at the GPU's fastest dense rate, or its bytes at its highest bandwidth,
 // cannot be a kernel that did all the work. It is a second line of defence behind the checked
 // timed runs, and only where a launch costs less than the floor can it tell anything at all.
-#include "eval/protocol.h"
+#include "domain/gpu_facts.h"
+#include "kernel/candidate.h"
 
 #include <string>
+
+namespace kf {
+
+// Roofline floor in ms for a problem at a precision, given the ceilings: max(flops/rate, bytes/bw).
+// Rates: fp32 for FP32, tf32 for TF32, tf32/3 for TF32x3, fp16, bf16.
+double floorMs(double flops, double bytes, Precision, const Ceilings &);
+
+} // namespace kf
 
 namespace kf::gpu {
 

@@ -2,9 +2,10 @@
 // The CUDA runtime as the worker uses it: device facts, CUBIN modules, launches. Only the runtime
 // and NVRTC are linked; driver functions come through cudaGetDriverEntryPointByVersion so every
 // binary starts on a machine without libcuda.so.
-#include "eval/protocol.h"
+#include "domain/gpu_facts.h"
 #include "gpu/datasheet.h"
 #include "kernel/candidate.h"
+#include "kernel/compiler.h"
 #include "util/error.h"
 
 #include <cuda_runtime_api.h>

@@ -1,6 +1,6 @@
 // Reads problem files (docs/formats.md, "Problem files") and finds the shipped ones.
-#include "eval/protocol.h" // base64
 #include "problem/problem.h"
+#include "util/base64.h"
 #include "util/expr.h"
 
 #include <toml++/toml.h>

@@ -1,4 +1,5 @@
 #include "ceilings.h"
+#include "eval/protocol.h"
 #include "gpu/runtime.h"
 
 #include <torch/torch.h>

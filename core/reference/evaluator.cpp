@@ -1,5 +1,6 @@
 #include "evaluator.h"
 #include "evaluator_parts.h"
+#include "gpu/physical_floor.h"
 #include "kernel/compiler.h"
 
 #include <algorithm>

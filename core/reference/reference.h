@@ -1,7 +1,7 @@
 #pragma once
 // The problem's TorchScript reference, compiled from source and run as eager PyTorch
 // (internal to the worker; includes libtorch).
-#include "eval/protocol.h"
+#include "domain/op_graph.h"
 #include "problem/problem.h"
 
 #include <torch/script.h>

@@ -6,6 +6,7 @@
 #include "gpu/runtime.h"
 #include "kernel/compiler.h"
 #include "torch_shim.h"
+#include "util/base64.h"
 
 #include <cstdio>
 #include <cstdlib>

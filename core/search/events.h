@@ -5,7 +5,7 @@
 //
 // The callback runs on the thread that called Search::run() or on a pool thread while results
 // arrive, but never two at a time; it should return quickly.
-#include "eval/protocol.h"
+#include "domain/evaluation.h"
 #include "search/budget.h"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // Re-benchmark): where they go in a session's tree. A hand-edited kernel is a child of the node it
 // was edited from and is marked `edited`; one written from scratch hangs under the root in round 0,
 // so the trajectory counts it from the start (docs/search.md).
-#include "eval/protocol.h"
+#include "domain/evaluation.h"
 #include "problem/problem.h"
 #include "store/session_store.h"
 

@@ -1,6 +1,8 @@
 // The protocol's values and their JSON forms: every struct survives a round trip through text,
 // keys are snake_case, missing keys keep defaults, and non-finite numbers survive.
 #include "eval/protocol.h"
+#include "util/base64.h"
+#include "gpu/physical_floor.h"
 
 #include <QtTest>
 

@@ -1,6 +1,7 @@
 #include "model/floors.h"
 
 #include "gpu/datasheet.h"
+#include "gpu/physical_floor.h"
 #include "model/format.h"
 
 #include <QObject>

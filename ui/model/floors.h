@@ -3,7 +3,7 @@
 // from: the datasheet rates of a GPU (the Problems page, before anything ran) or the ceilings a
 // worker measured on the GPU (stored in the session; the verdicts and the Metrics tab use those).
 // The two differ, so every floor the workbench shows names its precision and its source.
-#include "eval/protocol.h"
+#include "domain/gpu_facts.h"
 #include "kernel/candidate.h"
 #include "model/session_snapshot.h"
 #include "problem/problem.h"

@@ -1,5 +1,6 @@
 #include "model/metrics_model.h"
 
+#include "gpu/physical_floor.h"
 #include "kernel/candidate.h"
 #include "model/floors.h"
 #include "model/format.h"

@@ -14,7 +14,7 @@ struct Style {
     QRgb colour;
 };
 
-// One row per status word (eval/protocol.h verdicts, search/records.h node statuses), each with
+// One row per status word (domain/evaluation.h verdicts, search/records.h node statuses), each with
 // a colour that no other status shares.
 constexpr Style kStyles[] = {
     {u"correct", StatusGroup::Good, 0x2e9d4f},

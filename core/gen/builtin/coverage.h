@@ -1,7 +1,7 @@
 #pragma once
 // What the built-in generator covers: the aten ops each pattern accepts (for docs and
 // `kernelforge-cli coverage --ops`), and, for one problem, its pattern or the op that stops it.
-#include "eval/protocol.h"
+#include "domain/op_graph.h"
 #include "problem/problem.h"
 
 #include <string>

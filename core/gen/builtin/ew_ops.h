@@ -1,7 +1,6 @@
 #pragma once
 // The elementwise functions the built-in generator fuses, with their CUDA expressions, and the
 // translation of aten elementwise ops into steps of an EwProgram.
-#include "eval/protocol.h"
 #include "gen/builtin/pattern.h"
 
 #include <string>

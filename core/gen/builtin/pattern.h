@@ -6,7 +6,7 @@
 // and Conv2D with their epilogues (and a pooling after the convolution). Tensors are named as the
 // problem names them; sizes come from the problem's tensor specs, so the generated kernels can
 // bake them in.
-#include "eval/protocol.h"
+#include "domain/op_graph.h"
 #include "problem/problem.h"
 #include "util/error.h"
 

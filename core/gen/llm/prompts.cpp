@@ -1,6 +1,7 @@
 #include "gen/llm/prompts.h"
 
 #include "gen/llm/resources.h"
+#include "gpu/physical_floor.h"
 
 #include <cstdio>
 #include <sstream>
