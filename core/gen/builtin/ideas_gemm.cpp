@@ -296,6 +296,15 @@ const std::vector<std::string> kHalfMeanings{"block tile rows", "block tile colu
 const std::vector<TileShape> kFp16Tiles{half(128, 256, 32, 64, 64), half(128, 128, 32, 64, 32),
                                         half(128, 128, 64, 64, 32)};
 
+// The two mma.sync templates share their kernel (parts/mma_gemm_kernel.cuh), which takes its name
+// from KERNEL.
+TemplateValues mmaGemmValues(const std::string &id, const std::string &kernel, const Target &t)
+{
+    TemplateValues v = gemmValues(id, t);
+    v["KERNEL"] = kernel;
+    return v;
+}
+
 // PROMOTE K tiles go in each tensor-core chunk of the 3xTF32 mma.sync product, added then to an
 // fp32 register sum; 0 keeps all of K on the tensor cores (up to kLongestTensorCoreSum).
 std::vector<ParamDim> tf32x3Space()
@@ -459,7 +468,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 return mmaEstimate(t, p, kTf32Tflops / 3, 0.31, 64, mmaSmem(p),
                                    "makes three TF32 tensor-core passes (3xTF32)");
             },
-        .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_tf32x3", t); },
+        .values = [](const Target &t, const Point &) { return mmaGemmValues("gemm_mma_tf32x3", "gemm_tf32x3", t); },
     });
 
     out.push_back(IdeaDef{
@@ -532,7 +541,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 return mmaEstimate(t, p, kTf32Tflops, 0.29, 256.0 / 3, mmaSmem(p),
                                    "makes one TF32 tensor-core pass");
             },
-        .values = [](const Target &t, const Point &) { return gemmValues("gemm_mma_tf32", t); },
+        .values = [](const Target &t, const Point &) { return mmaGemmValues("gemm_mma_tf32", "gemm_tf32", t); },
     });
 
     out.push_back(IdeaDef{
