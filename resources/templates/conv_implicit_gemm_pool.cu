@@ -21,143 +21,17 @@
 // @launch pool_fill grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 1024)) block(256) args({{OUT}})
 // @launch conv_pool grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
 
-// ---- problem sizes and tile shapes ----
-constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutC = {{OUT_C}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
-constexpr int kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
-constexpr int kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
+{{>conv_mma_tiles}}
+
+// ---- max pooling and the product's passes ----
 constexpr int kPoolKH = {{POOL_KH}}, kPoolKW = {{POOL_KW}}, kPoolSH = {{POOL_SH}}, kPoolSW = {{POOL_SW}};
 constexpr int kPoolPadH = {{POOL_PAD_H}}, kPoolPadW = {{POOL_PAD_W}};
 constexpr int kPoolOutH = {{POOL_OUT_H}}, kPoolOutW = {{POOL_OUT_W}};
 constexpr int kSplit = {{SPLIT}};          // TF32 passes per product: 3 (compensated split) or 1
-
-constexpr int kPixels = kOutH * kOutW;
-constexpr int kGemmM = kBatch * kPixels;   // output pixels
-constexpr int kGemmN = kOutC;              // output channels
-constexpr int kGemmK = kInC * kKH * kKW;   // taps
-
-constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
-constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile
-constexpr int kStages = {{STAGES}};
-constexpr int kMinBlocks = {{MIN_BLOCKS}};
-
-constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
-constexpr int kThreads = kWarpsM * kWarpsN * 32;
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;           // mma.m16n8k8 (tf32)
-constexpr int kFragsM = kWM / kMmaM, kFragsN = kWN / kMmaN;
-
-__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
-constexpr int kTilesK = cdiv(kGemmK, kBK);
-constexpr int kKPadded = kTilesK * kBK;
-
-// Shared memory: the stages (A [BM][BK+4], B [BN][BK+4]), then the tap table and the row table.
-constexpr int kLd = kBK + 4;
-constexpr int kStageA = kBM * kLd, kStageB = kBN * kLd;
-constexpr int kStageFloats = kStageA + kStageB;
 // After the main loop the stages hold the block's conv tile, channel-major: [BN][BM+4].
 constexpr int kLdC = kBM + 4;
-
-// A tap past Kdim, or a row past M, gets a shift that fails the bounds check: its copy zero-fills.
-constexpr int kOutside = 0x4000;
-
-// Weight rows start on 16-byte boundaries when Kdim is a multiple of 4: 16-byte copies then.
-constexpr int kVecB = (kGemmK % 4 == 0) ? 4 : 1;
-
-static_assert(kBM % kWM == 0 && kBN % kWN == 0, "the warp tile must divide the block tile");
-static_assert(kWM % kMmaM == 0 && kWN % 16 == 0, "warp tile: WM a multiple of 16, WN of 16");
-static_assert(kBK % kMmaK == 0, "BK must be a multiple of 8");
-static_assert(kThreads % kBK == 0 && (kBM * kBK) % kThreads == 0, "the A gather maps threads to taps");
-static_assert(kThreads % (kBK / kVecB) == 0 && kBN % (kThreads / (kBK / kVecB)) == 0,
-              "B tile copies must spread evenly over the threads");
-static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert(kSplit == 1 || kSplit == 3, "SPLIT is 1 (TF32) or 3 (3xTF32)");
 static_assert(kBN * kLdC <= kStages * kStageFloats, "the conv tile must fit where the stages were");
-static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
-              "sizes must fit the packed (r, s) shifts");
-
-// ---- asynchronous copies (cp.async), zero-filling what lies outside ----
-template <int kBytes>
-__device__ __forceinline__ void cp_async(float *smem, const float *gmem, bool inside)
-{
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    const int srcBytes = inside ? kBytes : 0; // 0: nothing is read, the destination is zero-filled
-    if constexpr (kBytes == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
-
-// ---- the gather tables ----
-// Tap k = (c, r, s): offset of x[., c, r*dil, s*dil] from a window's corner, and the packed shift.
-__device__ __forceinline__ int2 tap_entry(int k)
-{
-    if (k >= kGemmK) return make_int2(0, kOutside << 16);
-    const int c = k / (kKH * kKW), r = (k / kKW) % kKH, s = k % kKW;
-    return make_int2((c * kInH + r * kDilH) * kInW + s * kDilW, (r * kDilH) << 16 | (s * kDilW));
-}
-
-// Output row m = (b, oh, ow): offset of its window's corner in x, and the corner (ih0, iw0).
-__device__ __forceinline__ int4 row_entry(int m)
-{
-    if (m >= kGemmM) return make_int4(0, -2 * kOutside, -2 * kOutside, 0);
-    const int b = m / kPixels, p = m % kPixels;
-    const int ih0 = (p / kOutW) * kStrideH - kPadH, iw0 = (p % kOutW) * kStrideW - kPadW;
-    return make_int4(b * kInC * kInH * kInW + ih0 * kInW + iw0, ih0, iw0, 0);
-}
-
-// ---- tile copies ----
-// A tile [BM][BK+4]: each thread owns one tap column and every (kThreads/BK)-th row.
-__device__ __forceinline__ void load_tile_a(float *sA, const float *x, const int2 *taps, const int4 *rows, int k0)
-{
-    constexpr int kRowStep = kThreads / kBK;
-    const int k = threadIdx.x % kBK;
-    const int2 tap = taps[k0 + k];
-    const int dr = tap.y >> 16, ds = tap.y & 0xffff;
-#pragma unroll
-    for (int i = 0; i < kBM / kRowStep; ++i) {
-        const int row = threadIdx.x / kBK + i * kRowStep;
-        const int4 info = rows[row];
-        const bool inside = (unsigned)(info.y + dr) < (unsigned)kInH && (unsigned)(info.z + ds) < (unsigned)kInW;
-        cp_async<4>(sA + row * kLd + k, inside ? x + info.x + tap.x : x, inside);
-    }
-}
-
-// B tile [BN][BK+4] from the weight, a [N][Kdim] matrix: each thread copies one column chunk of
-// every (kThreads/chunks-per-row)-th row, so its copies differ by a constant offset.
-__device__ __forceinline__ void load_tile_b(float *sB, const float *w, int n0, int k0)
-{
-    constexpr int kPerRow = kBK / kVecB;
-    constexpr int kRowStep = kThreads / kPerRow;
-    const int row0 = threadIdx.x / kPerRow, col = (threadIdx.x % kPerRow) * kVecB;
-    const int gk = k0 + col;
-    const float *src = w + (long long)(n0 + row0) * kGemmK + gk;
-#pragma unroll
-    for (int i = 0; i < kBN / kRowStep; ++i) {
-        const int row = row0 + i * kRowStep;
-        const bool inside = n0 + row < kGemmN && gk < kGemmK;
-        cp_async<kVecB * 4>(sB + row * kLd + col, inside ? src + (long long)i * kRowStep * kGemmK : w, inside);
-    }
-}
-
-// ---- fragments and the product ----
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float *smem)
-{
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-__device__ __forceinline__ unsigned to_tf32(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
 
 // x = hi + lo, both TF32.
 __device__ __forceinline__ void split_tf32(unsigned x, unsigned &hi, unsigned &lo)
@@ -167,27 +41,6 @@ __device__ __forceinline__ void split_tf32(unsigned x, unsigned &hi, unsigned &l
     lo = to_tf32(f - __uint_as_float(hi));
 }
 
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-// A fragment of the 16x8 tile at (row, k): a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4).
-__device__ __forceinline__ void load_frag_a(unsigned (&a)[4], const float *sA, int row, int k, int lane)
-{
-    ldmatrix_x4(a, sA + (row + (lane & 15)) * kLd + k + (lane >> 4) * 4);
-}
-
-// B fragments of two 8-wide column tiles at (n, k): b[j][0] = B(k+t, n+8j+g), b[j][1] = B(k+t+4, n+8j+g).
-__device__ __forceinline__ void load_frag_b2(unsigned (&b)[2][2], const float *sB, int n, int k, int lane)
-{
-    unsigned r[4];
-    ldmatrix_x4(r, sB + (n + (lane & 7) + ((lane >> 4) << 3)) * kLd + k + ((lane >> 3) & 1) * 4);
-    b[0][0] = r[0]; b[0][1] = r[1]; b[1][0] = r[2]; b[1][1] = r[3];
-}
 
 // One BK-deep slice of the warp tile, one 8-deep step at a time (one step's fragments live).
 __device__ __forceinline__ void mma_stage(float (&acc)[kFragsM][kFragsN][4], const float *sA, const float *sB,

@@ -404,7 +404,12 @@ void addConv(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 return convEstimate(t, p, kTf32Tflops / 3, 0.23, "makes three TF32 tensor-core passes (3xTF32)");
             },
-        .values = [](const Target &t, const Point &) { return convValues("conv_implicit_gemm_tf32x3", t); },
+        .values =
+            [](const Target &t, const Point &) {
+                TemplateValues v = convValues("conv_implicit_gemm_tf32x3", t);
+                v["KERNEL"] = "conv_tf32x3"; // the name parts/conv_mma_kernel.cuh gives the kernel
+                return v;
+            },
     });
 
     out.push_back(IdeaDef{
@@ -426,7 +431,12 @@ void addConv(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 return convEstimate(t, p, kTf32Tflops, 0.12, "makes one TF32 tensor-core pass");
             },
-        .values = [](const Target &t, const Point &) { return convValues("conv_implicit_gemm_tf32", t); },
+        .values =
+            [](const Target &t, const Point &) {
+                TemplateValues v = convValues("conv_implicit_gemm_tf32", t);
+                v["KERNEL"] = "conv_tf32"; // the name parts/conv_mma_kernel.cuh gives the kernel
+                return v;
+            },
     });
 
     out.push_back(IdeaDef{
