@@ -16,6 +16,7 @@ struct GpuInfo {
     std::int64_t l2Bytes = 0;
     std::int64_t memoryBytes = 0;
     std::int64_t smemPerBlockOptin = 0;
+    std::int64_t smemPerSm = 0;      // shared memory of one SM, all its blocks together
 };
 
 // The GPU's measured ceilings, cached per GPU name.

@@ -92,7 +92,7 @@ void to_json(json &j, const GpuInfo &g)
 {
     j = json{{"present", g.present}, {"reason", g.reason}, {"name", g.name}, {"arch", g.arch},
              {"major", g.major}, {"minor", g.minor}, {"sms", g.sms}, {"l2_bytes", g.l2Bytes},
-             {"memory_bytes", g.memoryBytes}, {"smem_per_block_optin", g.smemPerBlockOptin}};
+             {"memory_bytes", g.memoryBytes}, {"smem_per_block_optin", g.smemPerBlockOptin}, {"smem_per_sm", g.smemPerSm}};
 }
 
 void from_json(const json &j, GpuInfo &g)
@@ -109,6 +109,7 @@ void from_json(const json &j, GpuInfo &g)
     opt(j, "l2_bytes", g.l2Bytes);
     opt(j, "memory_bytes", g.memoryBytes);
     opt(j, "smem_per_block_optin", g.smemPerBlockOptin);
+    opt(j, "smem_per_sm", g.smemPerSm);
 }
 
 void to_json(json &j, const Hello &h)

@@ -56,6 +56,7 @@ GpuInfo queryGpu()
     info.l2Bytes = p.l2CacheSize;
     info.memoryBytes = static_cast<std::int64_t>(p.totalGlobalMem);
     info.smemPerBlockOptin = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
+    info.smemPerSm = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
     return info;
 }
 

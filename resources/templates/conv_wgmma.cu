@@ -74,7 +74,7 @@ constexpr int kOutside = 0x4000;
 // longer than one chunk).
 constexpr int kSmemBytes = kStages * kStageBytes + kKPadded * 8 + 2048;
 constexpr int kMinBlocks =
-    2 * kSmemBytes <= 233472 - 2048 && kThreads <= 384 && kTapsPerThread <= 16 && kBN <= 96 && kPromote >= kTilesK ? 2
+    2 * kSmemBytes <= {{SMEM_PER_SM}} - 2048 && kThreads <= 384 && kTapsPerThread <= 16 && kBN <= 96 && kPromote >= kTilesK ? 2
                                                                                                                 : 1;
 
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
@@ -83,7 +83,7 @@ static_assert(kThreadsPerRow >= 1 && kThreadsPerRow <= 8 && kTapsPerThread % 4 =
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
-static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= 232448, "the ring must fit in shared memory");
+static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
 static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
               "sizes must fit the packed (r, s) shifts");

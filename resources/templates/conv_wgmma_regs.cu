@@ -67,7 +67,7 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
-static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= 232448, "the ring must fit in shared memory");
+static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
 static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
               "sizes must fit the packed (r, s) shifts");

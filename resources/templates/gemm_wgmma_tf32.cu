@@ -70,7 +70,7 @@ static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 columns");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
-static_assert(kStages * kStageBytes + 2048 <= 232448, "the stage ring must fit in shared memory");
+static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
 // ---- 1. operands into tensor-core tiles ----
 

@@ -195,6 +195,26 @@ private slots:
         QVERIFY(!findIdea("softmax_row_in_registers")->whyNot(t).empty());
     }
 
+    // Shared memory is the GPU's, as measured: a GPU with less of it gets fewer conv ring points,
+    // each within its limit, and the rendered kernel checks the measured value.
+    void sharedMemoryIsTheGpus()
+    {
+        const Problem conv = test::shippedProblem("seed/conv2d");
+        auto p = recognise(test::shippedGraph("seed/conv2d"), conv);
+        QVERIFY(p.ok());
+        Target big = makeTarget(*p, conv, 132, 9);
+        QCOMPARE(big.smemPerBlock, kDefaultSmemPerBlock);
+        Target small = big;
+        small.smemPerBlock = 100 * 1024;
+        small.smemPerSm = 102 * 1024;
+        const IdeaDef *wg = findIdea("conv_wgmma");
+        const std::size_t all = validPoints(*wg, big).size(), fit = validPoints(*wg, small).size();
+        QVERIFY2(fit < all, qPrintable(QString("%1 of %2 points").arg(fit).arg(all)));
+        auto source = renderIdea(*wg, small, validPoints(*wg, small).front());
+        QVERIFY(source.ok());
+        QVERIFY(QString::fromStdString(*source).contains("<= 102400,"));
+    }
+
     void rendersAndCompiles_data()
     {
         QTest::addColumn<QString>("idea");

@@ -105,7 +105,7 @@ private slots:
         h.torch = "2.11.0";
         h.cudaRuntime = 13000;
         h.cudaDriver = 13010;
-        h.gpu = GpuInfo{true, "", "NVIDIA H200", "sm_90a", 9, 0, 132, 52428800, 150'000'000'000, 232448};
+        h.gpu = GpuInfo{true, "", "NVIDIA H200", "sm_90a", 9, 0, 132, 52428800, 150'000'000'000, 232448, 233472};
         json wire;
         Hello back = roundTrip(h, &wire);
         QVERIFY(sameJson(h, back));
@@ -113,6 +113,7 @@ private slots:
         QCOMPARE(wire["cuda_runtime"].get<int>(), 13000);
         QCOMPARE(wire["gpu"]["l2_bytes"].get<std::int64_t>(), 52428800);
         QCOMPARE(wire["gpu"]["smem_per_block_optin"].get<int>(), 232448);
+        QCOMPARE(wire["gpu"]["smem_per_sm"].get<int>(), 233472);
         QCOMPARE(wire["protocol"].get<int>(), kProtocolVersion);
     }
     void helloWithoutProtocolIsNoProtocol()

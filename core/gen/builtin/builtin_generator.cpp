@@ -167,8 +167,11 @@ private:
     {
         auto pattern = recognise(ctx.loaded.graph, ctx.problem);
         if (!pattern) return pattern.error();
-        return makeTarget(*pattern, ctx.problem, ctx.gpu.present ? ctx.gpu.sms : 0, ctx.gpu.present ? ctx.gpu.major : 0,
-                          ctx.policy);
+        Target t = makeTarget(*pattern, ctx.problem, ctx.gpu.present ? ctx.gpu.sms : 0,
+                              ctx.gpu.present ? ctx.gpu.major : 0, ctx.policy);
+        if (ctx.gpu.present && ctx.gpu.smemPerBlockOptin > 0) t.smemPerBlock = int(ctx.gpu.smemPerBlockOptin);
+        if (ctx.gpu.present && ctx.gpu.smemPerSm > 0) t.smemPerSm = int(ctx.gpu.smemPerSm);
+        return t;
     }
 };
 

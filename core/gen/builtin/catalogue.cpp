@@ -142,6 +142,8 @@ Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point 
     v["PROBLEM"] = t.problem ? t.problem->name : "";
     v["SUMMARY"] = t.pattern.summary();
     v["OUT"] = t.pattern.output;
+    v["SMEM_PER_BLOCK"] = std::to_string(t.smemPerBlock);
+    v["SMEM_PER_SM"] = std::to_string(t.smemPerSm);
     for (const auto &[k, val] : p) v[k] = std::to_string(val);
     return renderTemplate(*text, v, "resources/templates/" + def.templateId() + ".cu");
 }

@@ -30,6 +30,9 @@ struct ParamDim {
 };
 
 // What an idea is applied to: the pattern, its problem, and the GPU.
+// An H200's shared memory (bytes), for a target whose GPU is not known.
+inline constexpr int kDefaultSmemPerBlock = 232448, kDefaultSmemPerSm = 233472;
+
 struct Target {
     Pattern pattern;
     const Problem *problem = nullptr;
@@ -39,6 +42,10 @@ struct Target {
     double paramBytes = 0;    // LayerNorm/RMSNorm weight and bias
     double outputBytes = 0;
     Policy policy = Policy::Strict; // the search's accuracy policy: loose admits TF32 and FP16 products
+    // Shared memory, as the worker measured it on the GPU (an H200's when the GPU is unknown):
+    // the most one block may opt in to, and what an SM holds for all its blocks.
+    int smemPerBlock = kDefaultSmemPerBlock;
+    int smemPerSm = kDefaultSmemPerSm;
 };
 Target makeTarget(const Pattern &, const Problem &, int sms, int major, Policy policy = Policy::Strict);
 

@@ -127,8 +127,9 @@ std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Poi
     if (p.count("SPLIT") && bn * (bm + 4) > p.at("STAGES") * (bm + bn) * (bk + 4))
         return "the conv tile does not fit where the pipeline stages were";
     const int smem = convSmem(c, p);
-    if (smem > 227 * 1024)
-        return std::to_string(smem) + " bytes of shared memory (stages and tap table) exceed the 227 KB of a block";
+    if (smem > t.smemPerBlock)
+        return std::to_string(smem) + " bytes of shared memory (stages and tap table) exceed the " +
+               std::to_string(t.smemPerBlock) + " a block may have";
     return {};
 }
 
@@ -143,7 +144,7 @@ Estimate convEstimate(const Target &t, const Point &p, double peak, double fract
                         (double(bm) * bn);
     const double reuse = std::min(1.0, double(bm) * bn / (bm + bn) / (128.0 * 96 / 224));
     const int smem = convSmem(c, p);
-    const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, 233472 / (smem + 1024)}));
+    const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, t.smemPerSm / (smem + 1024)}));
     return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm,
                            how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
                                " channels x " + std::to_string(c.taps()) + " taps");
@@ -228,7 +229,9 @@ std::string wgFits(const Target &t, const Point &p)
         return "a separate fp32 sum (more than PROMOTE K steps) leaves too few registers for " +
                std::to_string(threads) + " threads";
     const int smem = wgSmem(c, p);
-    if (smem > 232448) return std::to_string(smem) + " bytes of shared memory exceed the 227 KB of a block";
+    if (smem > t.smemPerBlock)
+        return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
+               " a block may have";
     return {};
 }
 
@@ -241,7 +244,7 @@ Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std:
     const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
                         (double(bm) * bn);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
-    const int perSm = std::max(1, std::min(2048 / threads, 233472 / (wgSmem(c, p) + 1024)));
+    const int perSm = std::max(1, std::min(2048 / threads, t.smemPerSm / (wgSmem(c, p) + 1024)));
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // One block per SM leaves the gather's latency exposed: 0.85x on the seed conv.
     return computeEstimate(t, c.flops(), peak, fraction * used * (perSm > 1 ? 1.0 : 0.85), tiles, threads, perSm,
@@ -344,8 +347,10 @@ std::string regsFits(const Target &t, const Point &p)
         return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
                " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
     const int smem = regsSmem(c, p);
-    if (smem > 232448) return std::to_string(smem) + " bytes of shared memory exceed the 227 KB of a block";
-    if (p.at("BLOCKS") * (smem + 1024) > 233472)
+    if (smem > t.smemPerBlock)
+        return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
+               " a block may have";
+    if (p.at("BLOCKS") * (smem + 1024) > t.smemPerSm)
         return std::to_string(p.at("BLOCKS")) + " blocks of " + std::to_string(smem) +
                " bytes of shared memory do not fit on one SM";
     return {};

@@ -256,10 +256,10 @@ std::string mmaFits(const Target &t, const std::vector<TileShape> &tiles, const 
     return copiesFit(t, p, (p.at("BM") / p.at("WM")) * (p.at("BN") / p.at("WN")) * 32, false);
 }
 
-int residentBlocks(int threads, int registers, int smem, int wanted)
+int residentBlocks(const Target &t, int threads, int registers, int smem, int wanted)
 {
     int blocks = std::min({32, 2048 / threads, 65536 / std::max(threads * registers, 1)});
-    if (smem > 0) blocks = std::min(blocks, 233472 / (smem + 1024));
+    if (smem > 0) blocks = std::min(blocks, t.smemPerSm / (smem + 1024));
     return std::max(1, wanted > 0 ? std::min(blocks, wanted) : blocks);
 }
 
@@ -337,7 +337,7 @@ Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fracti
     const int bm = p.at("BM"), bn = p.at("BN");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
     const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
-    const int perSm = residentBlocks(threads, 65536 / (threads * std::max(p.at("MIN_BLOCKS"), 1)), smem, p.at("MIN_BLOCKS"));
+    const int perSm = residentBlocks(t, threads, 65536 / (threads * std::max(p.at("MIN_BLOCKS"), 1)), smem, p.at("MIN_BLOCKS"));
     return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, reference), tiles,
                            threads, perSm, how + " for the " + operandsText(t) + " product");
 }
@@ -439,7 +439,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 const int threads = (bm / tm) * (bn / tn);
                 const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
                 const int smem = 2 * p.at("BK") * (bm + bn + 8) * 4;
-                const int perSm = residentBlocks(threads, tm * tn + tm + tn + 48, smem, 0);
+                const int perSm = residentBlocks(t, threads, tm * tn + tm + tn + 48, smem, 0);
                 return computeEstimate(t, gemmFlops(g), kFp32Tflops, 0.6 * tileFit(g.spec->m, g.spec->n, bm, bn, 64),
                                        tiles, threads, perSm,
                                        "computes the " + operandsText(t) + " product with fp32 FMAs from shared-memory tiles");

@@ -317,7 +317,7 @@ std::set<Point> generatedPoints(const GenContext &ctx, const Target &t, const st
     return std::move(all[catalogue]);
 }
 
-KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem)
+KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem, int smemPerSm)
 {
     KernelHealth h;
     for (const auto &[name, r] : k.result.resources) {
@@ -334,11 +334,11 @@ KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem)
         const int threads = int(l.block[0] * l.block[1] * l.block[2]);
         const int warps = (threads + 31) / 32;
         // Registers are allocated per warp in units of 256; an SM has 65536 registers, 64 warps,
-        // 32 blocks and about 228 KB of shared memory (1 KB of it reserved per block).
+        // 32 blocks and smemPerSm bytes of shared memory (1 KB of it reserved per block).
         const int regsPerWarp = ((std::max(it->second.registers, 1) * 32 + 255) / 256) * 256;
         int blocks = std::min({32, 65536 / (regsPerWarp * warps), 2048 / std::max(threads, 1)});
         const std::int64_t smem = it->second.sharedBytes + l.smem;
-        if (smem > 0) blocks = std::min<int>(blocks, int(233472 / (smem + 1024)));
+        if (smem > 0) blocks = std::min<int>(blocks, int(smemPerSm / (smem + 1024)));
         const double occupancy = double(blocks * warps) / 64.0;
         if (occupancy < h.occupancy) {
             h.occupancy = occupancy;
@@ -377,7 +377,7 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
     const double bestMs = best ? measuredMs(*best) : 0;
     std::string context;
     if (best) {
-        const KernelHealth health = kernelHealth(*best, ctx.problem);
+        const KernelHealth health = kernelHealth(*best, ctx.problem, t.smemPerSm);
         context = "best so far is " + ideaOf(*best) + (best->params.is_object() ? " (" + pointText(pointFromJson(best->params)) + ")" : "") +
                   " at " + ms(bestMs) + ", " + times(bestMs / floor) + " the memory floor of " + ms(floor);
         if (bestModel) context += ": it " + bestModel->reads + " (" + bestModel->grid + ")";
@@ -504,7 +504,7 @@ std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
         o.idea.title = def.title + (near ? ", neighbouring parameters" : ", wider parameter search");
         o.idea.parentNode = from ? from->node : 0;
         o.idea.params = {{"idea", def.id}, {"centre", pointJson(centre)}};
-        const KernelHealth health = from ? kernelHealth(*from, ctx.problem) : KernelHealth{};
+        const KernelHealth health = from ? kernelHealth(*from, ctx.problem, t.smemPerSm) : KernelHealth{};
         o.gain = health.spillBytes > 0 ? 1.25 : health.occupancy < 0.25 ? 1.12 : 1.02;
         const std::size_t total = valid.of(def).size(), measured = done[def.id].size();
         std::string start;

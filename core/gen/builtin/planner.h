@@ -67,7 +67,8 @@ struct KernelHealth {
     int threads = 0;        // threads per block of that launch
     std::string note;       // "uses 96 registers per thread: 31% occupancy" (empty when nothing stands out)
 };
-KernelHealth kernelHealth(const KernelRecord &, const Problem &);
+// `smemPerSm`: the shared memory of one SM on the GPU it ran on.
+KernelHealth kernelHealth(const KernelRecord &, const Problem &, int smemPerSm = kDefaultSmemPerSm);
 
 // The memory floor in ms: the problem's bytes over the measured copy bandwidth (an H200's 4 TB/s
 // when nothing was measured).
