@@ -6,6 +6,7 @@
 #include "model/format.h"
 #include "model/search_summary.h"
 #include "search/search.h"
+#include "search/session_setup.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -229,13 +230,8 @@ void Engine::createSession(const QString &path, const Problem &problem, const Se
                            const QString &generator)
 {
     const quint64 id = nextId(SessionTag);
-    SessionMeta meta;
-    meta.problemName = problem.name;
-    meta.problemText = problem.text;
-    meta.problemVariant = problem.variant;
-    meta.generator = generator.toStdString();
+    SessionMeta meta = sessionMetaFor(problem, generator.toStdString(), "KernelForge workbench " KF_VERSION);
     meta.settings = settings;
-    meta.writer = "KernelForge workbench " KF_VERSION;
     post<Opened>(
         m_ioContext,
         [path, meta] {

@@ -7,6 +7,7 @@
 #include "problem/problem.h"
 #include "search/hand_edit.h"
 #include "search/records.h"
+#include "search/session_setup.h"
 #include "store/session_store.h"
 
 #include <cstdio>
@@ -267,19 +268,14 @@ int showNode(const Args &a)
 int recordSession(const std::string &path, const Problem &p, const std::string &source, const std::string &candidatePath,
                   const EvalResult &r, const std::optional<BaselineResult> &baseline, const Hello &hello)
 {
-    auto store = SessionStore::open(path);
+    SessionMeta m = sessionMetaFor(p, "manual", "kernelforge-cli " + hello.worker);
+    m.gpuName = hello.gpu.name;
+    if (baseline)
+        m.baseline = nlohmann::json{{"timing", baseline->timing}, {"flags", baseline->flags}};
+    auto store = openOrCreateSession(path, m);
     if (!store) {
-        SessionMeta m;
-        m.problemName = p.name;
-        m.problemText = p.text;
-        m.problemVariant = p.variant;
-        m.generator = "manual";
-        m.gpuName = hello.gpu.name;
-        m.writer = "kernelforge-cli " + hello.worker;
-        if (baseline)
-            m.baseline = nlohmann::json{{"timing", baseline->timing}, {"flags", baseline->flags}};
-        store = SessionStore::create(path, m);
-        if (!store) { printError(store.error()); return BadInput; }
+        printError(store.error());
+        return BadInput;
     }
     if (auto id = recordHandEdited(*store, p, std::nullopt, candidatePath, source, r); !id) {
         printError(id.error());

@@ -7,6 +7,7 @@
 #include "gen/llm/llm_generator.h"
 #include "generator_options.h"
 #include "search/search.h"
+#include "search/session_setup.h"
 #include "search/trajectory.h"
 
 #include <atomic>
@@ -286,13 +287,8 @@ int cmdSearch(const Args &a)
             printError(problem.error());
             return BadInput;
         }
-        SessionMeta meta;
-        meta.problemName = problem->name;
-        meta.problemText = problem->text;
-        meta.problemVariant = problem->variant;
-        meta.generator = generator->name();
+        SessionMeta meta = sessionMetaFor(*problem, generator->name(), "kernelforge-cli");
         meta.settings = settings; // generator settings follow in meta generator_settings, without keys
-        meta.writer = "kernelforge-cli";
         auto created = SessionStore::create(*sessionPath, meta);
         if (!created) {
             printError(created.error());

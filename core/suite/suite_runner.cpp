@@ -114,16 +114,6 @@ std::optional<std::string> progressLine(const SearchEvent &event)
 
 } // namespace
 
-std::string sessionProblemText(const Problem &problem, std::size_t limit)
-{
-    if (!problem.isModule() || problem.text.size() <= limit || problem.path.empty())
-        return problem.text;
-    std::ifstream in(problem.path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return in && !text.str().empty() ? text.str() : problem.text;
-}
-
 SuiteRunner::SuiteRunner(SuiteOptions options) : m_options(std::move(options)) {}
 
 std::string SuiteRunner::statePath() const { return (fs::path(m_options.out) / "suite.json").string(); }
@@ -350,14 +340,9 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     std::error_code ec;
     if (generator) {
         // A session of an earlier run goes on after its rounds; a new one keeps the problem.
-        SessionMeta meta;
-        meta.problemName = problem->name;
-        meta.problemText = sessionProblemText(*problem);
-        meta.problemVariant = problem->variant;
-        meta.generator = generator->name();
+        SessionMeta meta = sessionMetaFor(*problem, generator->name(), "kernelforge-cli suite");
         meta.settings = settings;
-        meta.writer = "kernelforge-cli suite";
-        auto opened = fs::exists(sessionPath, ec) ? SessionStore::open(sessionPath) : SessionStore::create(sessionPath, meta);
+        auto opened = openOrCreateSession(sessionPath, meta);
         if (opened)
             store.emplace(std::move(*opened));
         else

@@ -10,6 +10,7 @@
 #include "eval/worker_pool.h"
 #include "problem/problem.h"
 #include "search/events.h"
+#include "search/session_setup.h"
 #include "search/settings.h"
 #include "suite/compile_timer.h"
 #include "suite/suite_state.h"
@@ -40,14 +41,6 @@ struct SuiteOptions {
     std::vector<std::string> compileBaseline;
     std::string compileNote;          // why torch.compile is not measured, for the report
 };
-
-// The problem text a suite's session keeps: the problem's own, with its module ([module_data])
-// when the text stays within `limit` bytes; past it, the file's text, which names the module
-// file instead: SQLite keeps no value over 1 GB, writing hundreds of megabytes costs seconds a
-// problem, and the problem folder has the module already.
-// The suite searches the problem file, so it never needs the session's copy.
-inline constexpr std::size_t kSessionTextLimit = std::size_t(64) << 20;
-std::string sessionProblemText(const Problem &problem, std::size_t limit = kSessionTextLimit);
 
 // One line for people about one problem ("3_conv_relu_maxpool: round 2: best 0.412 ms").
 using SuiteProgress = std::function<void(const std::string &problem, const std::string &line)>;

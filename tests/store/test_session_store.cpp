@@ -1,5 +1,6 @@
 // The session store: round trips, read-only shipping copies, damaged and foreign files, and
 // surviving a SIGKILL in the middle of writing.
+#include "search/session_setup.h"
 #include "store/session_store.h"
 
 #include <QCoreApplication>
@@ -196,6 +197,7 @@ class TestSessionStore : public QObject {
 private slots:
     void roundTrip();
     void createRefusesExisting();
+    void openOrCreateKeepsWhatIsThere();
     void createNamesWhatFailed();
     void readOnlyRefusesWrites();
     void invalidWritesAreRefused();
@@ -320,6 +322,32 @@ void TestSessionStore::roundTrip()
 // A problem text larger than SQLite keeps (a module problem with 1 GB of parameters) once failed
 // as "cannot create: not an error": the bind failed unnoticed, the NOT NULL column refused the
 // row, and the ROLLBACK that followed reset the connection's message.
+// A session that is there is opened, one that is not is made, and a damaged one is its own error:
+// never "exists", and never a new session written over it.
+void TestSessionStore::openOrCreateKeepsWhatIsThere()
+{
+    QTemporaryDir dir;
+    const std::string path = p(dir, "a.kfsession");
+    {
+        auto made = openOrCreateSession(path, sampleMeta());
+        QVERIFY(made.ok());
+        buildTree(*made);
+    }
+    SessionMeta other = sampleMeta();
+    other.problemName = "another";
+    auto again = openOrCreateSession(path, other);
+    QVERIFY(again.ok());
+    QCOMPARE(again->allNodes()->size(), std::size_t(9));
+    QCOMPARE(again->sessionMeta()->problemName, sampleMeta().problemName);
+
+    const std::string damaged = p(dir, "damaged.kfsession");
+    writeFile(damaged, std::string(4096, 'x'));
+    auto bad = openOrCreateSession(damaged, sampleMeta());
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().code != "exists", bad.error().text().c_str());
+    QCOMPARE(bad.error().where, damaged);
+}
+
 void TestSessionStore::createNamesWhatFailed()
 {
     QTemporaryDir dir;
