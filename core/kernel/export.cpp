@@ -94,74 +94,67 @@ struct Param {
     std::string cname; // the launcher's parameter name
 };
 
-} // namespace
+// The launcher's parameters: the tensors' own names, unless one would clash with C++ or with the
+// launcher's other names (a kernel called like a tensor would be shadowed inside the launcher).
+struct Params {
+    std::vector<Param> list;
+    std::map<std::string, std::string> cnameOf; // tensor -> parameter
+};
 
-std::string exportLauncherName(const Problem &p) { return "kf_launch_" + identifier(p.name); }
-std::string exportScratchBytesName(const Problem &p) { return "kf_" + identifier(p.name) + "_scratch_bytes"; }
-
-Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, const ExportInfo &info)
+Params nameParams(const Problem &problem, const ResolvedPlan &plan)
 {
-    auto planResult = resolveCandidate(c, problem);
-    if (!planResult) return planResult.error();
-    const ResolvedPlan &plan = *planResult;
-
-    const std::string launcher = exportLauncherName(problem);
-    const std::string scratchBytesFn = exportScratchBytesName(problem);
-
-    // Parameter names: the tensors' own, unless one would clash with C++ or with the launcher's
-    // other names (a kernel called like a tensor would be shadowed inside the launcher).
     std::set<std::string> taken = {"scratch", "stream", "err", "auto", "bool", "char", "class", "const",
                                    "default", "delete", "do", "double", "else", "enum", "float", "for",
                                    "if", "int", "long", "new", "operator", "private", "public", "register",
                                    "return", "short", "signed", "sizeof", "static", "struct", "switch",
                                    "template", "this", "typedef", "union", "unsigned", "void", "while"};
     for (const auto &l : plan.launches) taken.insert(l.kernel);
-    std::vector<Param> params;
-    std::map<std::string, std::string> cnameOf;
-    auto addParams = [&](const auto &list, const char *role) {
+    Params out;
+    auto add = [&](const auto &list, const char *role) {
         for (const auto &t : list) {
             std::string n = identifier(t.name);
             while (taken.count(n) || n.rfind("kf_", 0) == 0) n += "_";
             taken.insert(n);
-            params.push_back(Param{&t, role, n});
-            cnameOf[t.name] = n;
+            out.list.push_back(Param{&t, role, n});
+            out.cnameOf[t.name] = n;
         }
     };
-    addParams(problem.inputs, "input");
-    addParams(problem.params, "param");
-    addParams(problem.outputs, "output");
+    add(problem.inputs, "input");
+    add(problem.params, "param");
+    add(problem.outputs, "output");
+    return out;
+}
 
-    bool needHalf = false, needBf16 = false;
-    for (const auto &p : params) {
-        needHalf |= p.spec->dtype == DType::F16;
-        needBf16 |= p.spec->dtype == DType::BF16;
-    }
-
-    // Scratch: one caller-allocated block, carved at 256-byte boundaries (cudaMalloc's alignment).
-    struct Slice {
-        const ResolvedScratch *s;
-        std::size_t offset, bytes;
-    };
+// Scratch: one caller-allocated block, carved at 256-byte boundaries (cudaMalloc's alignment).
+struct Slice {
+    const ResolvedScratch *s;
+    std::size_t offset, bytes;
+};
+struct ScratchLayout {
     std::vector<Slice> slices;
-    std::size_t scratchBytes = 0;
+    std::size_t bytes = 0;
+};
+
+ScratchLayout layoutScratch(const ResolvedPlan &plan)
+{
+    ScratchLayout out;
     for (const auto &s : plan.scratch) {
         std::size_t bytes = std::size_t(s.count) * elementSize(s.dtype);
-        slices.push_back(Slice{&s, scratchBytes, bytes});
-        scratchBytes += (bytes + 255) / 256 * 256;
-        needHalf |= s.dtype == DType::F16;
-        needBf16 |= s.dtype == DType::BF16;
+        out.slices.push_back(Slice{&s, out.bytes, bytes});
+        out.bytes += (bytes + 255) / 256 * 256;
     }
+    return out;
+}
 
-    std::string signature = "cudaError_t " + launcher + "(";
-    for (const auto &p : params)
-        signature += std::string(p.role == "output" ? "" : "const ") + cType(p.spec->dtype) + "* " + p.cname + ", ";
-    signature += "void* scratch, cudaStream_t stream)";
-
-    std::ostringstream o;
+// What the file's reader needs first: what it computes, how it was found, how to build and call it.
+void writeHeader(std::ostringstream &o, const Candidate &c, const Problem &problem, const ExportInfo &info,
+                 const Params &params, const std::string &signature)
+{
     const std::string rule(77, '=');
     const std::string precision = info.precision.empty() ? toString(c.precision) : info.precision;
     const std::string arch = info.arch.empty() ? "sm_90a" : info.arch;
     std::string compute = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+    const std::string scratchBytesFn = exportScratchBytesName(problem);
 
     o << "// " << rule << "\n";
     o << "// " << problem.name << (problem.variant.empty() ? "" : " (variant " + problem.variant + ")")
@@ -202,15 +195,139 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
     o << "//\n";
     o << "// Tensors (sizes are fixed):\n";
     std::size_t width = 0;
-    for (const auto &p : params) width = std::max(width, p.cname.size());
-    for (const auto &p : params)
+    for (const auto &p : params.list) width = std::max(width, p.cname.size());
+    for (const auto &p : params.list)
         o << "//   " << p.cname << std::string(width - p.cname.size() + 2, ' ') << p.role
           << std::string(8 - p.role.size(), ' ') << toString(p.spec->dtype) << " " << shapeText(p.spec->shape) << "\n";
     o << "//\n";
     o << "// Reference (PyTorch):\n";
     commentBlock(o, problem.referenceSource, "   ");
     o << "// " << rule << "\n\n";
+}
 
+// The scratch pointers of the launcher, and the zero-fill of what is declared zeroed.
+void writeScratch(std::ostringstream &o, const ScratchLayout &scratch)
+{
+    if (scratch.slices.empty()) {
+        o << "    (void)scratch;\n";
+        return;
+    }
+    o << "    // Scratch layout:";
+    for (const auto &s : scratch.slices)
+        o << " " << s.s->name << " " << toString(s.s->dtype) << "[" << s.s->count << "] at " << s.offset << ";";
+    o << "\n";
+    o << "    char* kf_base = static_cast<char*>(scratch);\n";
+    for (const auto &s : scratch.slices)
+        o << "    " << cType(s.s->dtype) << "* kf_s_" << s.s->name << " = reinterpret_cast<" << cType(s.s->dtype)
+          << "*>(kf_base + " << s.offset << ");\n";
+    for (const auto &s : scratch.slices) {
+        if (!s.s->zeroed) continue; // declared uninitialized: the kernels write it before reading
+        o << "    err = cudaMemsetAsync(kf_base + " << s.offset << ", 0, " << s.bytes << ", stream);\n";
+        o << "    if (err != cudaSuccess) return err;\n";
+    }
+}
+
+// One launch of the launcher: its scalar arguments, the argument array, and the launch itself
+// (with a cluster, through cudaLaunchKernelExC).
+void writeLaunch(std::ostringstream &o, const ResolvedLaunch &l, const LaunchDecl &decl, std::size_t index,
+                 std::size_t count, const std::map<std::string, std::string> &cnameOf)
+{
+    std::string fn = "reinterpret_cast<const void*>(&" + l.kernel + ")";
+    // Not "// @launch": the exported file must not read as a directive if loaded as a candidate.
+    o << "\n    // launch " << index + 1 << " of " << count << ": " << l.kernel << " (candidate line " << decl.line
+      << ")\n    {\n";
+    std::vector<std::string> refs;
+    for (std::size_t ai = 0; ai < l.args.size(); ++ai) {
+        const ResolvedArg &a = l.args[ai];
+        std::string var = "kf_a" + std::to_string(ai);
+        switch (a.kind) {
+        case LaunchArg::Kind::Tensor: refs.push_back("&" + cnameOf.at(a.name)); break;
+        case LaunchArg::Kind::Scratch: refs.push_back("&kf_s_" + a.name); break;
+        case LaunchArg::Kind::Int32:
+            o << "        int " << var << " = " << a.ivalue << ";\n";
+            refs.push_back("&" + var);
+            break;
+        case LaunchArg::Kind::Int64:
+            o << "        long long " << var << " = " << int64Literal(a.ivalue) << ";\n";
+            refs.push_back("&" + var);
+            break;
+        case LaunchArg::Kind::Float32:
+            o << "        float " << var << " = " << floatLiteral(a.fvalue) << ";\n";
+            refs.push_back("&" + var);
+            break;
+        }
+    }
+    // Arguments go by address, as the engine passes them: each kernel reads its parameters
+    // with its own pointer types (float4*, __half2*, ...) from the same bytes.
+    if (refs.empty()) {
+        o << "        void** kf_args = nullptr;\n";
+    } else {
+        o << "        void* kf_args[] = {";
+        for (std::size_t i = 0; i < refs.size(); ++i) o << (i ? ", " : "") << "(void*)" << refs[i];
+        o << "};\n";
+    }
+    if (l.smem > 48 * 1024) {
+        o << "        err = cudaFuncSetAttribute(" << fn << ", cudaFuncAttributeMaxDynamicSharedMemorySize, " << l.smem
+          << ");\n";
+        o << "        if (err != cudaSuccess) return err;\n";
+    }
+    if (l.cluster) {
+        const auto &cl = *l.cluster;
+        if (cl[0] * cl[1] * cl[2] > 8) {
+            o << "        err = cudaFuncSetAttribute(" << fn << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+            o << "        if (err != cudaSuccess) return err;\n";
+        }
+        o << "        cudaLaunchAttribute kf_attr[1];\n";
+        o << "        kf_attr[0].id = cudaLaunchAttributeClusterDimension;\n";
+        o << "        kf_attr[0].val.clusterDim.x = " << cl[0] << ";\n";
+        o << "        kf_attr[0].val.clusterDim.y = " << cl[1] << ";\n";
+        o << "        kf_attr[0].val.clusterDim.z = " << cl[2] << ";\n";
+        o << "        cudaLaunchConfig_t kf_config = {};\n";
+        o << "        kf_config.gridDim = " << dim3Text(l.grid) << ";\n";
+        o << "        kf_config.blockDim = " << dim3Text(l.block) << ";\n";
+        o << "        kf_config.dynamicSmemBytes = " << l.smem << ";\n";
+        o << "        kf_config.stream = stream;\n";
+        o << "        kf_config.attrs = kf_attr;\n";
+        o << "        kf_config.numAttrs = 1;\n";
+        o << "        err = cudaLaunchKernelExC(&kf_config, " << fn << ", kf_args);\n";
+    } else {
+        o << "        err = cudaLaunchKernel(" << fn << ", " << dim3Text(l.grid) << ", " << dim3Text(l.block)
+          << ", kf_args, " << l.smem << ", stream);\n";
+    }
+    o << "        if (err != cudaSuccess) return err;\n";
+    o << "    }\n";
+}
+
+} // namespace
+
+std::string exportLauncherName(const Problem &p) { return "kf_launch_" + identifier(p.name); }
+std::string exportScratchBytesName(const Problem &p) { return "kf_" + identifier(p.name) + "_scratch_bytes"; }
+
+Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, const ExportInfo &info)
+{
+    auto planResult = resolveCandidate(c, problem);
+    if (!planResult) return planResult.error();
+    const ResolvedPlan &plan = *planResult;
+    const Params params = nameParams(problem, plan);
+    const ScratchLayout scratch = layoutScratch(plan);
+
+    bool needHalf = false, needBf16 = false;
+    for (const auto &p : params.list) {
+        needHalf |= p.spec->dtype == DType::F16;
+        needBf16 |= p.spec->dtype == DType::BF16;
+    }
+    for (const auto &s : plan.scratch) {
+        needHalf |= s.dtype == DType::F16;
+        needBf16 |= s.dtype == DType::BF16;
+    }
+
+    std::string signature = "cudaError_t " + exportLauncherName(problem) + "(";
+    for (const auto &p : params.list)
+        signature += std::string(p.role == "output" ? "" : "const ") + cType(p.spec->dtype) + "* " + p.cname + ", ";
+    signature += "void* scratch, cudaStream_t stream)";
+
+    std::ostringstream o;
+    writeHeader(o, c, problem, info, params, signature);
     o << "#include <cuda_runtime.h>\n";
     if (needHalf) o << "#include <cuda_fp16.h>\n";
     if (needBf16) o << "#include <cuda_bf16.h>\n";
@@ -221,97 +338,13 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
     if (!c.source.empty() && c.source.back() != '\n') o << "\n";
     o << "\n// ---- host launcher ----\n\n";
 
-    o << "extern \"C\" size_t " << scratchBytesFn << "(void)\n{\n    return " << scratchBytes << ";\n}\n\n";
-
+    o << "extern \"C\" size_t " << exportScratchBytesName(problem) << "(void)\n{\n    return " << scratch.bytes
+      << ";\n}\n\n";
     o << "extern \"C\" " << signature << "\n{\n";
     o << "    cudaError_t err = cudaSuccess;\n";
-    if (!slices.empty()) {
-        o << "    // Scratch layout:";
-        for (const auto &s : slices)
-            o << " " << s.s->name << " " << toString(s.s->dtype) << "[" << s.s->count << "] at " << s.offset << ";";
-        o << "\n";
-        o << "    char* kf_base = static_cast<char*>(scratch);\n";
-        for (const auto &s : slices)
-            o << "    " << cType(s.s->dtype) << "* kf_s_" << s.s->name << " = reinterpret_cast<" << cType(s.s->dtype)
-              << "*>(kf_base + " << s.offset << ");\n";
-        for (const auto &s : slices) {
-            if (!s.s->zeroed) continue; // declared uninitialized: the kernels write it before reading
-            o << "    err = cudaMemsetAsync(kf_base + " << s.offset << ", 0, " << s.bytes << ", stream);\n";
-            o << "    if (err != cudaSuccess) return err;\n";
-        }
-    } else {
-        o << "    (void)scratch;\n";
-    }
-
-    for (std::size_t li = 0; li < plan.launches.size(); ++li) {
-        const ResolvedLaunch &l = plan.launches[li];
-        const LaunchDecl &decl = c.launches[li];
-        std::string fn = "reinterpret_cast<const void*>(&" + l.kernel + ")";
-        // Not "// @launch": the exported file must not read as a directive if loaded as a candidate.
-        o << "\n    // launch " << li + 1 << " of " << plan.launches.size() << ": " << l.kernel << " (candidate line "
-          << decl.line << ")\n    {\n";
-        std::vector<std::string> refs;
-        for (std::size_t ai = 0; ai < l.args.size(); ++ai) {
-            const ResolvedArg &a = l.args[ai];
-            std::string var = "kf_a" + std::to_string(ai);
-            switch (a.kind) {
-            case LaunchArg::Kind::Tensor: refs.push_back("&" + cnameOf.at(a.name)); break;
-            case LaunchArg::Kind::Scratch: refs.push_back("&kf_s_" + a.name); break;
-            case LaunchArg::Kind::Int32:
-                o << "        int " << var << " = " << a.ivalue << ";\n";
-                refs.push_back("&" + var);
-                break;
-            case LaunchArg::Kind::Int64:
-                o << "        long long " << var << " = " << int64Literal(a.ivalue) << ";\n";
-                refs.push_back("&" + var);
-                break;
-            case LaunchArg::Kind::Float32:
-                o << "        float " << var << " = " << floatLiteral(a.fvalue) << ";\n";
-                refs.push_back("&" + var);
-                break;
-            }
-        }
-        // Arguments go by address, as the engine passes them: each kernel reads its parameters
-        // with its own pointer types (float4*, __half2*, ...) from the same bytes.
-        if (refs.empty()) {
-            o << "        void** kf_args = nullptr;\n";
-        } else {
-            o << "        void* kf_args[] = {";
-            for (std::size_t i = 0; i < refs.size(); ++i) o << (i ? ", " : "") << "(void*)" << refs[i];
-            o << "};\n";
-        }
-        if (l.smem > 48 * 1024) {
-            o << "        err = cudaFuncSetAttribute(" << fn << ", cudaFuncAttributeMaxDynamicSharedMemorySize, "
-              << l.smem << ");\n";
-            o << "        if (err != cudaSuccess) return err;\n";
-        }
-        if (l.cluster) {
-            const auto &cl = *l.cluster;
-            if (cl[0] * cl[1] * cl[2] > 8) {
-                o << "        err = cudaFuncSetAttribute(" << fn
-                  << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
-                o << "        if (err != cudaSuccess) return err;\n";
-            }
-            o << "        cudaLaunchAttribute kf_attr[1];\n";
-            o << "        kf_attr[0].id = cudaLaunchAttributeClusterDimension;\n";
-            o << "        kf_attr[0].val.clusterDim.x = " << cl[0] << ";\n";
-            o << "        kf_attr[0].val.clusterDim.y = " << cl[1] << ";\n";
-            o << "        kf_attr[0].val.clusterDim.z = " << cl[2] << ";\n";
-            o << "        cudaLaunchConfig_t kf_config = {};\n";
-            o << "        kf_config.gridDim = " << dim3Text(l.grid) << ";\n";
-            o << "        kf_config.blockDim = " << dim3Text(l.block) << ";\n";
-            o << "        kf_config.dynamicSmemBytes = " << l.smem << ";\n";
-            o << "        kf_config.stream = stream;\n";
-            o << "        kf_config.attrs = kf_attr;\n";
-            o << "        kf_config.numAttrs = 1;\n";
-            o << "        err = cudaLaunchKernelExC(&kf_config, " << fn << ", kf_args);\n";
-        } else {
-            o << "        err = cudaLaunchKernel(" << fn << ", " << dim3Text(l.grid) << ", " << dim3Text(l.block)
-              << ", kf_args, " << l.smem << ", stream);\n";
-        }
-        o << "        if (err != cudaSuccess) return err;\n";
-        o << "    }\n";
-    }
+    writeScratch(o, scratch);
+    for (std::size_t li = 0; li < plan.launches.size(); ++li)
+        writeLaunch(o, plan.launches[li], c.launches[li], li, plan.launches.size(), params.cnameOf);
     o << "    return err;\n}\n";
     return o.str();
 }
