@@ -192,6 +192,112 @@ const std::set<std::string> &searchValuedOptions()
     return names;
 }
 
+namespace {
+
+// The settings a search starts from: a resumed session's own (its store kept open here), then the
+// options given now.
+struct SearchStart {
+    std::optional<SessionStore> store;
+    SearchSettings settings;
+    std::string generatorName;
+    nlohmann::json storedGenerator; // a resumed session's generator settings
+};
+
+bool readResumedSession(const Args &a, const std::string &sessionPath, SearchStart &s)
+{
+    auto opened = SessionStore::open(sessionPath);
+    if (!opened) {
+        printError(opened.error());
+        return false;
+    }
+    s.store.emplace(std::move(*opened));
+    auto meta = s.store->sessionMeta();
+    if (!meta) {
+        printError(meta.error());
+        return false;
+    }
+    if (!a.positional.empty() && a.positional[0] != meta->problemName) {
+        std::fprintf(stderr, "kernelforge-cli: %s is a search of %s, not %s\n", sessionPath.c_str(),
+                     meta->problemName.c_str(), a.positional[0].c_str());
+        return false;
+    }
+    if (auto stored = settingsFromJson(meta->settings))
+        s.settings = *stored;
+    if (s.generatorName.empty() && meta->generator != "manual")
+        s.generatorName = meta->generator;
+    if (s.generatorName == meta->generator)
+        if (auto gs = s.store->metaJson(session_meta::GeneratorSettings))
+            s.storedGenerator = *gs;
+    return true;
+}
+
+std::shared_ptr<Generator> searchGenerator(const Args &a, const SearchStart &s)
+{
+    nlohmann::json generatorOptions;
+    if (!generatorSettings(a, s.storedGenerator, generatorOptions))
+        return nullptr;
+    std::string why;
+    auto generator = makeGenerator(s.generatorName, generatorOptions, &why);
+    if (!generator) {
+        std::fprintf(stderr, "kernelforge-cli: %s\n", why.c_str());
+        return nullptr;
+    }
+    // A cost budget counts nothing for a model the price table does not know: say so up front.
+    if (auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get())) {
+        printGeneratorWarnings(*llm);
+        if (s.settings.costBudget > 0 && !llm->prices().find(llm->config().model))
+            std::fprintf(stderr,
+                         "kernelforge-cli: %s has no price for %s, so its cost counts as 0 against --cost-budget\n",
+                         llm->prices().source.c_str(), llm->config().model.c_str());
+    }
+    return generator;
+}
+
+bool readPoolOptions(const Args &a, PoolConfig &pool, CompilePoolConfig &compile)
+{
+    if (auto w = a.option("--worker"))
+        pool.worker.argv = splitCommandLine(*w);
+    if (!parseGpus(a, pool.gpus) || !readInt(a, "--workers-per-gpu", pool.workersPerGpu))
+        return false;
+    if (auto c = a.option("--compiler"))
+        compile.argv = splitCommandLine(*c);
+    else
+        compile.argv = pool.worker.argv; // empty: the local kernelforge-worker
+    return readInt(a, "--compilers", compile.processes);
+}
+
+// After the search: its trajectory, what the language model cost, the session, the budget's split.
+void printSearchSummary(const SessionStore &store, const Generator &generator, const std::string &sessionPath,
+                        const Search &search)
+{
+    if (auto t = readTrajectory(store)) {
+        t->budget.reset(); // printed as the last line instead
+        std::printf("\n%s", trajectoryTable(*t).c_str());
+    }
+    if (auto exchanges = store.allExchanges(); exchanges && !exchanges->empty()) {
+        std::int64_t prompt = 0, completion = 0, reasoning = 0;
+        double cost = 0;
+        int failed = 0;
+        for (const ExchangeRecord &e : *exchanges) {
+            prompt += e.promptTokens;
+            completion += e.completionTokens;
+            reasoning += e.reasoningTokens;
+            cost += e.cost;
+            failed += !e.error.empty();
+        }
+        auto *llm = dynamic_cast<const llm::LlmGenerator *>(&generator);
+        std::printf("language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
+                    "cost %.4f %s\n",
+                    exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
+                    llm ? llm->prices().currency.c_str() : "");
+    }
+    std::printf("session: %s\n", sessionPath.c_str());
+    // The last line: where the budget went, and whether the best passed the sanitizer gate.
+    std::printf("%s\n", describe(search.budget()).c_str());
+}
+
+} // namespace
+
 int cmdSearch(const Args &a)
 {
     const auto sessionPath = a.option("--session");
@@ -205,72 +311,24 @@ int cmdSearch(const Args &a)
         return BadInput;
     }
 
-    // Settings: a resumed session's own, then the options given now.
-    std::optional<SessionStore> store;
-    SearchSettings settings;
-    std::string generatorName = a.option("--generator").value_or("");
-    nlohmann::json storedGenerator; // a resumed session's generator settings
-    if (resume) {
-        auto opened = SessionStore::open(*sessionPath);
-        if (!opened) {
-            printError(opened.error());
-            return BadInput;
-        }
-        store.emplace(std::move(*opened));
-        auto meta = store->sessionMeta();
-        if (!meta) {
-            printError(meta.error());
-            return BadInput;
-        }
-        if (!a.positional.empty() && a.positional[0] != meta->problemName) {
-            std::fprintf(stderr, "kernelforge-cli: %s is a search of %s, not %s\n", sessionPath->c_str(),
-                         meta->problemName.c_str(), a.positional[0].c_str());
-            return BadInput;
-        }
-        if (auto stored = settingsFromJson(meta->settings))
-            settings = *stored;
-        if (generatorName.empty() && meta->generator != "manual")
-            generatorName = meta->generator;
-        if (generatorName == meta->generator)
-            if (auto gs = store->metaJson(session_meta::GeneratorSettings))
-                storedGenerator = *gs;
-    }
-    if (!applySearchOptions(a, settings))
+    SearchStart start;
+    start.generatorName = a.option("--generator").value_or("");
+    if (resume && !readResumedSession(a, *sessionPath, start))
         return BadInput;
-    if (generatorName.empty())
-        generatorName = "builtin";
-
-    nlohmann::json generatorOptions;
-    if (!generatorSettings(a, storedGenerator, generatorOptions))
+    if (!applySearchOptions(a, start.settings))
         return BadInput;
-    std::string why;
-    auto generator = makeGenerator(generatorName, generatorOptions, &why);
-    if (!generator) {
-        std::fprintf(stderr, "kernelforge-cli: %s\n", why.c_str());
+    if (start.generatorName.empty())
+        start.generatorName = "builtin";
+    auto generator = searchGenerator(a, start);
+    if (!generator)
         return BadInput;
-    }
-    // A cost budget counts nothing for a model the price table does not know: say so up front.
-    if (auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get())) {
-        printGeneratorWarnings(*llm);
-        if (settings.costBudget > 0 && !llm->prices().find(llm->config().model))
-            std::fprintf(stderr,
-                         "kernelforge-cli: %s has no price for %s, so its cost counts as 0 against --cost-budget\n",
-                         llm->prices().source.c_str(), llm->config().model.c_str());
-    }
-
     PoolConfig poolConfig;
-    if (auto w = a.option("--worker"))
-        poolConfig.worker.argv = splitCommandLine(*w);
-    if (!parseGpus(a, poolConfig.gpus) || !readInt(a, "--workers-per-gpu", poolConfig.workersPerGpu))
-        return BadInput;
     CompilePoolConfig compileConfig;
-    if (auto c = a.option("--compiler"))
-        compileConfig.argv = splitCommandLine(*c);
-    else
-        compileConfig.argv = poolConfig.worker.argv; // empty: the local kernelforge-worker
-    if (!readInt(a, "--compilers", compileConfig.processes))
+    if (!readPoolOptions(a, poolConfig, compileConfig))
         return BadInput;
 
+    std::optional<SessionStore> &store = start.store;
+    const SearchSettings &settings = start.settings;
     std::unique_ptr<Search> search;
     WorkerPool pool(poolConfig);
     CompilePool compiler(compileConfig);
@@ -315,30 +373,7 @@ int cmdSearch(const Args &a)
         std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
         return exitFor(ran.error());
     }
-    if (auto t = readTrajectory(*store)) {
-        t->budget.reset(); // printed as the last line instead
-        std::printf("\n%s", trajectoryTable(*t).c_str());
-    }
-    if (auto exchanges = store->allExchanges(); exchanges && !exchanges->empty()) {
-        std::int64_t prompt = 0, completion = 0, reasoning = 0;
-        double cost = 0;
-        int failed = 0;
-        for (const ExchangeRecord &e : *exchanges) {
-            prompt += e.promptTokens;
-            completion += e.completionTokens;
-            reasoning += e.reasoningTokens;
-            cost += e.cost;
-            failed += !e.error.empty();
-        }
-        auto *llm = dynamic_cast<llm::LlmGenerator *>(generator.get());
-        std::printf("language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
-                    "cost %.4f %s\n",
-                    exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
-                    llm ? llm->prices().currency.c_str() : "");
-    }
-    std::printf("session: %s\n", sessionPath->c_str());
-    // The last line: where the budget went, and whether the best passed the sanitizer gate.
-    std::printf("%s\n", describe(search->budget()).c_str());
+    printSearchSummary(*store, *generator, *sessionPath, *search);
     return search->stopReason() == StopReason::Cancelled ? Interrupted : Success;
 }
 
