@@ -39,10 +39,19 @@ QString nodeList(const QList<qint64> &nodes)
 
 bool MainWindow::saveSource(std::int64_t node, const QString &file)
 {
-    const NodeView *n = m_session ? m_session->node(node) : nullptr;
-    if (!n || !n->isCandidate())
-        return false;
-    const QString text = m_candidate->draftNodes().contains(node) ? m_candidate->draftText(node) : qs(n->record.text);
+    // An edit is the editor's, whatever the session's snapshot holds at this moment (after Save As
+    // the window may still be between two snapshots of the copy).
+    QString text;
+    if (m_candidate->draftNodes().contains(node)) {
+        text = m_candidate->draftText(node);
+    } else {
+        const NodeView *n = m_session ? m_session->node(node) : nullptr;
+        if (!n || !n->isCandidate()) {
+            showError(tr("Save source"), tr("#%1 is not a candidate of the open session; nothing was written").arg(node));
+            return false;
+        }
+        text = qs(n->record.text);
+    }
     QSaveFile f(file);
     const QByteArray bytes = text.toUtf8();
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {

@@ -3,6 +3,7 @@
 // candidate, resolves against its problem, and compiles with NVRTC for sm_90a without spills.
 // Needs the CUDA toolkit but no GPU. Parameters come from the problem's tensor shapes, as the
 // generator takes them.
+#include "gen/builtin/catalogue.h"
 #include "kernel/candidate.h"
 #include "kernel/compiler.h"
 #include "problem/problem.h"
@@ -188,6 +189,8 @@ private slots:
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(256).arg(32).arg(64).arg(64).arg(3).arg(1), "tf32x3");
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(16).arg(64).arg(32).arg(5).arg(1), "tf32x3");
         row("gemm_mma_tf32x3.cu", "linear_bias_relu", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32x3");
+        // K = 4096 in chunks of 16 tiles, each added to an fp32 register sum.
+        row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1) + " PROMOTE=16", "tf32x3");
 
         const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6");
         row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
@@ -257,6 +260,16 @@ private slots:
         params["PARAMS"] = tiles.toStdString();
         params["PROBLEM"] = prob->name;
         params["SUMMARY"] = prob->description;
+        // What the generator gives every template, and the kernel's name where a part holds it.
+        params.emplace("SMEM_PER_BLOCK", std::to_string(builtin::kDefaultSmemPerBlock));
+        params.emplace("SMEM_PER_SM", std::to_string(builtin::kDefaultSmemPerSm));
+        params.emplace("PROMOTE", "0");
+        const std::map<QString, std::string> kernelNames{{"gemm_mma_tf32x3.cu", "gemm_tf32x3"},
+                                                     {"gemm_mma_tf32.cu", "gemm_tf32"},
+                                                     {"conv_implicit_gemm_tf32x3.cu", "conv_tf32x3"},
+                                                     {"conv_implicit_gemm_tf32.cu", "conv_tf32"}};
+        if (auto k = kernelNames.find(family); k != kernelNames.end())
+            params["KERNEL"] = k->second;
 
         std::set<std::string> missing;
         const std::string source = render(text, params, missing);
@@ -311,7 +324,7 @@ private slots:
             "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
             "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
             "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "KSPLIT", "SPLITK", "SUM_WORDS",
-            "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
+            "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR", "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM",
             "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);
