@@ -112,13 +112,6 @@ std::string logPath()
     return (dir / ("kf-sanitizer-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".log")).string();
 }
 
-std::string secondsText(double s)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f s", s);
-    return b;
-}
-
 struct ToolRun {
     std::string outcome; // "clean", "finding", "unchecked"
     std::string note, report;

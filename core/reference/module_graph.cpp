@@ -202,7 +202,7 @@ Result<LoweredModule> lowerModule(const Problem &p)
     }
     m.eval();
 
-    Lowering l{p, where, m.get_method("forward").graph()->copy(), {}};
+    Lowering l{p, where, m.get_method("forward").graph()->copy(), {}, {}};
     Graph &g = *l.graph;
     // A loaded module's methods are inlined one level at a time (nn.Conv2d.forward calls its
     // _conv_forward), so inline until no call is left.

@@ -13,12 +13,6 @@ namespace kf::ref {
 
 namespace {
 
-std::string firstLine(const std::string &s)
-{
-    auto n = s.find('\n');
-    return n == std::string::npos ? s : s.substr(0, n);
-}
-
 std::int64_t product(const std::vector<std::int64_t> &v, std::size_t from = 0)
 {
     std::int64_t p = 1;

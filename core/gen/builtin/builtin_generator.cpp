@@ -23,6 +23,8 @@ std::string kindText(PatternKind k)
     case PatternKind::Matmul: return "matrix products";
     case PatternKind::Conv2d: return "convolutions";
     case PatternKind::Pool: return "pooling";
+    case PatternKind::Normalize: return "normalisations by a reduction";
+    case PatternKind::Scan: return "cumulative sums and products";
     }
     return "this pattern";
 }

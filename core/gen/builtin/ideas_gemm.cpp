@@ -366,6 +366,16 @@ int wgmmaSmem(const Point &p, int split)
     return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
 }
 
+std::string wgmmaFits(const Target &t, const Point &p, int split)
+{
+    if (auto why = tileListed(kWgmmaTiles, p); !why.empty()) return why;
+    const int smem = wgmmaSmem(p, split);
+    if (smem > t.smemPerBlock)
+        return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
+               " a block may have";
+    return {};
+}
+
 // Slices of K for the wgmma product: when the output has fewer tiles than the GPU has SMs (a long
 // K, few rows and columns), enough slices to fill them, each at least 8 K steps (256) deep.
 std::int64_t wgmmaSplitK(const Target &t, const Point &p)
@@ -488,7 +498,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
-        .check = [](const Target &t, const Point &p) { return tileListed(kWgmmaTiles, p); },
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, 3); },
         .estimate =
             [](const Target &t, const Point &p) {
                 return wgmmaEstimate(t, p, kTf32Tflops / 3, 0.58, "makes three TF32 wgmma passes (3xTF32)");
@@ -511,7 +521,7 @@ void addGemm(std::vector<IdeaDef> &out)
             if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
             return wgmmaApplies(t);
         },
-        .check = [](const Target &t, const Point &p) { return tileListed(kWgmmaTiles, p); },
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, 1); },
         .estimate =
             [](const Target &t, const Point &p) {
                 return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass");

@@ -202,7 +202,7 @@ void addReduce(std::vector<IdeaDef> &out)
             if (auto why = lastDimOnly(t); !why.empty()) return why;
             return rows(t) <= t.sms ? "" : "there are enough rows to give each block its own";
         },
-        .check = [](const Target &t, const Point &p) -> std::string {
+        .check = [](const Target &, const Point &p) -> std::string {
             if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 2048) return "more threads than an SM holds";
             return {};
         },
