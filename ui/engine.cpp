@@ -23,6 +23,8 @@ struct Engine::IoState {
 namespace {
 
 struct Outcome {
+    Outcome(QString message = {}, bool failed = false, QString summary = {})
+        : message(std::move(message)), failed(failed), summary(std::move(summary)) {}
     QString message;
     bool failed = false;
     QString summary; // a search's: what it found

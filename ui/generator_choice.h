@@ -23,6 +23,13 @@ struct GeneratorChoice {
     QString keyEnv;                           // "" : the protocol's variable (OPENAI_API_KEY, ...)
     QString keyFile;
 
+    // The choice of a generator with nothing filled in yet.
+    static GeneratorChoice named(const QString &name)
+    {
+        GeneratorChoice c;
+        c.name = name;
+        return c;
+    }
     // openai or anthropic: the generators that ask a model and take the fields above.
     bool asksModel() const;
     // The generator settings as kernelforge-cli's --base-url, --model and --key-env give them

@@ -231,7 +231,7 @@ void SearchPanel::onGeneratorChanged()
     if (m_choices.contains(m_shown))
         m_choices[m_shown] = choiceOnScreen();
     m_shown = generator();
-    const GeneratorChoice c = m_choices.value(m_shown, GeneratorChoice{.name = m_shown});
+    const GeneratorChoice c = m_choices.value(m_shown, GeneratorChoice::named(m_shown));
     m_modelGroup->setVisible(c.asksModel());
     if (c.asksModel()) {
         m_baseUrl->setPlaceholderText(c.defaultBaseUrl());
@@ -289,7 +289,7 @@ GeneratorChoice SearchPanel::generatorChoice(const QString &name) const
 {
     if (name == m_shown)
         return generatorChoice();
-    return m_choices.value(name, GeneratorChoice{.name = name});
+    return m_choices.value(name, GeneratorChoice::named(name));
 }
 
 void SearchPanel::setGeneratorChoice(const GeneratorChoice &c)
