@@ -17,6 +17,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+ProcessOptions command(std::vector<std::string> argv)
+{
+    ProcessOptions o;
+    o.argv = std::move(argv);
+    return o;
+}
+
 const std::string kFake = KF_FAKE_WORKER;
 
 WorkerConfig fakeConfig(std::vector<std::string> extra = {})
@@ -417,19 +424,19 @@ private slots:
     void exitDescriptions()
     {
         Process exited;
-        QVERIFY(exited.start({{"/bin/sh", "-c", "exit 3"}}).ok());
+        QVERIFY(exited.start(command({"/bin/sh", "-c", "exit 3"})).ok());
         QVERIFY(exited.waitForExit(Clock::now() + 5s));
         exited.kill();
         QCOMPARE(q(exited.exitDescription()), QString("exited with 3"));
 
         Process signalled;
-        QVERIFY(signalled.start({{"/bin/sh", "-c", "kill -SEGV $$"}}).ok());
+        QVERIFY(signalled.start(command({"/bin/sh", "-c", "kill -SEGV $$"})).ok());
         QVERIFY(signalled.waitForExit(Clock::now() + 5s));
         signalled.kill();
         QVERIFY2(signalled.exitDescription().rfind("killed by signal 11", 0) == 0, signalled.exitDescription().c_str());
 
         Process running;
-        QVERIFY(running.start({{"/bin/sleep", "30"}}).ok());
+        QVERIFY(running.start(command({"/bin/sleep", "30"})).ok());
         QVERIFY(running.isRunning());
         QCOMPARE(q(running.exitDescription()), QString("running"));
         QVERIFY(!running.waitForExit(Clock::now() + 100ms));
@@ -443,7 +450,7 @@ private slots:
         pid_t child = -1, grandchild = -1;
         {
             Process p;
-            QVERIFY(p.start({{"/bin/sh", "-c", "sleep 60 & echo $!; wait"}}).ok());
+            QVERIFY(p.start(command({"/bin/sh", "-c", "sleep 60 & echo $!; wait"})).ok());
             child = p.pid();
             std::string line;
             QCOMPARE(p.readLine(line, Clock::now() + 5s), IoStatus::Ok);
@@ -461,7 +468,7 @@ private slots:
     void readLineDeadline()
     {
         Process p;
-        QVERIFY(p.start({{"/bin/sleep", "30"}}).ok());
+        QVERIFY(p.start(command({"/bin/sleep", "30"})).ok());
         QElapsedTimer timer;
         timer.start();
         std::string line;
@@ -491,7 +498,7 @@ private slots:
     {
         // cat echoes while we are still writing: the write must keep reading stdout meanwhile.
         Process p;
-        QVERIFY(p.start({{"/bin/cat"}}).ok());
+        QVERIFY(p.start(command({"/bin/cat"})).ok());
         std::string big(3 * 1024 * 1024, 'a');
         big[12345] = 'b';
         QCOMPARE(p.writeLine(big, Clock::now() + 10s), IoStatus::Ok);
@@ -506,7 +513,7 @@ private slots:
     void writeToDeadChild()
     {
         Process p;
-        QVERIFY(p.start({{"/bin/true"}}).ok());
+        QVERIFY(p.start(command({"/bin/true"})).ok());
         QVERIFY(p.waitForExit(Clock::now() + 5s));
         // EPIPE, not SIGPIPE (which would end this test program).
         QCOMPARE(p.writeLine(std::string(200000, 'x'), Clock::now() + 5s), IoStatus::Eof);

@@ -321,7 +321,9 @@ private slots:
 
     void defaultSizeIsTheCoreCount()
     {
-        CompilePool pool(CompilePoolConfig{{kFake}});
+        CompilePoolConfig config;
+        config.argv = {kFake};
+        CompilePool pool(config);
         QCOMPARE(pool.size(), std::size_t(std::max(1u, std::thread::hardware_concurrency())));
     }
 };

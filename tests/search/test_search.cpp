@@ -17,6 +17,19 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// A node as a search of an earlier process left it, before the store numbers it.
+NodeRecord nodeRecord(std::optional<std::int64_t> parent, NodeKind kind, int round, std::string title,
+                      std::string text = {})
+{
+    NodeRecord n;
+    n.parent = parent;
+    n.kind = kind;
+    n.round = round;
+    n.title = std::move(title);
+    n.text = std::move(text);
+    return n;
+}
+
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
 // Rounds 1-3: the best goes 1.5 -> 1.2 -> 1.2 (round 3's fastest, 1.25, is slower).
@@ -431,15 +444,15 @@ private slots:
     void resumeClosesWhatADeadProcessLeftOpen()
     {
         Fixture f;
-        auto root = f.store->addNode(NodeRecord{0, std::nullopt, NodeKind::Root, 0, "softmax"});
-        NodeRecord round{0, *root, NodeKind::Round, 1, "Round 1"};
+        auto root = f.store->addNode(nodeRecord(std::nullopt, NodeKind::Root, 0, "softmax"));
+        NodeRecord round = nodeRecord(*root, NodeKind::Round, 1, "Round 1");
         round.status = "running";
         auto roundId = f.store->addNode(round);
-        NodeRecord idea{0, *roundId, NodeKind::Idea, 1, "Idea X", "text"};
+        NodeRecord idea = nodeRecord(*roundId, NodeKind::Idea, 1, "Idea X", "text");
         idea.status = "queued";
         idea.resultJson = R"({"idea_id": "x", "parent_kernel": 0})";
         auto ideaId = f.store->addNode(idea);
-        NodeRecord cand{0, *ideaId, NodeKind::Candidate, 1, "draft", fakeKernel(1.0)};
+        NodeRecord cand = nodeRecord(*ideaId, NodeKind::Candidate, 1, "draft", fakeKernel(1.0));
         cand.status = "queued";
         auto candId = f.store->addNode(cand);
         QVERIFY(candId);

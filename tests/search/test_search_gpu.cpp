@@ -10,6 +10,7 @@
 #include "problem/problem.h"
 #include "search/records.h"
 #include "search/search.h"
+#include "search/session_setup.h"
 #include "search/trajectory.h"
 #include "store/session_store.h"
 
@@ -128,7 +129,9 @@ private slots:
         qInfo("%s: %s", problem->name.c_str(), describe(search.budget()).c_str());
 
         // Each winner again, on a worker that never saw it.
-        WorkerClient fresh(WorkerConfig{workerArgv()});
+        WorkerConfig config;
+        config.argv = workerArgv();
+        WorkerClient fresh(config);
         QVERIFY(fresh.start().ok());
         QVERIFY(fresh.load(*problem).ok());
         for (std::int64_t node : winners) {
@@ -151,7 +154,7 @@ private slots:
         QVERIFY(problem.ok());
         QTemporaryDir dir;
         auto store = SessionStore::create(dir.filePath("budget.kfsession").toStdString(),
-                                          SessionMeta{problem->name, problem->text, problem->variant});
+                                          sessionMetaFor(*problem, "", ""));
         QVERIFY(store.ok());
         PoolConfig pc;
         pc.worker.argv = workerArgv();

@@ -29,7 +29,9 @@ const GpuGate &gpuGate()
         GpuGate g;
         if (!machineHasGpu(&g.reason))
             return g;
-        WorkerClient w(WorkerConfig{defaultWorkerArgv()});
+        WorkerConfig config;
+        config.argv = defaultWorkerArgv();
+        WorkerClient w(config);
         if (Status s = w.start(); !s) {
             g.state = GpuGate::Fail;
             g.reason = QStringLiteral("the worker does not start: ") + QString::fromStdString(s.error().text());
