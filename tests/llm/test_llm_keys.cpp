@@ -149,9 +149,12 @@ private slots:
     {
         const std::string password = "kf-url-password-123", urlKey = "kf-url-key-0123456789";
         ReplayServer server([&](const ReplayRequest &r) {
-            if (r.path.rfind("/v1/models", 0) == 0)
-                return ReplayReply{.status = 404,
-                                   .body = nlohmann::json{{"error", {{"message", "no model list at " + r.path}}}}.dump()};
+            if (r.path.rfind("/v1/models", 0) == 0) {
+                ReplayReply missing;
+                missing.status = 404;
+                missing.body = nlohmann::json{{"error", {{"message", "no model list at " + r.path}}}}.dump();
+                return missing;
+            }
             return answer(Protocol::OpenAI, dataFile("ideas_round1.md") + "\nYou asked with " + r.path);
         });
         const std::string host = "127.0.0.1:" + std::to_string(server.port());

@@ -142,7 +142,10 @@ private slots:
         auto vec = titled(ideas, "Vectorized float4 loads");
         QVERIFY(vec);
         bool cutOff = false;
-        for (const auto &e : *f.store->exchanges(vec->id))
+        // The Result must outlive the loop: `*` on a temporary would leave the loop a dangling range.
+        const auto vecExchanges = f.store->exchanges(vec->id);
+        QVERIFY(vecExchanges);
+        for (const auto &e : *vecExchanges)
             cutOff = cutOff || q(e.error).contains("cut off at the token limit");
         QVERIFY(cutOff);
 
@@ -301,7 +304,9 @@ private slots:
         auto store = SessionStore::open(session.toStdString(), true);
         QVERIFY(store);
         std::int64_t idea = 0;
-        for (const auto &n : *store->allNodes())
+        const auto nodes = store->allNodes();
+        QVERIFY(nodes);
+        for (const auto &n : *nodes)
             if (n.kind == NodeKind::Idea && !idea)
                 idea = n.id;
         QProcess one;

@@ -68,7 +68,7 @@ private slots:
         while (it.hasNext()) all << it.next();
         all.sort();
         for (const QString &p : all)
-            for (const QString variant : {QStringLiteral("small"), QString()}) {
+            for (const QString &variant : {QStringLiteral("small"), QString()}) {
                 const QString name = QDir(KF_SOURCE_DIR "/tests/kernels").relativeFilePath(p) + QLatin1Char('@') +
                                      (variant.isEmpty() ? QStringLiteral("seed") : variant);
                 QTest::newRow(qPrintable(name)) << p << variant;
