@@ -136,7 +136,7 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
         std::vector<kf::test::ScriptedIdea> ideas;
         for (int i = 0; i < 12; ++i)
             ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i),
-                             {kf::test::fakeKernel(1.0 / (i + 2)), kf::test::fakeKernel(1.0 / (i + 1.5))}});
+                             {kf::test::fakeKernel(1.0 / (i + 2)), kf::test::fakeKernel(1.0 / (i + 1.5))}, true, std::nullopt});
         return std::make_shared<kf::test::ScriptedGenerator>(ideas);
     });
     w.show();
@@ -234,7 +234,8 @@ void TestGuiSearch::compileOnlySearch()
     wb.engine->setGeneratorFactory([](const std::string &, const nlohmann::json &, std::string *) {
         std::vector<kf::test::ScriptedIdea> ideas;
         for (int i = 0; i < 4; ++i)
-            ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i), {kf::test::fakeKernel(1.0 / (i + 2))}});
+            ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i),
+                             {kf::test::fakeKernel(1.0 / (i + 2))}, true, std::nullopt});
         return std::make_shared<kf::test::ScriptedGenerator>(ideas);
     });
     w.show();
@@ -393,9 +394,11 @@ void TestGuiSearch::modelFieldsPersist()
         f.write("sk-test-secret-in-a-file\n");
     }
     GeneratorChoice openai{.name = QStringLiteral("openai"), .baseUrl = QStringLiteral("http://127.0.0.1:8000/v1"),
-                           .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyFile = keyFile};
-    GeneratorChoice anthropic{.name = QStringLiteral("anthropic"), .model = QStringLiteral("claude-sonnet-4-5"),
-                              .keyEnv = QStringLiteral("KF_TEST_KEY_SET")};
+                           .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyEnv = {},
+                           .keyFile = keyFile};
+    GeneratorChoice anthropic{.name = QStringLiteral("anthropic"), .baseUrl = {}, .model = QStringLiteral("claude-sonnet-4-5"),
+                              .keySource = KeySource::Environment, .keyEnv = QStringLiteral("KF_TEST_KEY_SET"),
+                              .keyFile = {}};
     SearchSettings budgets;
     budgets.tokenBudget = 2'000'000;
     budgets.costBudget = 12.5;
@@ -453,7 +456,7 @@ void TestGuiSearch::modelSettingsReachTheGenerator()
         seen->name = name;
         seen->settings = settings;
         return std::make_shared<kf::test::ScriptedGenerator>(
-            std::vector<kf::test::ScriptedIdea>{{"idea", "Scripted idea", {kf::test::fakeKernel(0.5)}}});
+            std::vector<kf::test::ScriptedIdea>{{"idea", "Scripted idea", {kf::test::fakeKernel(0.5)}, true, std::nullopt}});
     });
     wb.engine->probeGpu();
     QTRY_VERIFY_WITH_TIMEOUT(wb.engine->gpu().present, 30000);
@@ -465,7 +468,8 @@ void TestGuiSearch::modelSettingsReachTheGenerator()
         f.write("  sk-test-secret-in-a-file\n");
     }
     const GeneratorChoice choice{.name = QStringLiteral("openai"), .baseUrl = QStringLiteral("http://127.0.0.1:9/v1"),
-                                 .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyFile = keyFile};
+                                 .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyEnv = {},
+                                 .keyFile = keyFile};
     const QString file = wb.dir.filePath(QStringLiteral("llm.kfsession"));
     QVERIFY(newSession(wb, file, choice));
     QCOMPARE(qs(wb.engine->session()->meta.generator), QStringLiteral("openai"));
@@ -506,8 +510,8 @@ void TestGuiSearch::unreachableServerIsReported()
     const quint16 port = closedPort();
     QVERIFY(port != 0);
     const QString url = QStringLiteral("http://127.0.0.1:%1/v1").arg(port);
-    const GeneratorChoice choice{.name = QStringLiteral("openai"), .baseUrl = url,
-                                 .model = QStringLiteral("test-model"), .keySource = KeySource::None};
+    const GeneratorChoice choice{.name = QStringLiteral("openai"), .baseUrl = url, .model = QStringLiteral("test-model"),
+                                 .keySource = KeySource::None, .keyEnv = {}, .keyFile = {}};
     QVERIFY(newSession(wb, wb.dir.filePath(QStringLiteral("down.kfsession")), choice));
     QTRY_VERIFY(wb.window->searchPanel()->startButton()->isEnabled());
     QSignalSpy finished(wb.engine.get(), &Engine::searchFinished);
