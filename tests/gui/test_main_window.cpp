@@ -38,6 +38,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QLineEdit>
 #include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
@@ -101,7 +102,12 @@ std::function<void(QWidget *)> answer(const QString &button, const QString &file
             if (file.isEmpty()) {
                 dialog->reject();
             } else {
-                dialog->selectFile(file);
+                // Typed in full into the name field, as a user would: selectFile() leaves the name
+                // to be resolved in whatever folder the dialog's model has loaded by then.
+                if (auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit")))
+                    name->setText(file);
+                else
+                    dialog->selectFile(file);
                 QMetaObject::invokeMethod(dialog, "accept"); // as its Save button does
             }
         }
