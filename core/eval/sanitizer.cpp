@@ -137,6 +137,8 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
     // Without libtorch's caching allocator every tensor is its own cudaMalloc, so memcheck knows
     // each tensor's bounds; with it, a read just past a tensor lands inside a cached block.
     config.env.push_back("PYTORCH_NO_CUDA_MEMORY_CACHING=1");
+    // Ceilings measured under the tool come out a hundred times too slow (and take minutes).
+    config.env.push_back("KERNELFORGE_NO_CEILINGS=1");
     config.name += " under compute-sanitizer " + toString(tool);
     config.handshakeTimeout = std::max(config.handshakeTimeout, milliseconds(120'000));
     config.onProgress = {};

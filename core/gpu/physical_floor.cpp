@@ -44,6 +44,27 @@ double physicalFloorMs(double flops, double bytes, const Ceilings &measured, con
     return std::max(computeMs, memoryMs);
 }
 
+std::string implausibleCeilings(const Ceilings &measured, const std::string &gpuName)
+{
+    const Datasheet sheet = datasheetFor(gpuName);
+    char text[200];
+    auto shortOf = [&](const char *what, double got, double expected, const char *unit) {
+        if (!(expected > 0) || got >= kPlausibleFraction * expected)
+            return false;
+        std::snprintf(text, sizeof text, "%s measured %.3g %s, under %.0f %% of the datasheet's %.3g %s", what, got,
+                      unit, 100 * kPlausibleFraction, expected, unit);
+        return true;
+    };
+    if (shortOf("bandwidth", measured.bandwidthGBs, sheet.bandwidthGBs, "GB/s"))
+        return text;
+    for (const auto &[key, rate] : measured.tflops) {
+        auto it = sheet.tflops.find(key);
+        if (it != sheet.tflops.end() && shortOf(key.c_str(), rate, it->second, "TFLOP/s"))
+            return text;
+    }
+    return {};
+}
+
 FloorJudgement judgeAgainstFloor(double medianMs, double flops, double bytes, const Ceilings &measured,
                                  const std::string &gpuName, double launchMs)
 {

@@ -32,6 +32,14 @@ struct FloorJudgement {
 // floor, so that a stand-in ceiling a little under the hardware's never raises it.
 double physicalFloorMs(double flops, double bytes, const Ceilings &measured, const std::string &gpuName);
 
+// Ceilings measured while other work shared the GPU come out far too low, and a floor from them
+// far too high. A measured figure under this fraction of the named GPU's datasheet value is taken
+// for such a measurement: it is not kept, and it is measured again.
+inline constexpr double kPlausibleFraction = 0.4;
+// Empty when every measured figure is at least kPlausibleFraction of the datasheet's (or the GPU
+// has no datasheet row); otherwise which figure fell short, by how much.
+std::string implausibleCeilings(const Ceilings &measured, const std::string &gpuName);
+
 FloorJudgement judgeAgainstFloor(double medianMs, double flops, double bytes, const Ceilings &measured,
                                  const std::string &gpuName, double launchMs);
 

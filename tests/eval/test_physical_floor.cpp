@@ -27,6 +27,26 @@ private slots:
         QVERIFY2(h200 < 2.0, qPrintable(QString::number(h200)));
     }
 
+    void ceilingsMeasuredBesideOtherWorkAreImplausible()
+    {
+        // What a worker under compute-sanitizer measured on an H200 and once cached for every worker
+        // after it: a hundred times too slow.
+        Ceilings slow;
+        slow.bandwidthGBs = 2134.9;
+        slow.tflops = {{"fp32", 0.396}, {"tf32", 4.66}, {"fp16", 9.34}, {"bf16", 8.58}};
+        const std::string why = gpu::implausibleCeilings(slow, "NVIDIA H200");
+        QVERIFY2(why.find("bf16 measured 8.58 TFLOP/s, under 40 % of the datasheet's 989") == 0, why.c_str());
+        // The H200's real measurement (docs/benchmarks/2026-12-02-h200-engine.md) is plausible.
+        Ceilings real;
+        real.bandwidthGBs = 4230;
+        real.tflops = {{"fp32", 51}, {"tf32", 380}, {"fp16", 760}, {"bf16", 740}};
+        QCOMPARE(gpu::implausibleCeilings(real, "NVIDIA H200"), std::string());
+        // Bandwidth alone can give it away; a GPU without a datasheet row cannot be judged.
+        real.bandwidthGBs = 900;
+        QVERIFY(gpu::implausibleCeilings(real, "NVIDIA H200").find("bandwidth") == 0);
+        QCOMPARE(gpu::implausibleCeilings(slow, "a GPU not in the table"), std::string());
+    }
+
     void suspectUnderNinetyPercent()
     {
         const auto under = gpu::judgeAgainstFloor(1.7, 0, 8e9, measured(), "GPU", 0.003);

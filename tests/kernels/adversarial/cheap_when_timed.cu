@@ -1,12 +1,15 @@
 // @expect inconsistent|wrong
 // @problem softmax
-// Switches to a cheaper, less accurate method when it believes it is timed: after three launches
-// in a row that each came less than 5 ms after the one before (as back-to-back timed runs do), the
-// row sum reads only every fourth element and scales it by four, which saves a quarter of the reads
-// and misses the strict tolerance. Timed runs are checked like verified ones, so at the seed size,
-// where the verifier's fp64 reference spaces the verified launches far apart, a timed run fails its
-// check (inconsistent); at the small variant the verified launches come close enough together that
-// it takes the cheap path there already (wrong). Either way no time is reported for the cheap path.
+// Switches to a cheaper, less accurate method when it believes it is timed: after eight launches
+// in a row that each came less than 50 ms after the one before (as back-to-back timed runs do, even
+// on a GPU that other processes share), the row sum reads only every fourth element and scales it
+// by four, which saves a quarter of the reads and misses the strict tolerance. Verification's five
+// trials never make such a streak; the timed runs do, from the ninth on, and every timed run is
+// checked like a verified one, so a timed run fails its check (inconsistent). Were the verified
+// launches to make the streak too, verification would see it (wrong). Either way no time is
+// reported for the cheap path. (A 5 ms gap, as this kernel first used, missed the timed runs when
+// other processes shared the GPU: the kernel then never took its cheap path, and the time reported
+// was honestly that of the accurate one.)
 // @precision fp32
 // @launch clock_gap grid(1) block(1) args()
 // @launch softmax_fast grid(x.shape[0]) block(512) args(x, out, i32(x.shape[1]))
@@ -41,8 +44,8 @@ extern "C" __global__ void clock_gap()
 {
     unsigned long long now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    streak = last_launch != 0 && now - last_launch < 5000000ull ? streak + 1 : 0;
-    timed = streak >= 3;
+    streak = last_launch != 0 && now - last_launch < 50000000ull ? streak + 1 : 0;
+    timed = streak >= 8;
     last_launch = now;
 }
 
