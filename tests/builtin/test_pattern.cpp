@@ -1,5 +1,6 @@
 // Pattern recognition: the graphs of the shipped problems, as the worker reports them, and
 // hand-built graphs for the forms the shipped problems do not cover.
+#include "gen/builtin/ideas.h"
 #include "gen/builtin/pattern.h"
 #include "support.h"
 
@@ -315,6 +316,40 @@ private slots:
         QCOMPARE(r.eps, 1e-5);
         QCOMPARE(r.row.len, std::int64_t(4));
         QCOMPARE(r.row.outer, std::int64_t(6));
+        // The output step is the normalized value itself (it once came out as the constant 0).
+        QVERIFY(r.program.result.kind == EwArg::Kind::Acc);
+        QCOMPARE(r.program.shape, (Shape{2, 3, 4}));
+        QVERIFY(r.program.steps.empty());
+    }
+
+    // x * rsqrt(mean(x * x, -1, keepdim) + eps) * weight: the output multiplies by the weight.
+    void rmsNormWrittenOutWithWeight()
+    {
+        const Problem p = test::problemFromToml(
+            "name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [2, 3, 4]\n[[params]]\nname = "
+            "\"weight\"\nshape = [4]\ninit = \"ones\"\n[[outputs]]\nname = \"out\"\nshape = [2, 3, 4]\n[reference]\n"
+            "source = '''\ndef forward(x: Tensor, weight: Tensor) -> Tensor:\n    return x\n'''\n");
+        std::vector<OpNode> g{
+            node("aten::mul", {"%x.1", "%x.1"}, {"%3"}, {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}}, {nullptr, nullptr}),
+            node("prim::ListConstruct", {"%4"}, {"%5"}, {{}}, {{}}, {-1}),
+            node("aten::mean", {"%3", "%5", "%6", "%7"}, {"%8"}, {{2, 3, 4}, {}, {}, {}}, {{2, 3, 1}},
+                 {nullptr, {-1}, true, nullptr}),
+            node("aten::add", {"%8", "%9", "%10"}, {"%11"}, {{2, 3, 1}, {}, {}}, {{2, 3, 1}}, {nullptr, 1e-6, 1}),
+            node("aten::rsqrt", {"%11"}, {"%12"}, {{2, 3, 1}}, {{2, 3, 1}}, {nullptr}),
+            node("aten::mul", {"%x.1", "%12"}, {"%13"}, {{2, 3, 4}, {2, 3, 1}}, {{2, 3, 4}}, {nullptr, nullptr}),
+            node("aten::mul", {"%13", "%weight.1"}, {"%14"}, {{2, 3, 4}, {4}}, {{2, 3, 4}}, {nullptr, nullptr}),
+        };
+        const Pattern r = recogniseOk(g, p);
+        QVERIFY(r.kind == PatternKind::RMSNorm);
+        QCOMPARE(r.weight, std::string("weight"));
+        Target t;
+        t.pattern = r;
+        t.problem = &p;
+        const EwProgram out = ideas::outputProgram(t);
+        QCOMPARE(out.steps.size(), std::size_t(1));
+        QCOMPARE(out.steps[0].fn, std::string("mul"));
+        QVERIFY(out.result.kind == EwArg::Kind::Step);
+        QCOMPARE(out.result.index, 0);
     }
 
     // torch.max(x, 1) yields (values, indices); the output's dtype says which one is returned.

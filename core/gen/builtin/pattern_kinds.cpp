@@ -593,6 +593,9 @@ std::optional<Result<Pattern>> matchRmsNorm(const Graph &g)
         Pattern p;
         p.kind = PatternKind::RMSNorm;
         p.anchor = "aten::mean";
+        // Nothing follows the norm but its weight (checked below): the output step starts from
+        // the normalized value. A default program would return 0 for every element.
+        p.program = identityProgram(x);
         p.eps = add->in[1].constant.get<double>();
         p.row = geometry(x, int(x.size()) - 1, 1, true);
         std::set<int> used;
