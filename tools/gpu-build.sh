@@ -13,6 +13,16 @@ if [ -d "$here/.debs" ] && [ ! -f "$R/.unpacked" ]; then
 fi
 export LD_LIBRARY_PATH="$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export QT_PLUGIN_PATH="$R/usr/lib/x86_64-linux-gnu/qt6/plugins" QT_QPA_PLATFORM=offscreen
+# The GPU hosts have no fonts: without this the workbench's pictures show boxes for every letter.
+if [ -d "$R/usr/share/fonts" ]; then
+  mkdir -p "$R/var/cache/fontconfig"
+  cat >"$R/fonts.conf" <<EOF
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$R/usr/share/fonts</dir><dir>/usr/share/fonts</dir><cachedir>$R/var/cache/fontconfig</cachedir></fontconfig>
+EOF
+  export FONTCONFIG_FILE="$R/fonts.conf"
+fi
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 sqlite_lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so* 2>/dev/null | head -1)
 # libcurl: always the host's own library (Debian's would bring its LDAP and TLS libraries along),
