@@ -1,7 +1,7 @@
 #pragma once
 // Code editors: one function builds every editor of the workbench the same way (font, margins,
 // lexer), and the CUDA editor marks compile errors and warnings on their lines.
-#include "kernel/compiler.h"
+#include "kernel/compile_output.h"
 
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>

@@ -2,7 +2,7 @@
 // What the engine says of a candidate kernel: its verdict, the trials behind it, how its timed
 // runs were checked, its time (docs/verification.md).
 #include "kernel/candidate.h"
-#include "kernel/compiler.h"
+#include "kernel/compile_output.h"
 #include "problem/problem.h"
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include "domain/evaluation.h"
 #include "domain/gpu_facts.h"
 #include "domain/op_graph.h"
-#include "kernel/compiler.h"
+#include "kernel/compile_output.h"
 
 #include <nlohmann/json.hpp>
 

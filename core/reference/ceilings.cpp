@@ -1,7 +1,7 @@
 #include "ceilings.h"
 #include "eval/protocol.h"
 #include "gpu/physical_floor.h"
-#include "gpu/runtime.h"
+#include "worker/runtime.h"
 
 #include <torch/torch.h>
 

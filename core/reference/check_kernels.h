@@ -4,8 +4,8 @@
 // shows whether a kernel wrote its inputs. They run on the GPU so that checking a multi-GB output
 // needs no host copy and no temporaries, and so that every timed run can be checked outside its
 // event window at the cost of one pass over the output and the reference.
-#include "gpu/runtime.h"
-#include "kernel/compiler.h"
+#include "worker/runtime.h"
+#include "worker/compiler.h"
 #include "problem/problem.h"
 
 #include <cstdint>

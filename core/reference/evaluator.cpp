@@ -1,7 +1,7 @@
 #include "evaluator.h"
 #include "evaluator_parts.h"
 #include "gpu/physical_floor.h"
-#include "kernel/compiler.h"
+#include "worker/compiler.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // docs/verification.md describes what each step guards against.
 #include "check_kernels.h"
 #include "eval/protocol.h"
-#include "gpu/runtime.h"
+#include "worker/runtime.h"
 #include "reference.h"
 #include "tensors.h"
 

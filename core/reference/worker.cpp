@@ -3,8 +3,8 @@
 #include "ceilings.h"
 #include "check_kernels.h"
 #include "evaluator.h"
-#include "gpu/runtime.h"
-#include "kernel/compiler.h"
+#include "worker/runtime.h"
+#include "worker/compiler.h"
 #include "torch_shim.h"
 #include "util/base64.h"
 

@@ -5,7 +5,7 @@
 #include "gen/builtin/pattern.h"
 #include "gen/builtin/templates.h"
 #include "kernel/candidate.h"
-#include "kernel/compiler.h"
+#include "worker/compiler.h"
 #include "support.h"
 
 #include <QRegularExpression>

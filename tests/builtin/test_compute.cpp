@@ -8,7 +8,7 @@
 #include "gen/builtin/pattern.h"
 #include "gen/builtin/planner.h"
 #include "kernel/candidate.h"
-#include "kernel/compiler.h"
+#include "worker/compiler.h"
 #include "support.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 // NVRTC compilation: needs the CUDA toolkit but no GPU (every compile targets sm_90a explicitly).
 // A compile with the CUDA headers takes ~1.5 s, so only one test pulls them in.
-#include "kernel/compiler.h"
+#include "worker/compiler.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

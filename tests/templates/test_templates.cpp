@@ -5,7 +5,7 @@
 // generator takes them.
 #include "gen/builtin/catalogue.h"
 #include "kernel/candidate.h"
-#include "kernel/compiler.h"
+#include "worker/compiler.h"
 #include "problem/problem.h"
 
 #include <QtTest>

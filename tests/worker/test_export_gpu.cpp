@@ -3,7 +3,7 @@
 #include "support.h"
 #include "gpu_gate.h"
 
-#include "gpu/runtime.h"
+#include "worker/runtime.h"
 #include "kernel/candidate.h"
 #include "kernel/export.h"
 

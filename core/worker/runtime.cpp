@@ -1,4 +1,4 @@
-#include "gpu/runtime.h"
+#include "worker/runtime.h"
 
 #include <cstring>
 

@@ -5,7 +5,7 @@
 #include "domain/gpu_facts.h"
 #include "gpu/datasheet.h"
 #include "kernel/candidate.h"
-#include "kernel/compiler.h"
+#include "kernel/compile_output.h"
 #include "util/error.h"
 
 #include <cuda_runtime_api.h>

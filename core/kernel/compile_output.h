@@ -1,10 +1,6 @@
 #pragma once
-// NVRTC compilation of a candidate for one GPU architecture, with a disk cache keyed by the hash
-// of source, options and architecture. NVRTC 13 serialises compiles within a process, so callers
-// that want parallel compiles use the compile pool (processes of `kernelforge-worker --compile`).
-#include "util/error.h"
-
-#include <cstdint>
+// What a compile of a candidate produced, as the worker sends it and a session keeps it: the
+// compiler itself (NVRTC) runs only inside kernelforge-worker (worker/compiler.h).
 #include <map>
 #include <string>
 #include <vector>
@@ -46,17 +42,13 @@ struct CompileOptions {
 
 // Default cache folder: $XDG_CACHE_HOME/kernelforge/nvrtc or ~/.cache/kernelforge/nvrtc.
 std::string defaultCompileCacheDir();
-// The architecture of GPU 0 ("sm_90a" on Hopper), or "" when there is no GPU.
-std::string deviceArch();
 
 // The diagnostics in an NVRTC log (as CompileOutput::diagnostics holds them), for a log kept
 // without its CompileOutput: a session stores a candidate's compile log in its result.
 std::vector<Diagnostic> diagnosticsFromLog(const std::string &log);
 
-// Compiles `source` (a candidate file; its directives are comments) and looks up the kernels named
-// in `kernels`. A failed compile is a CompileOutput with ok=false and diagnostics, not an Error;
-// an Error means NVRTC itself could not run.
-Result<CompileOutput> compileCuda(const std::string &source, const std::vector<std::string> &kernels,
-                                  const CompileOptions &options);
+// The name NVRTC gives the candidate's program: it prints it in front of every diagnostic
+// ("candidate.cu(12): error").
+inline constexpr const char *kCompiledProgramName = "candidate.cu";
 
 } // namespace kf
