@@ -77,6 +77,25 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
 {
     m_header = new QLabel(tr("Select a candidate in the search tree"), this);
     m_header->setTextFormat(Qt::RichText);
+    QToolBar *bar = buildButtons();
+    buildEditors();
+    buildMetricsView();
+    buildProfilePages();
+    buildTabs();
+
+    auto *l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(m_header);
+    l->addWidget(bar);
+    l->addWidget(m_pages, 1);
+
+    connectButtons();
+    connectTabs();
+    updateButtons();
+}
+
+QToolBar *CandidatePane::buildButtons()
+{
     m_check = button(tr("Compile check"), tr("Compile the editor's source with NVRTC (no GPU needed) (Ctrl+B)"), this);
     m_rebench = button(tr("Re-benchmark"), {}, this);
     m_revert = button(tr("Revert"), tr("Back to the stored source"), this);
@@ -93,7 +112,11 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     bar->setIconSize(QSize(1, 1));
     for (QToolButton *b : {m_check, m_rebench, m_revert, m_pin, m_export, m_profile})
         bar->addWidget(b);
+    return bar;
+}
 
+void CandidatePane::buildEditors()
+{
     m_editor = static_cast<CudaEditor *>(makeEditor(EditorKind::Cuda, this));
     m_editor->setObjectName(QStringLiteral("cudaEditor"));
     m_log = makeEditor(EditorKind::Log, this);
@@ -106,6 +129,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_sass = makeEditor(EditorKind::Ptx, this);
     m_diff = makeEditor(EditorKind::Diff, this);
     m_idea = new QTextBrowser(this);
+}
+
+void CandidatePane::buildMetricsView()
+{
     m_metrics = new MetricsModel(this);
     connect(m_metrics, &QAbstractItemModel::modelReset, this, &CandidatePane::showBaselineColumns);
     m_metricsView = table(m_metrics, this);
@@ -119,6 +146,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::PinnedColumn, QHeaderView::Stretch);
     m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::DeltaColumn, QHeaderView::ResizeToContents);
     m_metricsView->verticalHeader()->setDefaultSectionSize(22);
+}
+
+void CandidatePane::buildProfilePages()
+{
     m_profileModel = new QStandardItemModel(0, 2, this);
     m_profileModel->setHorizontalHeaderLabels({tr("Nsight Compute metric"), tr("Value")});
     m_profileView = table(m_profileModel, this);
@@ -130,6 +161,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_profilePages = new QStackedWidget(this);
     m_profilePages->addWidget(m_profileHint);
     m_profilePages->addWidget(m_profileView);
+}
+
+void CandidatePane::buildTabs()
+{
     m_exchanges = new ExchangeView(this);
     m_exchanges->setObjectName(QStringLiteral("exchanges"));
 
@@ -152,13 +187,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(m_tabs);
     m_pages->addWidget(m_summary);
+}
 
-    auto *l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    l->addWidget(m_header);
-    l->addWidget(bar);
-    l->addWidget(m_pages, 1);
-
+void CandidatePane::connectButtons()
+{
     connect(m_check, &QToolButton::clicked, this, &CandidatePane::compileCheck);
     connect(m_rebench, &QToolButton::clicked, this, &CandidatePane::rebenchmark);
     connect(m_revert, &QToolButton::clicked, this, &CandidatePane::revert);
@@ -172,6 +204,10 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
         m_profileModel->appendRow({new QStandardItem(tr("Profiling under Nsight Compute…")), new QStandardItem});
         emit profileRequested(m_node);
     });
+}
+
+void CandidatePane::connectTabs()
+{
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
         if (m_loading)
             return;
@@ -188,7 +224,6 @@ CandidatePane::CandidatePane(QWidget *parent) : QWidget(parent)
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestLazyCompile);
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidatePane::requestExchanges);
-    updateButtons();
 }
 
 void CandidatePane::setSnapshot(const SnapshotPtr &s)

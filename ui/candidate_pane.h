@@ -20,6 +20,7 @@ class QStackedWidget;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
+class QToolBar;
 class QStandardItemModel;
 class QToolButton;
 class QsciScintilla;
@@ -90,6 +91,13 @@ signals:
     void compileFinished(std::int64_t node, const QString &summary, bool ok);
 
 private:
+    QToolBar *buildButtons(); // in a tool bar, which the caller lays out
+    void buildEditors();
+    void buildMetricsView();
+    void buildProfilePages();
+    void buildTabs();
+    void connectButtons();
+    void connectTabs();
     void showStored();
     void showSummary(const NodeView *);
     void updateProfileHint();

@@ -83,7 +83,19 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildViews()
 {
-    // Outline with its filter row.
+    QWidget *outlinePane = buildOutline();
+    connectOutline();
+    buildViewTabs();
+    buildCentre();
+    buildDocks(outlinePane);
+    connectSelection();
+    connectCandidatePane();
+    connectProblemPage();
+    connectSearchPanel();
+}
+
+QWidget *MainWindow::buildOutline()
+{
     m_outlineModel = new OutlineModel(this);
     m_filter = new OutlineFilter(this);
     m_filter->setSourceModel(m_outlineModel);
@@ -136,6 +148,11 @@ void MainWindow::buildViews()
     filterRow->addWidget(m_find, 1);
     ol->addLayout(filterRow);
     ol->addWidget(m_outline, 1);
+    return outlinePane;
+}
+
+void MainWindow::connectOutline()
+{
     // Rounds that appear while a search runs open by themselves; what the user expanded or
     // collapsed stays so (expandToDepth would reset it).
     connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent, int first, int last) {
@@ -162,7 +179,10 @@ void MainWindow::buildViews()
     };
     connect(m_outline, &QTreeView::expanded, this, scheduleSync);
     connect(m_outline, &QTreeView::collapsed, this, scheduleSync);
+}
 
+void MainWindow::buildViewTabs()
+{
     m_graph = new GraphView(this);
     m_graph->setObjectName(QStringLiteral("graph"));
     connect(m_graph, &GraphView::expansionRequested, this, [this](std::int64_t node, bool expand) {
@@ -191,6 +211,10 @@ void MainWindow::buildViews()
     m_views->addTab(m_chart, tr("Chart"));
     m_views->addTab(m_trajectoryView, tr("Trajectory"));
     m_views->addTab(m_problems, tr("Problems"));
+}
+
+void MainWindow::buildCentre()
+{
     m_candidate = new CandidatePane(this);
 
     m_message = new MessageBar(this);
@@ -214,7 +238,10 @@ void MainWindow::buildViews()
     cl->addWidget(m_message);
     cl->addWidget(m_split, 1);
     setCentralWidget(central);
+}
 
+void MainWindow::buildDocks(QWidget *outlinePane)
+{
     auto dock = [this](const QString &title, const QString &name, QWidget *w, Qt::DockWidgetArea area) {
         auto *d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -244,8 +271,11 @@ void MainWindow::buildViews()
     m_sessionLabel->setObjectName(QStringLiteral("sessionStatus"));
     m_sessionLabel->setMinimumWidth(0);
     statusBar()->addPermanentWidget(m_sessionLabel, 1);
+}
 
-    // The shared selection.
+// The shared selection.
+void MainWindow::connectSelection()
+{
     connect(m_outline->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &i) {
         if (!m_selecting && i.isValid())
             selectNode(i.data(NodeIdRole).toLongLong());
@@ -256,7 +286,10 @@ void MainWindow::buildViews()
     connect(m_trajectoryView, &TrajectoryView::message, this, [this](const QString &t, bool error) {
         error ? showError(tr("Export CSV"), t) : showInfo(t);
     });
+}
 
+void MainWindow::connectCandidatePane()
+{
     connect(m_candidate, &CandidatePane::compileRequested, m_engine, &Engine::compileCheck);
     connect(m_candidate, &CandidatePane::rebenchmarkRequested, this,
             [this](std::int64_t parent, const std::string &source, const QString &title) {
@@ -282,8 +315,16 @@ void MainWindow::buildViews()
     connect(m_candidate, &CandidatePane::exportRequested, this, [this] { onExportSelected(); });
     connect(m_candidate, &CandidatePane::profileRequested, m_engine, &Engine::profile);
     connect(m_candidate, &CandidatePane::exchangesRequested, m_engine, &Engine::loadExchanges);
+}
+
+void MainWindow::connectProblemPage()
+{
     connect(m_problems, &ProblemPage::newSessionRequested, this, [this] { onNew(); });
     connect(m_problems, &ProblemPage::addFolderRequested, this, &MainWindow::onAddProblemFolder);
+}
+
+void MainWindow::connectSearchPanel()
+{
     connect(m_search, &SearchPanel::startRequested, this, &MainWindow::onStart);
     connect(m_search, &SearchPanel::cancelRequested, m_engine, &Engine::cancel);
     connect(m_search, &SearchPanel::inputChanged, this, &MainWindow::updateActions);

@@ -100,6 +100,15 @@ protected:
 
 private:
     void buildViews();
+    QWidget *buildOutline(); // returns the pane of the outline and its filter row, for its dock
+    void connectOutline();
+    void buildViewTabs();
+    void buildCentre();
+    void buildDocks(QWidget *outlinePane);
+    void connectSelection();
+    void connectCandidatePane();
+    void connectProblemPage();
+    void connectSearchPanel();
     void buildActions();
     void buildMenus();
     void connectEngine();

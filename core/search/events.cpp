@@ -50,19 +50,101 @@ std::string eventKind(const SearchEvent &e)
     return kNames[e.index()];
 }
 
+namespace {
+
+std::string startedText(const SearchStarted &e)
+{
+    std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " +
+                    e.generator + " generator, from round " + std::to_string(e.firstRound);
+    s += e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown";
+    if (e.budgetSeconds > 0)
+        s += "; setup took " + fmt("%.1f s", e.setupSeconds) + " of the " + fmt("%.0f s", e.budgetSeconds) +
+             " budget";
+    return s;
+}
+
+std::string roundText(const RoundFinished &e)
+{
+    std::string s = "round " + std::to_string(e.round) + " done: ";
+    s += e.bestMs > 0 ? "best " + ms(e.bestMs) + " (" + node(e.bestNode) + ", " + e.bestIdea + ")"
+                      : "no correct kernel yet";
+    s += "; this round " + std::to_string(e.correct) + " of " + std::to_string(e.candidates) + " correct";
+    if (e.roundBestMs > 0)
+        s += ", fastest " + ms(e.roundBestMs);
+    if (e.tokens > 0)
+        s += "; " + std::to_string(e.tokens) + " tokens" + (e.cost > 0 ? ", cost " + fmt("%.4f", e.cost) : "");
+    if (e.sanitized > 0)
+        s += "; sanitizer " + std::to_string(e.sanitized) + " checked in " + fmt("%.1f s", e.sanitizerSeconds) +
+             (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
+    if (e.bestGate == "pending")
+        s += "; the best is not yet through compute-sanitizer";
+    return s;
+}
+
+std::string finishedText(const SearchFinished &e)
+{
+    std::string s = "stopped (" + toString(e.reason) + (e.detail.empty() ? "" : ": " + e.detail) + ")";
+    s += " after " + std::to_string(e.roundsRun) + (e.roundsRun == 1 ? " round" : " rounds");
+    if (!(e.bestMs > 0))
+        return s;
+    s += "; best " + ms(e.bestMs) + " (" + node(e.bestNode);
+    if (e.budget.bestGate == "clean")
+        return s + ", passed compute-sanitizer)";
+    return s + (e.budget.bestGate.empty() ? ")" : ", not checked by compute-sanitizer)");
+}
+
+std::string sanitizingText(const CandidateSanitizing &e)
+{
+    std::string tools;
+    for (const auto &t : e.tools)
+        tools += (tools.empty() ? "" : ", ") + t;
+    return node(e.node) + " sanitizing (" + tools + (e.background ? ", while the GPU waits" : ", final gate") +
+           (e.estimateSeconds > 0 ? ", about " + fmt("%.0f s", e.estimateSeconds) : "") + ")";
+}
+
+std::string sanitizedText(const CandidateSanitized &e)
+{
+    if (e.putOff)
+        return node(e.node) + " sanitizer run put off: the GPU is needed for timing";
+    const SanitizerCheck &c = e.check;
+    std::string tools;
+    for (const auto &t : c.tools)
+        tools += (tools.empty() ? "" : ", ") + t;
+    std::string when = c.sameAs ? "same source as " + node(c.sameAs) : tools + ", " + fmt("%.1f s", c.seconds);
+    if (c.outcome == "finding")
+        return node(e.node) + " sanitizer finding, now " + toString(e.verdict) + ": " + c.note + " (" + when + ")";
+    if (c.outcome == "clean")
+        return node(e.node) + " sanitizer clean (" + when + ")";
+    return node(e.node) + " not sanitized, kept: " + c.note + " (" + when + ")";
+}
+
+std::string budgetText(const BudgetStatus &e)
+{
+    std::string s = describe(e.budget.split);
+    if (e.budget.budgetSeconds > 0)
+        s = fmt("%.0f s", std::max(0.0, e.budget.budgetSeconds - e.budget.elapsedSeconds)) + " of " +
+            fmt("%.0f s", e.budget.budgetSeconds) + " left (" + s + ")";
+    if (e.reserveSeconds > 0)
+        s += "; " + fmt("%.0f s", e.reserveSeconds) + " kept for the final gate";
+    if (e.gating != 0)
+        s += "; compute-sanitizer on " + node(e.gating) + (e.finalGate ? " (final gate)" : "");
+    const std::string &gate = e.budget.bestGate;
+    if (e.budget.bestNode != 0)
+        s += "; best " + node(e.budget.bestNode) + " " +
+             (gate == "clean"     ? "checked"
+              : gate == "pending" ? "not checked yet"
+              : gate == "off"     ? "unchecked (the gate is off)"
+                                  : "unchecked");
+    return "budget: " + s;
+}
+
+} // namespace
+
 std::string describe(const SearchEvent &event)
 {
     return std::visit(
         Overloaded{
-            [](const SearchStarted &e) {
-                std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " +
-                                e.generator + " generator, from round " + std::to_string(e.firstRound);
-                s += e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown";
-                if (e.budgetSeconds > 0)
-                    s += "; setup took " + fmt("%.1f s", e.setupSeconds) + " of the " + fmt("%.0f s", e.budgetSeconds) +
-                         " budget";
-                return s;
-            },
+            [](const SearchStarted &e) { return startedText(e); },
             [](const RoundStarted &e) {
                 return "round " + std::to_string(e.round) +
                        (e.bestMs > 0 ? " (best so far " + ms(e.bestMs) + ")" : " (no correct kernel yet)");
@@ -97,72 +179,12 @@ std::string describe(const SearchEvent &event)
                     s += ", " + fmt("%.2fx", e.speedup) + " eager";
                 return e.newBest ? s + " (new best)" : s;
             },
-            [](const RoundFinished &e) {
-                std::string s = "round " + std::to_string(e.round) + " done: ";
-                s += e.bestMs > 0 ? "best " + ms(e.bestMs) + " (" + node(e.bestNode) + ", " + e.bestIdea + ")"
-                                  : "no correct kernel yet";
-                s += "; this round " + std::to_string(e.correct) + " of " + std::to_string(e.candidates) + " correct";
-                if (e.roundBestMs > 0)
-                    s += ", fastest " + ms(e.roundBestMs);
-                if (e.tokens > 0)
-                    s += "; " + std::to_string(e.tokens) + " tokens" + (e.cost > 0 ? ", cost " + fmt("%.4f", e.cost) : "");
-                if (e.sanitized > 0)
-                    s += "; sanitizer " + std::to_string(e.sanitized) + " checked in " + fmt("%.1f s", e.sanitizerSeconds) +
-                         (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
-                if (e.bestGate == "pending")
-                    s += "; the best is not yet through compute-sanitizer";
-                return s;
-            },
-            [](const SearchFinished &e) {
-                std::string s = "stopped (" + toString(e.reason) + (e.detail.empty() ? "" : ": " + e.detail) + ")";
-                s += " after " + std::to_string(e.roundsRun) + (e.roundsRun == 1 ? " round" : " rounds");
-                if (!(e.bestMs > 0))
-                    return s;
-                s += "; best " + ms(e.bestMs) + " (" + node(e.bestNode);
-                if (e.budget.bestGate == "clean")
-                    return s + ", passed compute-sanitizer)";
-                return s + (e.budget.bestGate.empty() ? ")" : ", not checked by compute-sanitizer)");
-            },
+            [](const RoundFinished &e) { return roundText(e); },
+            [](const SearchFinished &e) { return finishedText(e); },
             [](const SearchMessage &e) { return e.text; },
-            [](const CandidateSanitizing &e) {
-                std::string tools;
-                for (const auto &t : e.tools)
-                    tools += (tools.empty() ? "" : ", ") + t;
-                return node(e.node) + " sanitizing (" + tools + (e.background ? ", while the GPU waits" : ", final gate") +
-                       (e.estimateSeconds > 0 ? ", about " + fmt("%.0f s", e.estimateSeconds) : "") + ")";
-            },
-            [](const CandidateSanitized &e) {
-                if (e.putOff)
-                    return node(e.node) + " sanitizer run put off: the GPU is needed for timing";
-                const SanitizerCheck &c = e.check;
-                std::string tools;
-                for (const auto &t : c.tools)
-                    tools += (tools.empty() ? "" : ", ") + t;
-                std::string when = c.sameAs ? "same source as " + node(c.sameAs) : tools + ", " + fmt("%.1f s", c.seconds);
-                if (c.outcome == "finding")
-                    return node(e.node) + " sanitizer finding, now " + toString(e.verdict) + ": " + c.note + " (" + when + ")";
-                if (c.outcome == "clean")
-                    return node(e.node) + " sanitizer clean (" + when + ")";
-                return node(e.node) + " not sanitized, kept: " + c.note + " (" + when + ")";
-            },
-            [](const BudgetStatus &e) {
-                std::string s = describe(e.budget.split);
-                if (e.budget.budgetSeconds > 0)
-                    s = fmt("%.0f s", std::max(0.0, e.budget.budgetSeconds - e.budget.elapsedSeconds)) + " of " +
-                        fmt("%.0f s", e.budget.budgetSeconds) + " left (" + s + ")";
-                if (e.reserveSeconds > 0)
-                    s += "; " + fmt("%.0f s", e.reserveSeconds) + " kept for the final gate";
-                if (e.gating != 0)
-                    s += "; compute-sanitizer on " + node(e.gating) + (e.finalGate ? " (final gate)" : "");
-                const std::string &gate = e.budget.bestGate;
-                if (e.budget.bestNode != 0)
-                    s += "; best " + node(e.budget.bestNode) + " " +
-                         (gate == "clean"     ? "checked"
-                          : gate == "pending" ? "not checked yet"
-                          : gate == "off"     ? "unchecked (the gate is off)"
-                                              : "unchecked");
-                return "budget: " + s;
-            },
+            [](const CandidateSanitizing &e) { return sanitizingText(e); },
+            [](const CandidateSanitized &e) { return sanitizedText(e); },
+            [](const BudgetStatus &e) { return budgetText(e); },
         },
         event);
 }

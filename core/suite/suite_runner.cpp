@@ -112,6 +112,17 @@ std::optional<std::string> progressLine(const SearchEvent &event)
     return std::nullopt;
 }
 
+// A session of an earlier run goes on after its rounds; a new one keeps the problem.
+Result<SessionStore> openSession(const std::string &path, const Problem &problem, const Generator *generator,
+                                 const SearchSettings &settings, const std::string &noGenerator)
+{
+    if (!generator)
+        return makeError("suite", noGenerator);
+    SessionMeta meta = sessionMetaFor(problem, generator->name(), "kernelforge-cli suite");
+    meta.settings = settings;
+    return openOrCreateSession(path, meta);
+}
+
 } // namespace
 
 SuiteRunner::SuiteRunner(SuiteOptions options) : m_options(std::move(options)) {}
@@ -289,32 +300,17 @@ void SuiteRunner::measureCompile(SuiteEntry &e, const std::string &file, Lane &l
         say(e.name, "torch.compile: " + msText(t.ms));
 }
 
-void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop)
+bool SuiteRunner::readyToSearch(SuiteEntry &e, const Problem &problem, SearchSettings &settings,
+                                const std::string &file, Lane &lane, const std::atomic<bool> &stop)
 {
-    const auto began = std::chrono::steady_clock::now();
-    // The workers start (or, after a search that ended by killing them, start again) while this
-    // problem's file and module are read and torch.compile is timed, not after. (The future
-    // waits for the start on every return below.)
-    std::future<Status> warm = std::async(std::launch::async, [&lane] { return lane.workers.start(); });
-    const std::string file = (fs::path(m_options.folder) / e.file).string();
-    const std::string label = e.name.empty() ? e.file : e.name;
-    auto problem = loadProblemFile(file);
-    if (!problem) {
-        e.status = suite_status::Failed;
-        e.reason = problem.error().text();
-        update(e);
-        return;
-    }
-    e.name = problem->name;
-    SearchSettings settings = m_options.settings;
-    e.policy = toString(effectivePolicy(settings, *problem));
+    e.policy = toString(effectivePolicy(settings, problem));
     if (settings.timeBudgetSeconds > 0) {
         const double left = settings.timeBudgetSeconds - e.seconds;
         if (left < 1) {
             e.status = suite_status::Done;
             e.reason = "its time budget was spent in earlier runs";
             update(e);
-            return;
+            return false;
         }
         settings.timeBudgetSeconds = left;
     }
@@ -325,41 +321,19 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
         measureCompile(e, file, lane, stop); // a resumed problem keeps what it has
         if (stop) {
             update(e); // not started: it stays as it was
-            return;
+            return false;
         }
     }
-    e.status = suite_status::Running;
-    e.reason = "searching";
-    update(e);
+    return true;
+}
 
-    std::string why;
-    auto generator = makeGenerator(m_options.generator, m_options.generatorSettings, &why);
-    const std::string sessionPath = (fs::path(m_options.out) / e.session).string();
-    std::optional<SessionStore> store;
-    Error failure = makeError("suite", why);
-    std::error_code ec;
-    if (generator) {
-        // A session of an earlier run goes on after its rounds; a new one keeps the problem.
-        SessionMeta meta = sessionMetaFor(*problem, generator->name(), "kernelforge-cli suite");
-        meta.settings = settings;
-        auto opened = openOrCreateSession(sessionPath, meta);
-        if (opened)
-            store.emplace(std::move(*opened));
-        else
-            failure = opened.error();
-    }
-    if (!store) {
-        e.status = suite_status::Failed;
-        e.reason = failure.text();
-        update(e);
-        return;
-    }
-    // The problem searched is the file's, also when a session goes on: a session whose problem
-    // has a large module holds only the file's text (sessionProblemText).
-    warm.wait(); // a worker that did not start is the search's to report
-    auto search = std::make_unique<Search>(*problem, generator, settings, lane.workers, lane.compiler, *store);
+double SuiteRunner::runSearch(SuiteEntry &e, const Problem &problem, const std::shared_ptr<Generator> &generator,
+                              const SearchSettings &settings, Lane &lane, SessionStore &store,
+                              const std::atomic<bool> &stop)
+{
+    auto search = std::make_unique<Search>(problem, generator, settings, lane.workers, lane.compiler, store);
     if (e.compileMs > 0) // the workbench's chart draws it
-        (void)store->setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
+        (void)store.setMetaJson("torch_compile", {{"median_ms", e.compileMs}});
 
     std::optional<std::chrono::steady_clock::time_point> budgetFrom; // when the search's budget started
     search->setEventCallback([&](const SearchEvent &event) {
@@ -400,8 +374,13 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
         e.reason = "stopped: " + toString(search->stopReason()) +
                    (search->stopDetail().empty() ? "" : " (" + search->stopDetail() + ")");
     }
-    search.reset();
-    fillFromSession(e, *store);
+    return budgeted;
+}
+
+void SuiteRunner::finish(SuiteEntry &e, const SessionStore &store, const SearchSettings &settings,
+                         const std::string &label, std::chrono::steady_clock::time_point began, double budgeted)
+{
+    fillFromSession(e, store);
     if (settings.compileOnly && e.status == suite_status::Done)
         e.reason = "compile only: " + std::to_string(e.candidates) + " candidates, none timed; " + e.reason;
     std::string outcome = e.bestMs > 0 ? "best " + msText(e.bestMs) : std::string("no correct kernel");
@@ -412,6 +391,47 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     say(label, (e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason) +
                    "; " + secondsText(beyond) + " beyond the search budget");
     update(e);
+}
+
+void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop)
+{
+    const auto began = std::chrono::steady_clock::now();
+    // The workers start (or, after a search that ended by killing them, start again) while this
+    // problem's file and module are read and torch.compile is timed, not after. (The future
+    // waits for the start on every return below.)
+    std::future<Status> warm = std::async(std::launch::async, [&lane] { return lane.workers.start(); });
+    const std::string file = (fs::path(m_options.folder) / e.file).string();
+    const std::string label = e.name.empty() ? e.file : e.name;
+    auto problem = loadProblemFile(file);
+    if (!problem) {
+        e.status = suite_status::Failed;
+        e.reason = problem.error().text();
+        update(e);
+        return;
+    }
+    e.name = problem->name;
+    SearchSettings settings = m_options.settings;
+    if (!readyToSearch(e, *problem, settings, file, lane, stop))
+        return;
+    e.status = suite_status::Running;
+    e.reason = "searching";
+    update(e);
+
+    std::string why;
+    auto generator = makeGenerator(m_options.generator, m_options.generatorSettings, &why);
+    const std::string sessionPath = (fs::path(m_options.out) / e.session).string();
+    auto store = openSession(sessionPath, *problem, generator.get(), settings, why);
+    if (!store) {
+        e.status = suite_status::Failed;
+        e.reason = store.error().text();
+        update(e);
+        return;
+    }
+    // The problem searched is the file's, also when a session goes on: a session whose problem
+    // has a large module holds only the file's text (sessionProblemText).
+    warm.wait(); // a worker that did not start is the search's to report
+    const double budgeted = runSearch(e, *problem, generator, settings, lane, *store, stop);
+    finish(e, *store, settings, label, began, budgeted);
 }
 
 } // namespace kf

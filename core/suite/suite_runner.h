@@ -18,13 +18,17 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kf {
+
+class Generator;
 
 struct SuiteOptions {
     std::string folder;               // the problem files (*.toml, recursively)
@@ -67,6 +71,16 @@ private:
     };
     Status prepare();
     void runOne(SuiteEntry entry, Lane &lane, const std::atomic<bool> &cancel);
+    // False when the problem is not searched now: its budget was spent before, or `cancel` came
+    // while torch.compile was timed. `settings` are left with what remains of the budget.
+    bool readyToSearch(SuiteEntry &entry, const Problem &problem, SearchSettings &settings, const std::string &file,
+                       Lane &lane, const std::atomic<bool> &cancel);
+    // Sets the entry's status from how the search ended; returns the seconds its budget counted.
+    double runSearch(SuiteEntry &entry, const Problem &problem, const std::shared_ptr<Generator> &generator,
+                     const SearchSettings &settings, Lane &lane, SessionStore &store, const std::atomic<bool> &cancel);
+    // Fills the entry from its session, says how it went and records it.
+    void finish(SuiteEntry &entry, const SessionStore &store, const SearchSettings &settings, const std::string &label,
+                std::chrono::steady_clock::time_point began, double budgeted);
     void measureCompile(SuiteEntry &entry, const std::string &file, Lane &lane, const std::atomic<bool> &cancel);
     void update(const SuiteEntry &entry);
     Status save();
