@@ -101,6 +101,21 @@ bool rawExec(const std::string &path, const std::string &sql)
     return ok;
 }
 
+// The schema text a file keeps (sqlite_master), in the order it was made.
+std::vector<std::string> schemaText(const std::string &path)
+{
+    std::vector<std::string> out;
+    sqlite3 *db = nullptr;
+    sqlite3_stmt *s = nullptr;
+    if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", -1, &s,
+                           nullptr) == SQLITE_OK)
+        while (sqlite3_step(s) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char *>(sqlite3_column_text(s, 0)));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+}
+
 // A small tree: root, two rounds, ideas, candidates (one evaluated, one failed, one hand-edited),
 // logs and events. Returns the ids in creation order.
 std::vector<std::int64_t> buildTree(SessionStore &s, int candidates = 2)
@@ -211,6 +226,7 @@ private slots:
     void foreignFiles();
     void newerFormatIsRefused();
     void formatTwoReadsAndMigrates();
+    void schemaTextIsFormatThree();
     void missingFile();
     void survivesSigkill();
 
@@ -749,6 +765,89 @@ void TestSessionStore::formatTwoReadsAndMigrates()
     QCOMPARE((*all)[0].stopReason, std::string()); // rows of the old format stay as they were
     QCOMPARE((*all)[1].stopReason, std::string("refusal"));
     QCOMPARE((*all)[1].ending, std::string("refused"));
+}
+
+// The schema text that sqlite_master keeps is part of the file format: a new file's, and a format
+// 1 file's once migrated, are byte for byte what format 3 files have always held.
+void TestSessionStore::schemaTextIsFormatThree()
+{
+    const std::vector<std::string> expected = {
+        "CREATE TABLE meta (\n    key   TEXT PRIMARY KEY NOT NULL,\n    value TEXT NOT NULL\n)",
+        "CREATE TABLE nodes (\n"
+        "    id          INTEGER PRIMARY KEY,\n"
+        "    parent      INTEGER REFERENCES nodes(id),\n"
+        "    kind        TEXT NOT NULL CHECK (kind IN ('root', 'round', 'idea', 'candidate')),\n"
+        "    round       INTEGER NOT NULL DEFAULT 0,\n"
+        "    title       TEXT NOT NULL DEFAULT '',\n"
+        "    text        TEXT NOT NULL DEFAULT '',\n"
+        "    status      TEXT NOT NULL DEFAULT '',\n"
+        "    reason      TEXT NOT NULL DEFAULT '',\n"
+        "    result_json TEXT,\n"
+        "    edited      INTEGER NOT NULL DEFAULT 0,\n"
+        "    created     TEXT NOT NULL,\n"
+        "    updated     TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX nodes_parent ON nodes(parent)",
+        "CREATE TABLE logs (\n"
+        "    id   INTEGER PRIMARY KEY,\n"
+        "    node INTEGER REFERENCES nodes(id),\n"
+        "    time TEXT NOT NULL,\n"
+        "    text TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX logs_node ON logs(node)",
+        "CREATE TABLE events (\n"
+        "    id   INTEGER PRIMARY KEY,\n"
+        "    time TEXT NOT NULL,\n"
+        "    kind TEXT NOT NULL,\n"
+        "    json TEXT NOT NULL\n"
+        ")",
+        "CREATE TABLE exchanges (\n"
+        "    id                INTEGER PRIMARY KEY,\n"
+        "    round             INTEGER NOT NULL DEFAULT 0,\n"
+        "    purpose           TEXT NOT NULL DEFAULT '',\n"
+        "    generator         TEXT NOT NULL DEFAULT '',\n"
+        "    model             TEXT NOT NULL DEFAULT '',\n"
+        "    endpoint          TEXT NOT NULL DEFAULT '',\n"
+        "    request           TEXT NOT NULL DEFAULT '',\n"
+        "    prompt            TEXT NOT NULL DEFAULT '',\n"
+        "    response          TEXT NOT NULL DEFAULT '',\n"
+        "    answer            TEXT NOT NULL DEFAULT '',\n"
+        "    reasoning         TEXT NOT NULL DEFAULT '',\n"
+        "    error             TEXT NOT NULL DEFAULT '',\n"
+        "    http_status       INTEGER NOT NULL DEFAULT 0,\n"
+        "    attempts          INTEGER NOT NULL DEFAULT 0,\n"
+        "    prompt_tokens     INTEGER NOT NULL DEFAULT 0,\n"
+        "    completion_tokens INTEGER NOT NULL DEFAULT 0,\n"
+        "    reasoning_tokens  INTEGER NOT NULL DEFAULT 0,\n"
+        "    cost              REAL NOT NULL DEFAULT 0,\n"
+        "    latency_ms        REAL NOT NULL DEFAULT 0,\n"
+        "    time              TEXT NOT NULL\n"
+        ", stop_reason TEXT NOT NULL DEFAULT '', ending TEXT NOT NULL DEFAULT '')",
+        "CREATE TABLE exchange_nodes (\n"
+        "    exchange INTEGER NOT NULL REFERENCES exchanges(id),\n"
+        "    node     INTEGER NOT NULL REFERENCES nodes(id),\n"
+        "    PRIMARY KEY (exchange, node)\n"
+        ")",
+        "CREATE INDEX exchange_nodes_node ON exchange_nodes(node)",
+    };
+    QTemporaryDir dir;
+    const std::string path = p(dir, "three.kfsession");
+    {
+        auto s = SessionStore::create(path, sampleMeta());
+        QVERIFY(s);
+        buildTree(*s);
+        QVERIFY(s->close());
+    }
+    QVERIFY(schemaText(path) == expected);
+
+    QVERIFY(rawExec(path, "DROP TABLE exchange_nodes; DROP TABLE exchanges; PRAGMA user_version = 1"));
+    {
+        auto rw = SessionStore::open(path);
+        QVERIFY2(rw, rw ? "" : rw.error().text().c_str());
+        QCOMPARE(rw->formatVersion(), kSessionFormatVersion);
+        QVERIFY(rw->close());
+    }
+    QVERIFY(schemaText(path) == expected);
 }
 
 void TestSessionStore::missingFile()
