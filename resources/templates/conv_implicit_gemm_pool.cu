@@ -146,43 +146,7 @@ __device__ __forceinline__ void pool_tile(float *__restrict__ out, const float *
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 conv_pool(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ out{{EPILOGUE_PARAMS}})
 {
-    extern __shared__ __align__(128) float smem[];
-    int2 *taps = reinterpret_cast<int2 *>(smem + kStages * kStageFloats);
-    int4 *rows = reinterpret_cast<int4 *>(taps + kKPadded);
-
-    const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * kBN;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int warpRow = (warp % kWarpsM) * kWM, warpCol = (warp / kWarpsM) * kWN;
-
-    for (int k = threadIdx.x; k < kKPadded; k += kThreads) taps[k] = tap_entry(k);
-    for (int r = threadIdx.x; r < kBM; r += kThreads) rows[r] = row_entry(m0 + r);
-    __syncthreads();
-
-    float acc[kFragsM][kFragsN][4] = {};
-
-    // Pipeline: kStages-1 tiles in flight while one is multiplied.
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (s < kTilesK) {
-            load_tile_a(smem + s * kStageFloats, x, taps, rows, s * kBK);
-            load_tile_b(smem + s * kStageFloats + kStageA, w, n0, s * kBK);
-        }
-        cp_async_commit();
-    }
-    for (int kt = 0; kt < kTilesK; ++kt) {
-        cp_async_wait<kStages - 2>(); // tile kt has landed
-        __syncthreads();              // ...for every thread, and the stage read last step is free
-        const int next = kt + kStages - 1;
-        if (next < kTilesK) {
-            float *stage = smem + (next % kStages) * kStageFloats;
-            load_tile_a(stage, x, taps, rows, next * kBK);
-            load_tile_b(stage + kStageA, w, n0, next * kBK);
-        }
-        cp_async_commit();
-        const float *stage = smem + (kt % kStages) * kStageFloats;
-        mma_stage(acc, stage, stage + kStageA, warpRow, warpCol, lane);
-    }
-    cp_async_wait<0>();
+{{>conv_mma_mainloop}}
 
     __syncthreads(); // every warp is done with the stages: they now hold the conv tile
 

@@ -19,22 +19,9 @@
 // @launch gemm_fp16 grid(cdiv({{M}}, {{BM}}) * cdiv({{N}}, {{BN}}), 1, {{BATCH}}) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem(2 * ({{BM}} * ({{BK}} + 8) + {{BK}} * {{BN}} + 8 * {{BK}} + 8 * {{BN}}) * 2) args({{A}}, {{B}}, {{OUT}}{{EPILOGUE_ARGS}})
 #include <cuda_fp16.h>
 
-// ---- problem sizes and tile shapes ----
-constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
-constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between batches (0: shared)
-constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
-constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
-constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
+{{>mma_gemm_sizes}}
 
-constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
-constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile
-constexpr int kGroupM = {{GROUP_M}};
-constexpr int kMinBlocks = {{MIN_BLOCKS}};
-
-constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
-constexpr int kThreads = kWarpsM * kWarpsN * 32;
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;          // mma.m16n8k16 (fp16)
-constexpr int kFragsM = kWM / kMmaM, kFragsN = kWN / kMmaN;
+constexpr int kMmaK = 16;                                 // mma.m16n8k16 (fp16)
 
 // Shared memory (halves): per stage an A tile [BM][BK+8] and a B tile, [BK][BN+8] or [BN][BK+8].
 constexpr int kLdA = kBK + 8;
@@ -43,38 +30,10 @@ constexpr int kStageA = kBM * kLdA;
 constexpr int kStageB = kBK * kBN + 8 * kBK + 8 * kBN;    // room for either B layout (matches @launch)
 constexpr int kStageHalves = kStageA + kStageB;
 
-__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
-constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
-
-// 16-byte loads when every row starts on a 16-byte boundary, else single floats.
-constexpr int kVecA = (kK % 4 == 0 && kBatchStrideA % 4 == 0) ? 4 : 1;
-constexpr int kVecB = ((kTransB ? kK : kN) % 4 == 0 && kBatchStrideB % 4 == 0) ? 4 : 1;
-constexpr int kLoadsA = kBM * kBK / kVecA / kThreads;     // per thread and tile
-constexpr int kLoadsB = kBN * kBK / kVecB / kThreads;
-
-static_assert(kBM % kWM == 0 && kBN % kWN == 0, "the warp tile must divide the block tile");
-static_assert(kWM % kMmaM == 0 && kWN % 16 == 0, "warp tile: WM a multiple of 16, WN of 16");
 static_assert(kBK % kMmaK == 0, "BK must be a multiple of 16");
-static_assert(kLoadsA * kVecA * kThreads == kBM * kBK, "A tile loads must spread evenly over the threads");
-static_assert(kLoadsB * kVecB * kThreads == kBN * kBK, "B tile loads must spread evenly over the threads");
 
 // ---- global -> registers -> shared (fp32 -> fp16) ----
-// A tile element (row, col) of load i: rows of BK/kVec chunks.
-struct TileRegs {
-    float a[kLoadsA][kVecA];
-    float b[kLoadsB][kVecB];
-};
-
-template <int kVec>
-__device__ __forceinline__ void load_vec(float (&v)[kVec], const float *src, bool inside)
-{
-    if constexpr (kVec == 4) {
-        const float4 x = inside ? __ldg(reinterpret_cast<const float4 *>(src)) : make_float4(0.f, 0.f, 0.f, 0.f);
-        v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
-    } else {
-        v[0] = inside ? __ldg(src) : 0.f;
-    }
-}
+{{>gemm_tile_regs}}
 
 template <int kVec>
 __device__ __forceinline__ void store_half(__half *dst, const float (&v)[kVec])
@@ -87,33 +46,6 @@ __device__ __forceinline__ void store_half(__half *dst, const float (&v)[kVec])
         *reinterpret_cast<uint2 *>(dst) = packed; // 8-byte aligned: rows are multiples of 8 halves
     } else {
         dst[0] = __float2half_rn(v[0]);
-    }
-}
-
-__device__ __forceinline__ void load_tile(TileRegs &r, const float *A, const float *B, int m0, int n0, int k0)
-{
-#pragma unroll
-    for (int i = 0; i < kLoadsA; ++i) {
-        constexpr int kPerRow = kBK / kVecA;
-        const int c = threadIdx.x + i * kThreads;
-        const int gm = m0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecA;
-        const bool inside = gm < kM && gk < kK;
-        load_vec<kVecA>(r.a[i], A + (inside ? (long long)gm * kK + gk : 0), inside);
-    }
-#pragma unroll
-    for (int i = 0; i < kLoadsB; ++i) {
-        const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransB) {
-            constexpr int kPerRow = kBK / kVecB;
-            const int gn = n0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecB;
-            const bool inside = gn < kN && gk < kK;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gn * kK + gk : 0), inside);
-        } else {
-            constexpr int kPerRow = kBN / kVecB;
-            const int gk = k0 + c / kPerRow, gn = n0 + (c % kPerRow) * kVecB;
-            const bool inside = gk < kK && gn < kN;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gk * kN + gn : 0), inside);
-        }
     }
 }
 
@@ -200,21 +132,7 @@ gemm_fp16(const float *__restrict__ A, const float *__restrict__ B, float *__res
 {
     extern __shared__ __align__(128) __half smem[];
 
-    // Block -> output tile, kGroupM block-rows at a time so that they share B panels in L2.
-    const int tile = blockIdx.x;
-    const int group = tile / (kGroupM * kTilesN);
-    const int firstM = group * kGroupM;
-    const int groupRows = min(kTilesM - firstM, kGroupM);
-    const int tileM = firstM + (tile % (kGroupM * kTilesN)) % groupRows;
-    const int tileN = (tile % (kGroupM * kTilesN)) / groupRows;
-    const int m0 = tileM * kBM, n0 = tileN * kBN;
-    const int batch = blockIdx.z;
-    A += batch * kBatchStrideA;
-    B += batch * kBatchStrideB;
-    C += batch * kBatchStrideC;
-
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int warpRow = (warp % kWarpsM) * kWM, warpCol = (warp / kWarpsM) * kWN;
+{{>mma_gemm_block}}
 
     float acc[kFragsM][kFragsN][4] = {};
     TileRegs regs;
@@ -236,29 +154,5 @@ gemm_fp16(const float *__restrict__ A, const float *__restrict__ B, float *__res
         __syncthreads();
     }
 
-    // Epilogue: a function of acc, row, col and batch. Accumulator (i, j, r) sits at row
-    // g (+8 for r >= 2) and column 2t (+1 for odd r) of its 16x8 tile.
-    const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
-    const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-    for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-        for (int j = 0; j < kFragsN; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = m0 + warpRow + i * kMmaM + g + 8 * h;
-                const int col = n0 + warpCol + j * kMmaN + 2 * t;
-                if (row >= kM || col >= kN) continue;
-                float *dst = C + (long long)row * kN + col;
-                const float v0 = epilogue(acc[i][j][2 * h], row, col);
-                if (col + 1 >= kN) {
-                    dst[0] = v0;
-                } else if constexpr (kN % 2 == 0 && kBatchStrideC % 2 == 0) {
-                    const float v1 = epilogue(acc[i][j][2 * h + 1], row, col + 1);
-                    *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1); // 8-byte aligned: col is even
-                } else {
-                    dst[0] = v0;
-                    dst[1] = epilogue(acc[i][j][2 * h + 1], row, col + 1);
-                }
-            }
+{{>mma_gemm_store}}
 }

@@ -38,61 +38,16 @@ constexpr int kTilesK = cdiv(kK, kBK);
 // 16-byte loads when every row starts on a 16-byte boundary, else single floats.
 constexpr int kVecA = (kK % 4 == 0 && kBatchStrideA % 4 == 0) ? 4 : 1;
 constexpr int kVecB = ((kTransB ? kK : kN) % 4 == 0 && kBatchStrideB % 4 == 0) ? 4 : 1;
-constexpr int kLoadsA = kBM * kBK / kVecA / kThreads;     // per thread and tile
-constexpr int kLoadsB = kBN * kBK / kVecB / kThreads;
 
 static_assert(kTM % 4 == 0 && kTN % 4 == 0, "thread tiles are made of 4x4 sub-tiles");
 static_assert(kBM % kTM == 0 && kBN % kTN == 0, "the thread tile must divide the block tile");
 static_assert(kBK % 4 == 0, "BK must be a multiple of 4");
 static_assert(2 * kBK * (kLdA + kLdB) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB");
-static_assert(kLoadsA * kVecA * kThreads == kBM * kBK, "A tile loads must spread evenly over the threads");
-static_assert(kLoadsB * kVecB * kThreads == kBN * kBK, "B tile loads must spread evenly over the threads");
 
 // ---- global -> registers -> shared ----
-struct TileRegs {
-    float a[kLoadsA][kVecA];
-    float b[kLoadsB][kVecB];
-};
-
-template <int kVec>
-__device__ __forceinline__ void load_vec(float (&v)[kVec], const float *src, bool inside)
-{
-    if constexpr (kVec == 4) {
-        const float4 x = inside ? __ldg(reinterpret_cast<const float4 *>(src)) : make_float4(0.f, 0.f, 0.f, 0.f);
-        v[0] = x.x; v[1] = x.y; v[2] = x.z; v[3] = x.w;
-    } else {
-        v[0] = inside ? __ldg(src) : 0.f;
-    }
-}
+{{>gemm_tile_regs}}
 
 // A is stored transposed: element (row, k) of the tile goes to sA[k][row].
-__device__ __forceinline__ void load_tile(TileRegs &r, const float *A, const float *B, int m0, int n0, int k0)
-{
-#pragma unroll
-    for (int i = 0; i < kLoadsA; ++i) {
-        constexpr int kPerRow = kBK / kVecA;
-        const int c = threadIdx.x + i * kThreads;
-        const int gm = m0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecA;
-        const bool inside = gm < kM && gk < kK;
-        load_vec<kVecA>(r.a[i], A + (inside ? (long long)gm * kK + gk : 0), inside);
-    }
-#pragma unroll
-    for (int i = 0; i < kLoadsB; ++i) {
-        const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransB) {
-            constexpr int kPerRow = kBK / kVecB;
-            const int gn = n0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecB;
-            const bool inside = gn < kN && gk < kK;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gn * kK + gk : 0), inside);
-        } else {
-            constexpr int kPerRow = kBN / kVecB;
-            const int gk = k0 + c / kPerRow, gn = n0 + (c % kPerRow) * kVecB;
-            const bool inside = gk < kK && gn < kN;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gk * kN + gn : 0), inside);
-        }
-    }
-}
-
 __device__ __forceinline__ void store_tile(float *sA, float *sB, const TileRegs &r)
 {
 #pragma unroll

@@ -50,19 +50,7 @@ static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kI
               "sizes must fit the packed (r, s) shifts");
 
 // ---- asynchronous copies (cp.async), zero-filling what lies outside ----
-template <int kBytes>
-__device__ __forceinline__ void cp_async(float *smem, const float *gmem, bool inside)
-{
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    const int srcBytes = inside ? kBytes : 0; // 0: nothing is read, the destination is zero-filled
-    if constexpr (kBytes == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
+{{>cp_async_zfill}}
 
 // ---- the gather tables ----
 // Tap k = (c, r, s): offset of x[., c, r*dil, s*dil] from a window's corner, and the packed shift.
@@ -117,27 +105,7 @@ __device__ __forceinline__ void load_tile_b(float *sB, const float *w, int n0, i
 }
 
 // ---- fragments and the TF32 tensor-core instruction ----
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float *smem)
-{
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-__device__ __forceinline__ unsigned to_tf32(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+{{>mma_tf32_ops}}
 
 // A fragment of the 16x8 tile at (row, k): a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4).
 __device__ __forceinline__ void load_frag_a(unsigned (&a)[4], const float *sA, int row, int k, int lane)

@@ -2,23 +2,10 @@
 // shapes, the cp.async tile copies with zero-fill, fragment loads and the TF32 MMA instruction.
 // Each template then defines mma_stage (one BK-deep slice of the product) and kPromote before
 // including mma_gemm_kernel.
-// ---- problem sizes and tile shapes ----
-constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
-constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between batches (0: shared)
-constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
-constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
-constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
+{{>mma_gemm_sizes}}
 
-constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
-constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile
 constexpr int kStages = {{STAGES}};
-constexpr int kGroupM = {{GROUP_M}};
-constexpr int kMinBlocks = {{MIN_BLOCKS}};
-
-constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
-constexpr int kThreads = kWarpsM * kWarpsN * 32;
-constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;           // mma.m16n8k8 (tf32)
-constexpr int kFragsM = kWM / kMmaM, kFragsN = kWN / kMmaN;
+constexpr int kMmaK = 8;                                  // mma.m16n8k8 (tf32)
 
 // Shared memory: per stage an A tile [BM][BK+4] and a B tile, [BK][BN+8] or, transposed, [BN][BK+4].
 constexpr int kLdA = kBK + 4;
@@ -27,32 +14,11 @@ constexpr int kStageA = kBM * kLdA;
 constexpr int kStageB = kBK * kBN + 8 * kBK + 4 * kBN;    // room for either B layout (matches @launch)
 constexpr int kStageFloats = kStageA + kStageB;
 
-__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
-constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
-
-// 16-byte copies when every copied row starts on a 16-byte boundary, else 4-byte copies.
-constexpr int kVecA = (kK % 4 == 0 && kBatchStrideA % 4 == 0) ? 4 : 1;
-constexpr int kVecB = ((kTransB ? kK : kN) % 4 == 0 && kBatchStrideB % 4 == 0) ? 4 : 1;
-
-static_assert(kBM % kWM == 0 && kBN % kWN == 0, "the warp tile must divide the block tile");
-static_assert(kWM % kMmaM == 0 && kWN % 16 == 0, "warp tile: WM a multiple of 16, WN of 16");
 static_assert(kBK % kMmaK == 0, "BK must be a multiple of 8");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 
 // ---- asynchronous copies (cp.async), zero-filling what lies outside the matrix ----
-template <int kBytes>
-__device__ __forceinline__ void cp_async(float *smem, const float *gmem, bool inside)
-{
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    const int srcBytes = inside ? kBytes : 0; // 0: nothing is read, the destination is zero-filled
-    if constexpr (kBytes == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(srcBytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
+{{>cp_async_zfill}}
 
 // Copies a tile of kRows rows and kCols columns starting at src (row stride ld) into shared
 // memory (row stride kLdS), in chunks of kVec floats. Each thread copies one column chunk of every
@@ -90,36 +56,7 @@ __device__ __forceinline__ void load_tile_b(float *sB, const float *B, int n0, i
 }
 
 // ---- fragments and the TF32 tensor-core instruction ----
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const float *smem)
-{
-    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-// A plain 4-byte shared load, kept in program order like ldmatrix (so the compiler does not hoist
-// a whole stage of loads and run out of registers).
-__device__ __forceinline__ unsigned lds32(const float *smem)
-{
-    unsigned r;
-    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(r) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(smem))));
-    return r;
-}
-
-__device__ __forceinline__ unsigned to_tf32(float x)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+{{>mma_tf32_ops}}
 
 // A fragment of the 16x8 tile at (row, k) of a stage: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4).
 __device__ __forceinline__ void load_frag_a(unsigned (&a)[4], const float *sA, int row, int k, int lane)
