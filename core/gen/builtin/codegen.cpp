@@ -81,6 +81,123 @@ Vec4Kind vec4Kind(const std::vector<IndexTerm> &terms)
     return Vec4Kind::PerLane;
 }
 
+// The names of a program's operands in the struct: one member per distinct tensor (renamed away
+// from `taken`, another struct's kernel parameters), one apply() parameter per leaf.
+struct OperandNames {
+    std::vector<std::string> members;           // the distinct tensors, in order of first read
+    std::map<std::string, std::string> memberOf; // tensor -> member
+    std::vector<std::string> leafVar;           // leaf -> apply() parameter
+};
+
+OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken)
+{
+    OperandNames o;
+    std::set<std::string> memberNames = taken;
+    for (const Leaf &l : p.leaves)
+        if (!o.memberOf.count(l.tensor)) {
+            std::string m = cudaName(l.tensor);
+            while (memberNames.count(m)) m += "_";
+            memberNames.insert(m);
+            o.memberOf[l.tensor] = m;
+            o.members.push_back(l.tensor);
+        }
+    std::set<std::string> vars;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        std::string v = o.memberOf[p.leaves[k].tensor];
+        if (vars.count(v)) v += "_" + std::to_string(k);
+        vars.insert(v);
+        o.leafVar.push_back(v);
+    }
+    return o;
+}
+
+// apply(): the computation on one element's operands, in registers.
+std::string applyFunction(const EwProgram &p, const OperandNames &o, bool acc)
+{
+    std::vector<std::string> applyParams;
+    for (const std::string &v : o.leafVar) applyParams.push_back("float " + v);
+    if (acc) applyParams.push_back("float acc");
+    auto argExpr = [&](const EwArg &a) -> std::string {
+        switch (a.kind) {
+        case EwArg::Kind::Leaf: return o.leafVar[std::size_t(a.index)];
+        case EwArg::Kind::Step: return "t" + std::to_string(a.index);
+        case EwArg::Kind::Scalar: return floatLiteral(a.value);
+        case EwArg::Kind::Acc: return "acc";
+        }
+        return "0.0f";
+    };
+    std::string code = "\n    static __device__ __forceinline__ float apply(" + join(applyParams, ", ") + ")\n    {\n";
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        std::vector<std::string> args;
+        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a));
+        code += "        const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + ";\n";
+    }
+    return code + "        return " + argExpr(p.result) + ";\n    }\n";
+}
+
+// at(i): one element.
+std::string atFunction(const EwProgram &p, const OperandNames &o, const std::string &ld, bool acc)
+{
+    const std::int64_t n = numel(p.shape);
+    std::vector<std::string> scalarLoads;
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        auto terms = indexTerms(p.leaves[k], p.shape);
+        std::string idx = indexExpr(terms, "i", n);
+        scalarLoads.push_back(ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
+                              (terms.empty() ? idx : "(" + idx + ")") + ")");
+    }
+    if (acc) scalarLoads.push_back("acc");
+    std::string code = "\n    // Element i of the " + shapeText(p.shape) + " result.\n";
+    code += std::string("    __device__ __forceinline__ float at(long long i") + (acc ? ", float acc" : "") +
+            ") const\n    {\n";
+    if (p.leaves.empty()) code += "        (void)i;\n";
+    return code + "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
+}
+
+// at4(i): four elements; 16-byte loads for full-shape and contiguous broadcast operands.
+std::string at4Function(const EwProgram &p, const OperandNames &o, const std::string &ld, bool acc)
+{
+    const std::int64_t n = numel(p.shape);
+    std::string body;
+    std::vector<std::array<std::string, 4>> lanes(p.leaves.size());
+    static const char *comp[4] = {"x", "y", "z", "w"};
+    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
+        auto terms = indexTerms(p.leaves[k], p.shape);
+        const std::string &m = o.memberOf.at(p.leaves[k].tensor);
+        const std::string local = "v_" + o.leafVar[k];
+        switch (vec4Kind(terms)) {
+        case Vec4Kind::Same:
+        case Vec4Kind::Contiguous: {
+            std::string idx = indexExpr(terms, "i", n);
+            body += "        const float4 " + local + " = " + ld + "(reinterpret_cast<const float4*>(" + m + " + " +
+                    (terms.empty() ? idx : "(" + idx + ")") + "));\n";
+            for (int l = 0; l < 4; ++l) lanes[k][std::size_t(l)] = local + "." + comp[l];
+            break;
+        }
+        case Vec4Kind::Uniform:
+            body += "        const float " + local + " = " + ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "));\n";
+            for (auto &lane : lanes[k]) lane = local;
+            break;
+        case Vec4Kind::PerLane:
+            for (int l = 0; l < 4; ++l)
+                lanes[k][std::size_t(l)] =
+                    ld + "(" + m + " + (" + indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n) + "))";
+            break;
+        }
+    }
+    std::string code = "\n    // Elements i .. i + 3, i a multiple of 4.\n";
+    code += std::string("    __device__ __forceinline__ float4 at4(long long i") + (acc ? ", float4 acc" : "") +
+            ") const\n    {\n" + (p.leaves.empty() ? "        (void)i;\n" : "") + body;
+    std::vector<std::string> results;
+    for (int l = 0; l < 4; ++l) {
+        std::vector<std::string> a;
+        for (auto &lane : lanes) a.push_back(lane[std::size_t(l)]);
+        if (acc) a.push_back(std::string("acc.") + comp[l]);
+        results.push_back("apply(" + join(a, ", ") + ")");
+    }
+    return code + "        return make_float4(" + join(results, ",\n                           ") + ");\n    }\n";
+}
+
 } // namespace
 
 std::string cudaName(const std::string &tensor)
@@ -110,123 +227,28 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
     OperandCode c;
     c.text = p.text();
     const std::string ld = loads == Loads::ReadOnly ? "__ldg" : "__ldcs";
-    const std::int64_t n = numel(p.shape);
     const bool acc = usesAcc(p);
+    const OperandNames o = operandNames(p, taken);
 
-    // One member per distinct tensor (renamed away from `taken`, another struct's kernel
-    // parameters); one apply() parameter per leaf.
-    std::vector<std::string> members, params, launch;
-    std::map<std::string, std::string> memberOf;
-    std::set<std::string> memberNames = taken;
-    for (const Leaf &l : p.leaves)
-        if (!memberOf.count(l.tensor)) {
-            std::string m = cudaName(l.tensor);
-            while (memberNames.count(m)) m += "_";
-            memberNames.insert(m);
-            memberOf[l.tensor] = m;
-            members.push_back(l.tensor);
-        }
-    std::vector<std::string> leafVar;
-    std::set<std::string> vars;
-    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        std::string v = memberOf[p.leaves[k].tensor];
-        if (vars.count(v)) v += "_" + std::to_string(k);
-        vars.insert(v);
-        leafVar.push_back(v);
-    }
-
-    std::string code = "// " + name + ": reads " + (members.empty() ? std::string("no tensor") : join(members, ", ")) +
+    std::string code = "// " + name + ": reads " +
+                       (o.members.empty() ? std::string("no tensor") : join(o.members, ", ")) +
                        (p.empty() ? std::string(".\n") : " and computes " + c.text + ".\n");
     if (acc) code += "// acc is the value the kernel computed for the element.\n";
     code += "struct " + name + " {\n";
-    for (const std::string &t : members) {
+    for (const std::string &t : o.members) {
         const Leaf *first = nullptr;
         for (const Leaf &l : p.leaves)
             if (l.tensor == t && !first) first = &l;
         std::string note = shapeText(first->shape);
         if (first->broadcast(p.shape)) note += ", broadcast over " + shapeText(p.shape);
-        code += "    const float* __restrict__ " + memberOf[t] + "; // " + note + "\n";
-        c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + memberOf[t];
-        c.args += std::string(c.args.empty() ? "" : ", ") + memberOf[t];
+        const std::string &m = o.memberOf.at(t);
+        code += "    const float* __restrict__ " + m + "; // " + note + "\n";
+        c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + m;
+        c.args += std::string(c.args.empty() ? "" : ", ") + m;
         c.launch += std::string(c.launch.empty() ? "" : ", ") + t;
-        c.names.insert(memberOf[t]);
+        c.names.insert(m);
     }
-
-    // apply(): the computation on one element's operands, in registers.
-    std::vector<std::string> applyParams;
-    for (const std::string &v : leafVar) applyParams.push_back("float " + v);
-    if (acc) applyParams.push_back("float acc");
-    auto argExpr = [&](const EwArg &a) -> std::string {
-        switch (a.kind) {
-        case EwArg::Kind::Leaf: return leafVar[std::size_t(a.index)];
-        case EwArg::Kind::Step: return "t" + std::to_string(a.index);
-        case EwArg::Kind::Scalar: return floatLiteral(a.value);
-        case EwArg::Kind::Acc: return "acc";
-        }
-        return "0.0f";
-    };
-    code += "\n    static __device__ __forceinline__ float apply(" + join(applyParams, ", ") + ")\n    {\n";
-    for (std::size_t k = 0; k < p.steps.size(); ++k) {
-        std::vector<std::string> args;
-        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a));
-        code += "        const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + ";\n";
-    }
-    code += "        return " + argExpr(p.result) + ";\n    }\n";
-
-    // at(i): one element.
-    std::vector<std::string> scalarLoads;
-    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        auto terms = indexTerms(p.leaves[k], p.shape);
-        std::string idx = indexExpr(terms, "i", n);
-        scalarLoads.push_back(ld + "(" + memberOf[p.leaves[k].tensor] + " + " +
-                              (terms.empty() ? idx : "(" + idx + ")") + ")");
-    }
-    if (acc) scalarLoads.push_back("acc");
-    code += "\n    // Element i of the " + shapeText(p.shape) + " result.\n";
-    code += std::string("    __device__ __forceinline__ float at(long long i") + (acc ? ", float acc" : "") +
-            ") const\n    {\n";
-    if (p.leaves.empty()) code += "        (void)i;\n";
-    code += "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
-
-    // at4(i): four elements; 16-byte loads for full-shape and contiguous broadcast operands.
-    std::string body;
-    std::vector<std::array<std::string, 4>> lanes(p.leaves.size());
-    static const char *comp[4] = {"x", "y", "z", "w"};
-    for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        auto terms = indexTerms(p.leaves[k], p.shape);
-        const std::string &m = memberOf[p.leaves[k].tensor];
-        const std::string local = "v_" + leafVar[k];
-        switch (vec4Kind(terms)) {
-        case Vec4Kind::Same:
-        case Vec4Kind::Contiguous: {
-            std::string idx = indexExpr(terms, "i", n);
-            body += "        const float4 " + local + " = " + ld + "(reinterpret_cast<const float4*>(" + m + " + " +
-                    (terms.empty() ? idx : "(" + idx + ")") + "));\n";
-            for (int l = 0; l < 4; ++l) lanes[k][std::size_t(l)] = local + "." + comp[l];
-            break;
-        }
-        case Vec4Kind::Uniform:
-            body += "        const float " + local + " = " + ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "));\n";
-            for (auto &lane : lanes[k]) lane = local;
-            break;
-        case Vec4Kind::PerLane:
-            for (int l = 0; l < 4; ++l)
-                lanes[k][std::size_t(l)] =
-                    ld + "(" + m + " + (" + indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n) + "))";
-            break;
-        }
-    }
-    code += "\n    // Elements i .. i + 3, i a multiple of 4.\n";
-    code += std::string("    __device__ __forceinline__ float4 at4(long long i") + (acc ? ", float4 acc" : "") +
-            ") const\n    {\n" + (p.leaves.empty() ? "        (void)i;\n" : "") + body;
-    std::vector<std::string> results;
-    for (int l = 0; l < 4; ++l) {
-        std::vector<std::string> a;
-        for (auto &lane : lanes) a.push_back(lane[std::size_t(l)]);
-        if (acc) a.push_back(std::string("acc.") + comp[l]);
-        results.push_back("apply(" + join(a, ", ") + ")");
-    }
-    code += "        return make_float4(" + join(results, ",\n                           ") + ");\n    }\n};\n";
+    code += applyFunction(p, o, acc) + atFunction(p, o, ld, acc) + at4Function(p, o, ld, acc) + "};\n";
     c.code = code;
     return c;
 }

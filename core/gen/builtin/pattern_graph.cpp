@@ -249,24 +249,27 @@ Status Graph::build(const std::vector<OpNode> &nodes)
     return Ok{};
 }
 
-Result<Shape> Graph::inferShape(const Op &op) const
-{
-    auto in = [&](std::size_t k) -> const Shape & { return value(op.in[k].value).shape; };
-    auto fallback = [&]() -> Result<Shape> {
-        if (!op.graphShapes.empty()) return op.graphShapes[0];
-        return Shape{};
-    };
-    const std::string &n = op.name;
-    const Shape &x = in(0);
+namespace {
 
+// The recorded shape of an op's output, for when it cannot be worked out here (empty when none).
+Shape recordedShape(const Op &op)
+{
+    if (!op.graphShapes.empty()) return op.graphShapes[0];
+    return Shape{};
+}
+
+// view, reshape, flatten, unsqueeze, squeeze: the same elements in another shape.
+Shape reshapedShape(const Op &op, const Shape &x)
+{
+    const std::string &n = op.name;
     if (n == "aten::view" || n == "aten::reshape") {
         auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-        if (!dims) return fallback();
+        if (!dims) return recordedShape(op);
         std::int64_t known = 1, total = numel(x);
         for (auto d : *dims) known *= d == -1 ? 1 : d;
         Shape s;
         for (auto d : *dims) s.push_back(d == -1 && known > 0 ? total / known : d);
-        if (numel(s) != total) return fallback();
+        if (numel(s) != total) return recordedShape(op);
         return s;
     }
     if (n == "aten::flatten") {
@@ -282,121 +285,181 @@ Result<Shape> Graph::inferShape(const Op &op) const
     }
     if (n == "aten::unsqueeze") {
         auto d = intList(op.in[1].constant);
-        if (!d) return fallback();
+        if (!d) return recordedShape(op);
         Shape s = x;
         s.insert(s.begin() + normDim((*d)[0], x.size() + 1), 1);
         return s;
     }
-    if (n == "aten::squeeze") {
-        auto d = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-        Shape s;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            bool drop = x[i] == 1 && (!d || std::count_if(d->begin(), d->end(), [&](auto v) {
-                                               return normDim(v, x.size()) == int(i);
-                                           }) > 0);
-            if (!drop) s.push_back(x[i]);
-        }
+    // squeeze drops dims of size 1: only the given ones, when dims are given.
+    auto d = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+    Shape s;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        bool drop = x[i] == 1 && (!d || std::count_if(d->begin(), d->end(), [&](auto v) {
+                                           return normDim(v, x.size()) == int(i);
+                                       }) > 0);
+        if (!drop) s.push_back(x[i]);
+    }
+    return s;
+}
+
+// t, numpy_T, transpose, permute: the dims reordered.
+Shape transposedShape(const Op &op, const Shape &x)
+{
+    const std::string &n = op.name;
+    Shape s = x;
+    if (n == "aten::permute") {
+        auto p = intList(op.in[1].constant);
+        if (!p || p->size() != x.size()) return recordedShape(op);
+        for (std::size_t i = 0; i < x.size(); ++i) s[i] = x[std::size_t(normDim((*p)[i], x.size()))];
+    } else if (n == "aten::transpose") {
+        auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
+        if (!a || !b) return recordedShape(op);
+        std::swap(s[std::size_t(normDim((*a)[0], x.size()))], s[std::size_t(normDim((*b)[0], x.size()))]);
+    } else if (s.size() == 2) {
+        std::swap(s[0], s[1]);
+    }
+    return s;
+}
+
+// Ops whose output has the shape of their first operand.
+bool keepsShape(const std::string &n)
+{
+    return isAlias(n) || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
+           n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout" || n == "aten::group_norm" ||
+           n == "aten::instance_norm" || n == "aten::rms_norm" || n == "aten::flip" || n == "aten::cumsum" ||
+           n == "aten::cumprod";
+}
+
+Shape expandedShape(const Op &op, const Shape &x)
+{
+    auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
+    if (!dims) return recordedShape(op);
+    Shape s(*dims);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const std::size_t from = i + x.size();
+        if (s[i] == -1 && from >= s.size()) s[i] = x[from - s.size()];
+    }
+    return s;
+}
+
+bool isLossOp(const std::string &n)
+{
+    return n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
+           n == "aten::kl_div" || n == "aten::soft_margin_loss";
+}
+
+// A loss is a scalar unless its reduction is none (0).
+Shape lossShape(const Op &op, const Shape &x)
+{
+    const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
+    if (r.is_number_integer() && r.get<int>() == 0) return x;
+    return Shape{};
+}
+
+bool isVectorNormOp(const std::string &n) { return n == "aten::norm" || n == "aten::linalg_vector_norm"; }
+
+bool isReductionOp(const Op &op)
+{
+    const std::string &n = op.name;
+    return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
+           n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
+           isVectorNormOp(n) || n == "aten::frobenius_norm";
+}
+
+// The dims and keepdim operands: (self, dim, keepdim) or, for norms, (self, p, dim, keepdim).
+Shape reducedShape(const Op &op, const Shape &x)
+{
+    const std::size_t at = isVectorNormOp(op.name) ? 2 : 1;
+    auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
+    bool keep = op.in.size() > at + 1 && op.in[at + 1].constant.is_boolean() && op.in[at + 1].constant.get<bool>();
+    if (!dims || dims->empty()) return keep ? Shape(x.size(), 1) : Shape{};
+    Shape s;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        bool reduced =
+            std::count_if(dims->begin(), dims->end(), [&](auto d) { return normDim(d, x.size()) == int(i); }) > 0;
+        if (!reduced) s.push_back(x[i]);
+        else if (keep) s.push_back(1);
+    }
+    return s;
+}
+
+bool isProductOp(const std::string &n)
+{
+    return n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::baddbmm" ||
+           n == "aten::linear";
+}
+
+// A matrix product of `a` and `b` (linear: b is the [out, in] weight), batch dims broadcast.
+Shape productShape(const Op &op, const Shape &a, const Shape &b)
+{
+    if (a.size() < 2 || b.size() < 1) return recordedShape(op);
+    if (op.name == "aten::linear") {
+        Shape s(a.begin(), a.end() - 1);
+        s.push_back(b[0]);
         return s;
     }
-    if (n == "aten::t" || n == "aten::numpy_T" || n == "aten::transpose" || n == "aten::permute") {
-        Shape s = x;
-        if (n == "aten::permute") {
-            auto p = intList(op.in[1].constant);
-            if (!p || p->size() != x.size()) return fallback();
-            for (std::size_t i = 0; i < x.size(); ++i) s[i] = x[std::size_t(normDim((*p)[i], x.size()))];
-        } else if (n == "aten::transpose") {
-            auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
-            if (!a || !b) return fallback();
-            std::swap(s[std::size_t(normDim((*a)[0], x.size()))], s[std::size_t(normDim((*b)[0], x.size()))]);
-        } else if (s.size() == 2) {
-            std::swap(s[0], s[1]);
-        }
-        return s;
+    if (b.size() < 2) return recordedShape(op);
+    auto batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
+    if (!batch) return recordedShape(op);
+    Shape s = *batch;
+    s.push_back(a[a.size() - 2]);
+    s.push_back(b.back());
+    return s;
+}
+
+// conv2d (w: its weight) and the 2-D poolings: NCHW out of a window over NCHW.
+Shape windowedShape(const Op &op, const Shape &x, const Shape &w)
+{
+    const std::string &n = op.name;
+    const bool conv = n == "aten::conv2d";
+    auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
+        auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
+        out[0] = out[1] = dflt;
+        if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+    };
+    std::int64_t k[2], s[2], p[2], d[2]{1, 1};
+    bool ceil = false;
+    if (conv) {
+        if (w.size() != 4 || x.size() != 4) return recordedShape(op);
+        k[0] = w[2], k[1] = w[3];
+        pair(3, 1, s), pair(4, 0, p), pair(5, 1, d);
+    } else {
+        pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
+        auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
+        if (!strides || strides->empty()) s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
+        if (n == "aten::max_pool2d") pair(4, 1, d);
+        std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
+        ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
     }
-    if (isAlias(n) || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
-        n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout" || n == "aten::group_norm" ||
-        n == "aten::instance_norm" || n == "aten::rms_norm" || n == "aten::flip" || n == "aten::cumsum" ||
-        n == "aten::cumprod")
-        return x;
+    if (x.size() != 4) return recordedShape(op);
+    return Shape{x[0], conv ? w[0] : x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil),
+                 windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
+}
+
+} // namespace
+
+Result<Shape> Graph::inferShape(const Op &op) const
+{
+    auto in = [&](std::size_t k) -> const Shape & { return value(op.in[k].value).shape; };
+    const std::string &n = op.name;
+    const Shape &x = in(0);
+
+    if (n == "aten::view" || n == "aten::reshape" || n == "aten::flatten" || n == "aten::unsqueeze" ||
+        n == "aten::squeeze")
+        return reshapedShape(op, x);
+    if (n == "aten::t" || n == "aten::numpy_T" || n == "aten::transpose" || n == "aten::permute")
+        return transposedShape(op, x);
+    if (keepsShape(n)) return x;
     if (n == "aten::expand_as" && op.in.size() > 1) return in(1);
-    if (n == "aten::expand") {
-        auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-        if (!dims) return fallback();
-        Shape s(*dims);
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            const std::size_t from = i + x.size();
-            if (s[i] == -1 && from >= s.size()) s[i] = x[from - s.size()];
-        }
-        return s;
+    if (n == "aten::expand") return expandedShape(op, x);
+    if (isLossOp(n)) return lossShape(op, x);
+    if (isReductionOp(op)) return reducedShape(op, x);
+    if (isProductOp(n)) {
+        const bool shifted = n == "aten::addmm" || n == "aten::baddbmm"; // (bias, a, b)
+        return productShape(op, in(shifted ? 1 : 0), in(shifted ? 2 : 1));
     }
-    if (n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
-        n == "aten::kl_div" || n == "aten::soft_margin_loss") {
-        const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
-        if (r.is_number_integer() && r.get<int>() == 0) return x;
-        return Shape{};
-    }
-    const bool vectorNorm = n == "aten::norm" || n == "aten::linalg_vector_norm";
-    if (n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
-        vectorNorm || n == "aten::frobenius_norm") {
-        // The dims and keepdim operands: (self, dim, keepdim) or, for norms, (self, p, dim, keepdim).
-        const std::size_t at = vectorNorm ? 2 : 1;
-        auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
-        bool keep = op.in.size() > at + 1 && op.in[at + 1].constant.is_boolean() && op.in[at + 1].constant.get<bool>();
-        if (!dims || dims->empty()) return keep ? Shape(x.size(), 1) : Shape{};
-        Shape s;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            bool reduced = std::count_if(dims->begin(), dims->end(),
-                                         [&](auto d) { return normDim(d, x.size()) == int(i); }) > 0;
-            if (!reduced) s.push_back(x[i]);
-            else if (keep) s.push_back(1);
-        }
-        return s;
-    }
-    if (n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::baddbmm" ||
-        n == "aten::linear") {
-        bool shifted = n == "aten::addmm" || n == "aten::baddbmm";
-        const Shape &a = in(shifted ? 1 : 0), &b = in(shifted ? 2 : 1);
-        if (a.size() < 2 || b.size() < 1) return fallback();
-        if (n == "aten::linear") {
-            Shape s(a.begin(), a.end() - 1);
-            s.push_back(b[0]);
-            return s;
-        }
-        if (b.size() < 2) return fallback();
-        auto batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
-        if (!batch) return fallback();
-        Shape s = *batch;
-        s.push_back(a[a.size() - 2]);
-        s.push_back(b.back());
-        return s;
-    }
-    if (n == "aten::conv2d" || n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
-        bool conv = n == "aten::conv2d";
-        const Shape &w = conv ? in(1) : x;
-        auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
-            auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-            out[0] = out[1] = dflt;
-            if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
-        };
-        std::int64_t k[2], s[2], p[2], d[2]{1, 1};
-        bool ceil = false;
-        if (conv) {
-            if (w.size() != 4 || x.size() != 4) return fallback();
-            k[0] = w[2], k[1] = w[3];
-            pair(3, 1, s), pair(4, 0, p), pair(5, 1, d);
-        } else {
-            pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
-            auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
-            if (!strides || strides->empty()) s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
-            if (n == "aten::max_pool2d") pair(4, 1, d);
-            std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
-            ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
-        }
-        if (x.size() != 4) return fallback();
-        return Shape{x[0], conv ? w[0] : x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil),
-                     windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
-    }
+    if (n == "aten::conv2d") return windowedShape(op, x, in(1));
+    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") return windowedShape(op, x, x);
     if (isElementwiseOp(n)) {
         Shape s = x;
         for (std::size_t k = 1; k < op.in.size(); ++k) {
@@ -408,7 +471,7 @@ Result<Shape> Graph::inferShape(const Op &op) const
         }
         return s;
     }
-    return fallback();
+    return recordedShape(op);
 }
 
 } // namespace kf::builtin::detail

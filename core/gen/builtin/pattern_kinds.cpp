@@ -225,228 +225,308 @@ Result<std::string> affineLeaf(const Graph &g, const Op &op, std::size_t k, std:
     return v.tensor;
 }
 
+// A row op's match so far: the pattern, the ops it accounts for, the value its epilogue starts
+// from, and a norm's root (applied to the reduction before anything reads it).
+struct RowMatch {
+    Pattern p;
+    std::set<int> used;
+    std::string result;
+    std::string accWrap;
+};
+
+// The prologue: what the row op reads, as a program of problem tensors.
+Result<EwProgram> rowInput(const Op &op, const std::string &in, ProgramBuilder &b)
+{
+    const std::string &n = op.name;
+    if (isLoss(n)) {
+        auto term = lossTerm(op, b);
+        if (!term) return term.error();
+        return b.finish(*term);
+    }
+    if (isVectorNorm(n)) {
+        auto order = normOrder(op);
+        if (!order) return order.error();
+        auto v = b.operand(in);
+        if (!v) return v.error();
+        return b.finish(b.step(order->before, {*v}, n));
+    }
+    return b.build(in);
+}
+
+Status softmaxRows(const Op &op, const Shape &x, Pattern &p)
+{
+    const std::string &n = op.name;
+    auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
+    if (!dim) return unsupportedOp(n, "with a computed dim");
+    if (op.in.size() > 2 && !op.in[2].constant.is_null() && !op.in[2].constant.is_boolean())
+        return unsupportedOp(n, "with a dtype conversion");
+    p.kind = PatternKind::Softmax;
+    p.logSoftmax = n.find("log_softmax") != std::string::npos;
+    p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
+    return Ok{};
+}
+
+Status layerNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
+{
+    const std::string &n = op.name;
+    auto shape = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
+    if (!shape || shape->empty() || shape->size() > x.size())
+        return unsupportedOp(n, "with a computed normalized shape");
+    p.kind = PatternKind::LayerNorm;
+    p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
+    for (std::size_t k : {std::size_t(2), std::size_t(3)}) {
+        auto leaf = affineLeaf(g, op, k, p.row.len);
+        if (!leaf) return leaf.error();
+        (k == 2 ? p.weight : p.bias) = *leaf;
+    }
+    if (op.in.size() < 5 || !op.in[4].constant.is_number()) return unsupportedOp(n, "with a computed eps");
+    p.eps = op.in[4].constant.get<double>();
+    return Ok{};
+}
+
+Status rmsNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
+{
+    const std::string &n = op.name;
+    auto shape = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
+    if (!shape || shape->empty() || shape->size() > x.size())
+        return unsupportedOp(n, "with a computed normalized shape");
+    p.kind = PatternKind::RMSNorm;
+    p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
+    auto leaf = affineLeaf(g, op, 2, p.row.len);
+    if (!leaf) return leaf.error();
+    p.weight = *leaf;
+    // No eps: PyTorch uses the float32 machine epsilon.
+    p.eps =
+        op.in.size() > 3 && op.in[3].constant.is_number() ? op.in[3].constant.get<double>() : 1.1920928955078125e-07;
+    return Ok{};
+}
+
+// Statistics over each (sample, group of channels): rows of C / groups * H * W contiguous elements;
+// the per-channel weight and bias follow as an epilogue.
+Status groupNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
+{
+    const std::string &n = op.name;
+    if (x.size() < 2) return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
+    const bool group = n == "aten::group_norm";
+    const std::int64_t channels = x[1];
+    std::int64_t groups = channels;
+    if (group) {
+        if (op.in.size() < 5 || !op.in[1].constant.is_number_integer()) return unsupportedOp(n, "with computed groups");
+        groups = op.in[1].constant.get<std::int64_t>();
+        if (groups < 1 || channels % groups != 0) return unsupportedOp(n, "with channels not divisible by groups");
+    } else if (op.in.size() < 8 || !flag(op.in[5])) {
+        return unsupportedOp(n, "with running statistics");
+    }
+    const std::size_t epsAt = group ? 4 : 7;
+    if (op.in.size() <= epsAt || !op.in[epsAt].constant.is_number()) return unsupportedOp(n, "with a computed eps");
+    p.eps = op.in[epsAt].constant.get<double>();
+    for (std::size_t k : {std::size_t(group ? 2 : 1), std::size_t(group ? 3 : 2)}) {
+        auto leaf = affineLeaf(g, op, k, channels);
+        if (!leaf) return leaf.error();
+        (k == std::size_t(group ? 2 : 1) ? p.weight : p.bias) = *leaf;
+    }
+    p.kind = PatternKind::LayerNorm;
+    p.groups = groups;
+    p.row = geometry(x, 1, int(x.size()) - 1, true);
+    p.row.outer = x[0] * groups;
+    p.row.len = numel(x) / p.row.outer;
+    return Ok{};
+}
+
+// sum, mean, amax, argmax, max along a dim ...: the reduced dims, and whether the values or the
+// indices are the result.
+Status reductionRows(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
+{
+    const std::string &n = op.name;
+    Pattern &p = m.p;
+    auto dims = reducedDims(op, x);
+    if (!dims) return dims.error();
+    bool arg = n == "aten::argmax" || n == "aten::argmin";
+    bool keep = op.in.size() > 2 && flag(op.in[2]);
+    p.row = geometry(x, dims->first, dims->second, keep);
+    if (n == "aten::max" || n == "aten::min") {
+        bool indices = g.result() != op.out[0] && g.throughAliases(g.result()) == op.out[1];
+        p.reduceOp = std::string(indices ? "arg" : "a") + (n == "aten::max" ? "max" : "min");
+        if (indices) m.result = op.out[1];
+        arg = indices;
+    } else {
+        p.reduceOp = n.substr(6);
+    }
+    if ((n == "aten::sum" || n == "aten::mean") && op.in.size() > 3 && !op.in[3].constant.is_null())
+        return unsupportedOp(n, "with a dtype conversion");
+    DType want = arg ? DType::I64 : DType::F32;
+    if (g.problem().outputs[0].dtype != want)
+        return unsupportedOp(n, "returning " + toString(g.problem().outputs[0].dtype));
+    return Ok{};
+}
+
+// Reductions, vector norms and losses: all a Reduce pattern.
+Status reducePatternRows(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
+{
+    const std::string &n = op.name;
+    Pattern &p = m.p;
+    p.kind = PatternKind::Reduce;
+    if (isLoss(n)) {
+        auto r = lossReduction(op);
+        if (!r) return r.error();
+        p.reduceOp = *r;
+        p.row = geometry(x, 0, int(std::max<std::size_t>(x.size(), 1)), false);
+        return Ok{};
+    }
+    if (!isVectorNorm(n)) return reductionRows(g, op, x, m);
+    const bool fro = n == "aten::frobenius_norm";
+    auto dims = reducedDims(op, x, fro ? 1 : 2);
+    if (!dims) return dims.error();
+    const std::size_t keepAt = fro ? 2 : 3;
+    if (!fro && op.in.size() > 4 && !op.in[4].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+    p.row = geometry(x, dims->first, dims->second, op.in.size() > keepAt && flag(op.in[keepAt]));
+    auto order = normOrder(op);
+    p.reduceOp = order->reduce;
+    m.accWrap = order->after;
+    return Ok{};
+}
+
+Status scanRows(const Graph &g, const Op &op, const Shape &x, const Op *flipIn, RowMatch &m)
+{
+    const std::string &n = op.name;
+    Pattern &p = m.p;
+    auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
+    if (!dim) return unsupportedOp(n, "with a computed dim");
+    if (op.in.size() > 2 && !op.in[2].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+    p.kind = PatternKind::Scan;
+    p.reduceOp = n == "aten::cumsum" ? "sum" : "prod";
+    p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
+    if (!flipIn) return Ok{};
+    // flip(cumsum(flip(x))) along the scanned dim: both flips, of that dim alone.
+    auto flipDims = [&](const Op &f) {
+        auto d = intList(f.in.size() > 1 ? f.in[1].constant : nlohmann::json());
+        return d && d->size() == 1 && normDim((*d)[0], x.size()) == p.row.dim;
+    };
+    auto after = g.consumers(op.out[0]);
+    const Op *flipOut = after.size() == 1 ? &g.ops()[std::size_t(after[0])] : nullptr;
+    if (!flipDims(*flipIn) || !flipOut || flipOut->name != "aten::flip" || !flipDims(*flipOut))
+        return unsupportedOp("aten::flip", "around " + n + " other than of the scanned dim on both sides");
+    m.used.insert(after[0]);
+    m.result = flipOut->out[0];
+    p.reverse = true;
+    return Ok{};
+}
+
+// The kind of row op and its geometry.
+Status matchRowKind(const Graph &g, const Op &op, const Shape &x, const Op *flipIn, RowMatch &m)
+{
+    const std::string &n = op.name;
+    if (isSoftmax(n)) return softmaxRows(op, x, m.p);
+    if (n == "aten::layer_norm") return layerNormRows(g, op, x, m.p);
+    if (n == "aten::rms_norm") return rmsNormRows(g, op, x, m.p);
+    if (n == "aten::group_norm" || n == "aten::instance_norm") return groupNormRows(g, op, x, m.p);
+    if (isReduction(op) || isVectorNorm(n) || isLoss(n)) return reducePatternRows(g, op, x, m);
+    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
+        m.p.kind = PatternKind::Pool;
+        m.p.pool = poolSpec(g, op);
+        m.p.row = geometry(x, 2, 2, false);
+        return Ok{};
+    }
+    if (isScan(n)) return scanRows(g, op, x, flipIn, m);
+    return unsupportedOp(n);
+}
+
+// Every view of a reduction's result that broadcasts over `x` as if the reduced dims were kept
+// (keepdim, or unsqueezed back): the accumulators of a Normalize epilogue.
+std::map<std::string, int> keptViews(const Graph &g, const Shape &x, const RowGeometry &row, const std::string &result)
+{
+    Shape keep = x;
+    for (int d = row.dim; d < row.dim + row.dims && d < int(keep.size()); ++d) keep[std::size_t(d)] = 1;
+    auto broadcastsAsKept = [&](const Shape &s) {
+        if (s.size() > keep.size()) return false;
+        Shape padded(keep.size() - s.size(), 1);
+        padded.insert(padded.end(), s.begin(), s.end());
+        return padded == keep;
+    };
+    std::map<std::string, int> accs;
+    std::vector<std::string> todo{result};
+    while (!todo.empty()) {
+        const std::string v = todo.back();
+        todo.pop_back();
+        if (broadcastsAsKept(g.shape(v))) accs[v] = 0;
+        for (int c : g.consumers(v))
+            if (isAlias(g.ops()[std::size_t(c)].name)) todo.push_back(g.ops()[std::size_t(c)].out[0]);
+    }
+    return accs;
+}
+
+// What follows the row op: views of its result, or an elementwise epilogue. After a reduction,
+// the epilogue is over the reduced values, or over the input's shape with each row's value
+// broadcast back (x / sum(|x|, dim, keepdim)): the Normalize pattern.
+Status matchRowEpilogue(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
+{
+    const std::string &n = op.name;
+    Pattern &p = m.p;
+    const Shape &outShape = g.shape(m.result);
+    std::map<std::string, int> accs{{m.result, 0}};
+    Shape programShape = outShape;
+    const bool arg = p.reduceOp == "argmax" || p.reduceOp == "argmin";
+    if (viewOf(g, g.result(), m.result)) {
+        p.program = identityProgram(outShape);
+        if (!m.accWrap.empty()) {
+            ProgramBuilder eb(g, outShape, accs);
+            eb.wrapAccs(m.accWrap);
+            auto prog = eb.build(m.result);
+            if (!prog) return prog.error();
+            p.program = *prog;
+        }
+        return Ok{};
+    }
+    if (arg) return unsupportedOp(n, "followed by elementwise ops");
+    const std::int64_t resultNumel = numel(g.shape(g.result()));
+    if (p.kind == PatternKind::Reduce && resultNumel == numel(x) && resultNumel != numel(outShape)) {
+        accs = keptViews(g, x, p.row, m.result);
+        p.kind = PatternKind::Normalize;
+        programShape = x;
+    } else if (resultNumel != numel(outShape)) {
+        return unsupportedOp(n, "followed by ops that change the shape of its result");
+    }
+    ProgramBuilder eb(g, programShape, accs);
+    if (!m.accWrap.empty()) eb.wrapAccs(m.accWrap);
+    auto prog = eb.build(g.result());
+    if (!prog) return prog.error();
+    p.program = *prog;
+    m.used.insert(eb.used().begin(), eb.used().end());
+    if (p.kind == PatternKind::Normalize && !usesAcc(p.program)) return unsupportedOp(n, "whose result is not used");
+    return Ok{};
+}
+
 } // namespace
 
 Result<Pattern> matchRows(const Graph &g, int anchor)
 {
     const Op &op = g.ops()[std::size_t(anchor)];
-    const std::string &n = op.name;
-    Pattern p;
-    p.anchor = n;
-    std::set<int> used{anchor};
+    RowMatch m;
+    m.p.anchor = op.name;
+    m.used = {anchor};
     std::string in = op.in[0].value;
 
     // A scan between two flips of its dim runs from the end of the dim.
     const Op *flipIn = nullptr;
-    if (isScan(n))
+    if (isScan(op.name))
         if (const Op *f = g.producer(in); f && f->name == "aten::flip") {
             flipIn = f;
-            used.insert(g.producerIndex(in));
+            m.used.insert(g.producerIndex(in));
             in = f->in[0].value;
         }
     const Shape &x = g.shape(in);
 
-    // The prologue: what the row op reads, as a program of problem tensors.
     ProgramBuilder b(g, x);
-    Result<EwProgram> input = makeError("unsupported", "no input");
-    if (isLoss(n)) {
-        auto term = lossTerm(op, b);
-        if (!term) return term.error();
-        input = b.finish(*term);
-    } else if (isVectorNorm(n)) {
-        auto order = normOrder(op);
-        if (!order) return order.error();
-        auto v = b.operand(in);
-        if (!v) return v.error();
-        input = b.finish(b.step(order->before, {*v}, n));
-    } else {
-        input = b.build(in);
-    }
+    auto input = rowInput(op, in, b);
     if (!input) return input.error();
-    p.input = *input;
-    used.insert(b.used().begin(), b.used().end());
+    m.p.input = *input;
+    m.used.insert(b.used().begin(), b.used().end());
 
-    std::string result = op.out[0]; // the value the epilogue starts from
-    std::string accWrap;             // a norm's root, applied to the reduction before anything reads it
-    if (isSoftmax(n)) {
-        auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-        if (!dim) return unsupportedOp(n, "with a computed dim");
-        if (op.in.size() > 2 && !op.in[2].constant.is_null() && !op.in[2].constant.is_boolean())
-            return unsupportedOp(n, "with a dtype conversion");
-        p.kind = PatternKind::Softmax;
-        p.logSoftmax = n.find("log_softmax") != std::string::npos;
-        p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
-    } else if (n == "aten::layer_norm") {
-        auto shape = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-        if (!shape || shape->empty() || shape->size() > x.size())
-            return unsupportedOp(n, "with a computed normalized shape");
-        p.kind = PatternKind::LayerNorm;
-        p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
-        for (std::size_t k : {std::size_t(2), std::size_t(3)}) {
-            auto leaf = affineLeaf(g, op, k, p.row.len);
-            if (!leaf) return leaf.error();
-            (k == 2 ? p.weight : p.bias) = *leaf;
-        }
-        if (op.in.size() < 5 || !op.in[4].constant.is_number()) return unsupportedOp(n, "with a computed eps");
-        p.eps = op.in[4].constant.get<double>();
-    } else if (n == "aten::rms_norm") {
-        auto shape = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-        if (!shape || shape->empty() || shape->size() > x.size())
-            return unsupportedOp(n, "with a computed normalized shape");
-        p.kind = PatternKind::RMSNorm;
-        p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
-        auto leaf = affineLeaf(g, op, 2, p.row.len);
-        if (!leaf) return leaf.error();
-        p.weight = *leaf;
-        // No eps: PyTorch uses the float32 machine epsilon.
-        p.eps = op.in.size() > 3 && op.in[3].constant.is_number() ? op.in[3].constant.get<double>() : 1.1920928955078125e-07;
-    } else if (n == "aten::group_norm" || n == "aten::instance_norm") {
-        // Statistics over each (sample, group of channels): rows of C / groups * H * W contiguous
-        // elements; the per-channel weight and bias follow as an epilogue.
-        if (x.size() < 2) return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
-        const bool group = n == "aten::group_norm";
-        const std::int64_t channels = x[1];
-        std::int64_t groups = channels;
-        if (group) {
-            if (op.in.size() < 5 || !op.in[1].constant.is_number_integer()) return unsupportedOp(n, "with computed groups");
-            groups = op.in[1].constant.get<std::int64_t>();
-            if (groups < 1 || channels % groups != 0) return unsupportedOp(n, "with channels not divisible by groups");
-        } else if (op.in.size() < 8 || !flag(op.in[5])) {
-            return unsupportedOp(n, "with running statistics");
-        }
-        const std::size_t epsAt = group ? 4 : 7;
-        if (op.in.size() <= epsAt || !op.in[epsAt].constant.is_number()) return unsupportedOp(n, "with a computed eps");
-        p.eps = op.in[epsAt].constant.get<double>();
-        for (std::size_t k : {std::size_t(group ? 2 : 1), std::size_t(group ? 3 : 2)}) {
-            auto leaf = affineLeaf(g, op, k, channels);
-            if (!leaf) return leaf.error();
-            (k == std::size_t(group ? 2 : 1) ? p.weight : p.bias) = *leaf;
-        }
-        p.kind = PatternKind::LayerNorm;
-        p.groups = groups;
-        p.row = geometry(x, 1, int(x.size()) - 1, true);
-        p.row.outer = x[0] * groups;
-        p.row.len = numel(x) / p.row.outer;
-    } else if (isReduction(op) || isVectorNorm(n) || isLoss(n)) {
-        p.kind = PatternKind::Reduce;
-        if (isLoss(n)) {
-            auto r = lossReduction(op);
-            if (!r) return r.error();
-            p.reduceOp = *r;
-            p.row = geometry(x, 0, int(std::max<std::size_t>(x.size(), 1)), false);
-        } else if (isVectorNorm(n)) {
-            const bool fro = n == "aten::frobenius_norm";
-            auto dims = reducedDims(op, x, fro ? 1 : 2);
-            if (!dims) return dims.error();
-            const std::size_t keepAt = fro ? 2 : 3;
-            if (!fro && op.in.size() > 4 && !op.in[4].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
-            p.row = geometry(x, dims->first, dims->second, op.in.size() > keepAt && flag(op.in[keepAt]));
-            auto order = normOrder(op);
-            p.reduceOp = order->reduce;
-            accWrap = order->after;
-        } else {
-            auto dims = reducedDims(op, x);
-            if (!dims) return dims.error();
-            bool arg = n == "aten::argmax" || n == "aten::argmin";
-            bool keep = op.in.size() > 2 && flag(op.in[2]);
-            p.row = geometry(x, dims->first, dims->second, keep);
-            if (n == "aten::max" || n == "aten::min") {
-                bool indices = g.result() != op.out[0] && g.throughAliases(g.result()) == op.out[1];
-                p.reduceOp = std::string(indices ? "arg" : "a") + (n == "aten::max" ? "max" : "min");
-                if (indices) result = op.out[1];
-                arg = indices;
-            } else {
-                p.reduceOp = n.substr(6);
-            }
-            if ((n == "aten::sum" || n == "aten::mean") && op.in.size() > 3 && !op.in[3].constant.is_null())
-                return unsupportedOp(n, "with a dtype conversion");
-            DType want = arg ? DType::I64 : DType::F32;
-            if (g.problem().outputs[0].dtype != want)
-                return unsupportedOp(n, "returning " + toString(g.problem().outputs[0].dtype));
-        }
-    } else if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
-        p.kind = PatternKind::Pool;
-        p.pool = poolSpec(g, op);
-        p.row = geometry(x, 2, 2, false);
-    } else if (isScan(n)) {
-        auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-        if (!dim) return unsupportedOp(n, "with a computed dim");
-        if (op.in.size() > 2 && !op.in[2].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
-        p.kind = PatternKind::Scan;
-        p.reduceOp = n == "aten::cumsum" ? "sum" : "prod";
-        p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
-        if (flipIn) {
-            // flip(cumsum(flip(x))) along the scanned dim: both flips, of that dim alone.
-            auto flipDims = [&](const Op &f) {
-                auto d = intList(f.in.size() > 1 ? f.in[1].constant : nlohmann::json());
-                return d && d->size() == 1 && normDim((*d)[0], x.size()) == p.row.dim;
-            };
-            auto after = g.consumers(op.out[0]);
-            const Op *flipOut = after.size() == 1 ? &g.ops()[std::size_t(after[0])] : nullptr;
-            if (!flipDims(*flipIn) || !flipOut || flipOut->name != "aten::flip" || !flipDims(*flipOut))
-                return unsupportedOp("aten::flip", "around " + n + " other than of the scanned dim on both sides");
-            used.insert(after[0]);
-            result = flipOut->out[0];
-            p.reverse = true;
-        }
-    } else {
-        return unsupportedOp(n);
-    }
-
-    // What follows the row op: views of its result, or an elementwise epilogue. After a reduction,
-    // the epilogue is over the reduced values, or over the input's shape with each row's value
-    // broadcast back (x / sum(|x|, dim, keepdim)): the Normalize pattern.
-    const Shape &outShape = g.shape(result);
-    std::map<std::string, int> accs{{result, 0}};
-    Shape programShape = outShape;
-    const bool arg = p.reduceOp == "argmax" || p.reduceOp == "argmin";
-    if (viewOf(g, g.result(), result)) {
-        p.program = identityProgram(outShape);
-        if (!accWrap.empty()) {
-            ProgramBuilder eb(g, outShape, accs);
-            eb.wrapAccs(accWrap);
-            auto prog = eb.build(result);
-            if (!prog) return prog.error();
-            p.program = *prog;
-        }
-    } else {
-        if (arg) return unsupportedOp(n, "followed by elementwise ops");
-        const std::int64_t resultNumel = numel(g.shape(g.result()));
-        if (p.kind == PatternKind::Reduce && resultNumel == numel(x) && resultNumel != numel(outShape)) {
-            // Every view of the reduction that broadcasts as if kept (keepdim, or unsqueezed back).
-            Shape keep = x;
-            for (int d = p.row.dim; d < p.row.dim + p.row.dims && d < int(keep.size()); ++d) keep[std::size_t(d)] = 1;
-            auto broadcastsAsKept = [&](const Shape &s) {
-                if (s.size() > keep.size()) return false;
-                Shape padded(keep.size() - s.size(), 1);
-                padded.insert(padded.end(), s.begin(), s.end());
-                return padded == keep;
-            };
-            accs.clear();
-            std::vector<std::string> todo{result};
-            while (!todo.empty()) {
-                const std::string v = todo.back();
-                todo.pop_back();
-                if (broadcastsAsKept(g.shape(v))) accs[v] = 0;
-                for (int c : g.consumers(v))
-                    if (isAlias(g.ops()[std::size_t(c)].name)) todo.push_back(g.ops()[std::size_t(c)].out[0]);
-            }
-            p.kind = PatternKind::Normalize;
-            programShape = x;
-        } else if (resultNumel != numel(outShape)) {
-            return unsupportedOp(n, "followed by ops that change the shape of its result");
-        }
-        ProgramBuilder eb(g, programShape, accs);
-        if (!accWrap.empty()) eb.wrapAccs(accWrap);
-        auto prog = eb.build(g.result());
-        if (!prog) return prog.error();
-        p.program = *prog;
-        used.insert(eb.used().begin(), eb.used().end());
-        if (p.kind == PatternKind::Normalize && !usesAcc(p.program))
-            return unsupportedOp(n, "whose result is not used");
-    }
-    if (auto st = noneLeft(g, used); !st) return st.error();
-    return p;
+    m.result = op.out[0];
+    if (auto st = matchRowKind(g, op, x, flipIn, m); !st) return st.error();
+    if (auto st = matchRowEpilogue(g, op, x, m); !st) return st.error();
+    if (auto st = noneLeft(g, m.used); !st) return st.error();
+    return m.p;
 }
 
 Result<Pattern> matchMatmul(const Graph &g, const std::vector<int> &gemms)

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -202,15 +201,356 @@ struct Option {
     double gain = 1; // expected speedup over the best so far (or the eager baseline)
     int tier = 0;    // 0: needs satisfied; 1: builds on an idea proposed in the same round
     Group group = Primary;
+    Estimate estimate; // a catalogue idea's, at the point the model ranks first
     // A local search: its idea, centre, the kernel it starts from (none: the model's best point),
-    // the ring of its nearest point not generated yet, and its why once its points are known.
+    // the ring of its nearest point not generated yet; what its why says before its points are
+    // known, and how many of the idea's valid points there are and how many were generated.
     const IdeaDef *def = nullptr;
     Point centre;
     const KernelRecord *from = nullptr;
     Ring ring;
     double fromMs = 0;
-    std::function<std::string(const std::vector<Point> &)> why;
+    std::string start;
+    std::size_t total = 0, measured = 0;
 };
+
+// Where the gain is measured from: the best kernel (scaled by how far the model is off for it),
+// else the eager baseline.
+struct Baseline {
+    const KernelRecord *best = nullptr;
+    std::optional<Estimate> model; // the cost model's view of the best kernel
+    double ms = 0;                 // the best kernel's time
+    double floor = 0;              // the memory floor
+};
+
+Baseline baselineOf(const GenContext &ctx, const Target &t)
+{
+    Baseline b;
+    b.floor = memoryFloorMs(ctx);
+    for (const KernelRecord &k : ctx.topK)
+        if (k.result.verdict == Verdict::Correct && measuredMs(k) > 0) {
+            b.best = &k;
+            break;
+        }
+    b.model = b.best ? modelOf(*b.best, t) : std::nullopt;
+    b.ms = b.best ? measuredMs(*b.best) : 0;
+    return b;
+}
+
+// The explanations. Every why starts from where the round stands.
+std::string roundContext(const GenContext &ctx, const Target &t, const Baseline &b)
+{
+    const double floor = b.floor;
+    if (!b.best) {
+        std::string context = "nothing measured yet; the memory floor is " + ms(floor);
+        if (ctx.eager) context += " and eager PyTorch takes " + ms(ctx.eager->medianMs);
+        return context;
+    }
+    const KernelRecord &best = *b.best;
+    const KernelHealth health = kernelHealth(best, ctx.problem, t.smemPerSm);
+    std::string context = "best so far is " + ideaOf(best) +
+                          (best.params.is_object() ? " (" + pointText(pointFromJson(best.params)) + ")" : "") + " at " +
+                          ms(b.ms) + ", " + times(b.ms / floor) + " the memory floor of " + ms(floor);
+    if (b.model) context += ": it " + b.model->reads + " (" + b.model->grid + ")";
+    if (!health.note.empty()) context += "; it " + health.note;
+    return context;
+}
+
+std::string freshWhy(const std::string &context, const Baseline &b, const IdeaDef &d, const Option &o)
+{
+    std::string why = context + ". " + d.title + ": it " + o.estimate.reads + " (" + o.estimate.grid + ")";
+    if (b.best) why += "; the model expects " + times(o.gain) + " the speed";
+    else if (d.needs.empty()) why += "; the simplest correct kernel for this pattern, to measure against";
+    return why;
+}
+
+std::string failureOf(const History &h, const std::string &id)
+{
+    return h.failure.count(id) ? " (" + h.failure.at(id) + ")" : std::string();
+}
+
+// The needs of `d` without a correct kernel, when nothing correct was measured yet.
+std::string failedNeeds(const History &h, const IdeaDef &d)
+{
+    std::string failed;
+    for (const auto &n : d.needs)
+        if (!h.established.count(n)) failed += (failed.empty() ? "" : "; ") + n + " failed" + failureOf(h, n);
+    return failed;
+}
+
+// The needs of `d` that will not get a correct kernel: they failed, or are not in the catalogue.
+std::string unmetNeeds(const History &h, const Target &t, const IdeaDef &d)
+{
+    std::string failed;
+    for (const auto &n : d.needs) {
+        if (h.established.count(n)) continue;
+        if (const IdeaDef *need = findIdea(n); need && !need->whyNot(t).empty()) continue;
+        failed += (failed.empty() ? "" : "; ") + n +
+                  (h.tried.count(n) ? " failed" + failureOf(h, n) : std::string(" does not apply here"));
+    }
+    return failed;
+}
+
+std::string triedWithout(const std::string &context, const std::string &failed, const IdeaDef &d)
+{
+    return context + ". " + failed + ", so " + d.id + " is tried without it";
+}
+
+// Where a local search starts: the kernel it starts from and how it did, or the idea's record.
+std::string searchStart(const GenContext &ctx, const Baseline &b, const Option &o, const KernelHealth &health)
+{
+    const IdeaDef &def = *o.def;
+    const double floor = b.floor;
+    std::string start;
+    if (o.from) {
+        start = def.id + " kernel #" + std::to_string(o.from->node) + " (" + pointText(o.centre) + ") measured " +
+                ms(o.fromMs) + ", " + times(o.fromMs / floor) + " the memory floor of " + ms(floor);
+        if (b.best && o.from->node == b.best->node) start += ", the fastest so far";
+        else if (b.ms > 0) start += ", " + times(o.fromMs / b.ms) + " the fastest (" + ms(b.ms) + ")";
+        if (!health.note.empty()) start += "; it " + health.note;
+        return start;
+    }
+    double ideaMs = 0;
+    std::string failure;
+    for (const IdeaRecord &r : ctx.tried)
+        if (catalogueId(r.ideaId) == def.id) {
+            if (r.bestMs > 0 && (ideaMs == 0 || r.bestMs < ideaMs)) ideaMs = r.bestMs;
+            if (!r.failure.empty()) failure = r.failure;
+        }
+    start = "no kernel of " + def.id + " is kept";
+    if (ideaMs > 0) start += " (its best measured " + ms(ideaMs) + ", " + times(ideaMs / floor) + " the memory floor)";
+    else if (!failure.empty()) start += " (its candidates failed: " + failure + ")";
+    start += "; the search starts from the point the cost model ranks first among those not measured, " +
+             pointText(o.centre);
+    return start;
+}
+
+std::string searchWhy(const Option &o, const std::vector<Point> &points)
+{
+    const Ring first = ringOf(*o.def, o.centre, points.front()), last = ringOf(*o.def, o.centre, points.back());
+    return o.start + "; " + std::to_string(o.measured) + " of its " + std::to_string(o.total) +
+           " valid points are measured, and the next " + std::to_string(points.size()) + " around it have " +
+           ringText(first) + (last != first ? ", then " + ringText(last) : "") + ", best first by the cost model";
+}
+
+std::string searchText(const IdeaDef &def, const Point &centre)
+{
+    return "Measure " + def.id + " at the parameter points around " + pointText(centre) +
+           ", nearest first (one value moved at a time, then two, then farther): the cost model ranks them, "
+           "the GPU decides.";
+}
+
+// The order of the round's options (see Group); within a group of local searches, nearest ring
+// first, then those starting from faster kernels.
+bool ranksBefore(const Option &a, const Option &b)
+{
+    if (a.group != b.group) return a.group < b.group;
+    if (a.group == Primary) {
+        if (a.tier != b.tier) return a.tier < b.tier;
+        return a.gain > b.gain;
+    }
+    if (a.def && b.def && a.ring != b.ring) return a.ring < b.ring;
+    return (a.def != nullptr) > (b.def != nullptr) || ((a.def != nullptr) == (b.def != nullptr) && a.fromMs < b.fromMs);
+}
+
+// One round's options: the catalogue's fresh ideas, then local searches, ranked and cut to a count.
+class RoundPlan {
+public:
+    RoundPlan(const GenContext &ctx, const Target &t)
+        : m_ctx(ctx), m_t(t), m_h(history(ctx)), m_base(baselineOf(ctx, t)), m_context(roundContext(ctx, t, m_base)),
+          m_valid(t)
+    {
+    }
+    void addFreshIdeas();
+    void addLocalSearches();
+    std::vector<Idea> pick(int count);
+
+private:
+    Option &consider(const IdeaDef &d, int tier);
+    bool needsIn(const IdeaDef &d, const std::set<std::string> &known) const;
+    void searchAround(const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top);
+
+    const GenContext &m_ctx;
+    const Target &m_t;
+    const History m_h;
+    const Baseline m_base;
+    const std::string m_context;
+    std::vector<Option> m_options;
+    std::set<std::string> m_proposed;
+    ValidCache m_valid;
+    PointSets m_done;
+    std::map<std::string, int> m_searches; // local searches so far, by id without the count
+    std::set<std::pair<std::string, Point>> m_centres;
+};
+
+// A catalogue idea as an option, its gain predicted from the model's best point.
+Option &RoundPlan::consider(const IdeaDef &d, int tier)
+{
+    auto points = validPoints(d, m_t);
+    Option o;
+    o.estimate = d.estimate ? d.estimate(m_t, points.front()) : Estimate{};
+    o.tier = tier;
+    o.idea.id = d.id;
+    o.idea.title = d.title;
+    o.idea.text = d.text;
+    o.idea.parentNode = m_base.best ? m_base.best->node : 0;
+    o.idea.params = {{"idea", d.id}};
+    // No idea beats the memory floor: near it, the gap left bounds what any idea can gain.
+    const double floor = m_base.floor, relative = o.estimate.relative();
+    const double predicted =
+        std::max(floor, m_base.model ? m_base.ms * relative / m_base.model->relative() : floor * relative);
+    o.gain = (m_base.best ? m_base.ms : m_ctx.eager ? m_ctx.eager->medianMs : floor) / predicted;
+    m_options.push_back(std::move(o));
+    m_proposed.insert(d.id);
+    return m_options.back();
+}
+
+// A need that does not apply to this problem (an idea of another pattern) is no obstacle: an idea
+// serving two patterns can build on a different idea in each.
+bool RoundPlan::needsIn(const IdeaDef &d, const std::set<std::string> &known) const
+{
+    return std::all_of(d.needs.begin(), d.needs.end(), [&](const std::string &n) {
+        const IdeaDef *need = findIdea(n);
+        return known.count(n) > 0 || (need && !need->whyNot(m_t).empty());
+    });
+}
+
+void RoundPlan::addFreshIdeas()
+{
+    const History &h = m_h;
+    std::vector<const IdeaDef *> fresh;
+    for (const IdeaDef &d : catalogue())
+        if (!h.tried.count(d.id) && d.whyNot(m_t).empty()) fresh.push_back(&d);
+    for (const IdeaDef *d : fresh)
+        if (needsIn(*d, h.established)) {
+            Option &o = consider(*d, 0);
+            o.idea.why = freshWhy(m_context, m_base, *d, o);
+        }
+    // An idea that builds on another waits for that one's measured kernel: each is then judged
+    // against the time of what it builds on (the planner's model starts from a measurement, not
+    // from an estimate of an estimate), and each step shows in the trajectory.
+    std::set<std::string> known = h.established;
+    // Nothing correct yet and the simple ideas failed: go on with what builds on them, rather
+    // than stop with nothing.
+    if (!m_base.best && m_options.empty()) {
+        known.insert(h.tried.begin(), h.tried.end());
+        for (const IdeaDef *d : fresh)
+            if (needsIn(*d, known)) consider(*d, 1).idea.why = triedWithout(m_context, failedNeeds(h, *d), *d);
+    }
+
+    // Once something is measured, ideas the model expects at under half the best's speed wait
+    // until nothing else is left.
+    if (m_base.best)
+        for (Option &o : m_options)
+            if (o.gain < 0.5) o.group = Slow;
+    // Ideas whose needs will not get a correct kernel (they failed, or do not apply here) are tried
+    // without them once nothing else is left.
+    std::set<std::string> waiting;
+    for (const IdeaDef *d : fresh) waiting.insert(d->id);
+    for (const IdeaDef *d : fresh) {
+        if (m_proposed.count(d->id)) continue;
+        const bool blocked = std::any_of(d->needs.begin(), d->needs.end(), [&](const std::string &n) {
+            if (h.established.count(n)) return false;
+            if (const IdeaDef *need = findIdea(n); need && !need->whyNot(m_t).empty()) return false;
+            return waiting.count(n) > 0;
+        });
+        if (blocked) continue;
+        Option &o = consider(*d, 1);
+        o.group = Slow;
+        o.idea.why = triedWithout(m_context, unmetNeeds(h, m_t, *d), *d);
+    }
+}
+
+// A local search around `centre`, unless one is already planned there or the idea is proposed
+// afresh: its group by how far its next points lie and where it starts.
+void RoundPlan::searchAround(const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top)
+{
+    if (!m_centres.insert({def.id, centre}).second || m_proposed.count(def.id)) return;
+    const std::vector<Point> next = tuneFrom(def, centre, m_valid.of(def), m_done[def.id]);
+    if (next.empty()) return;
+    Option o;
+    o.def = &def;
+    o.centre = centre;
+    o.from = from;
+    o.ring = ringOf(def, centre, next.front());
+    o.fromMs = from ? measuredMs(*from) : 0;
+    const bool near = o.ring.reach <= 1 && o.ring.changed <= 2;
+    o.group = !from ? Slow : !near ? Wider : top ? Primary : NearBank;
+    const std::string base = tuneId(def.id, centre);
+    o.idea.id = tuneId(def.id, centre, m_searches[base] + 1);
+    o.idea.title = def.title + (near ? ", neighbouring parameters" : ", wider parameter search");
+    o.idea.parentNode = from ? from->node : 0;
+    o.idea.params = {{"idea", def.id}, {"centre", pointJson(centre)}};
+    const KernelHealth health = from ? kernelHealth(*from, m_ctx.problem, m_t.smemPerSm) : KernelHealth{};
+    o.gain = health.spillBytes > 0 ? 1.25 : health.occupancy < 0.25 ? 1.12 : 1.02;
+    o.total = m_valid.of(def).size();
+    o.measured = m_done[def.id].size();
+    o.start = searchStart(m_ctx, m_base, o, health);
+    o.idea.text = searchText(def, centre);
+    m_options.push_back(std::move(o));
+}
+
+// Around each kept kernel of a catalogue idea, its nearest points not generated yet, one ring
+// wider each time the nearer ones are done; around the model's best point for an idea tried
+// without a kept kernel.
+void RoundPlan::addLocalSearches()
+{
+    const Target &t = m_t;
+    m_done = replay(m_ctx, m_valid);
+    for (const IdeaRecord &r : m_ctx.tried)
+        if (isTuneId(r.ideaId)) ++m_searches[r.ideaId.substr(0, r.ideaId.find(')', r.ideaId.find("~near(")) + 1)];
+    std::set<std::string> topIdeas;
+    for (const KernelRecord &k : m_ctx.topK) topIdeas.insert(ideaOf(k));
+    for (const KernelRecord &k : m_ctx.topK)
+        if (const IdeaDef *def = findIdea(ideaOf(k)); def && def->whyNot(t).empty())
+            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, true);
+    for (const KernelRecord &k : m_ctx.bank)
+        if (const IdeaDef *def = findIdea(ideaOf(k)); def && !topIdeas.count(def->id) && def->whyNot(t).empty())
+            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, false);
+    // The rest of every tried idea's space, from the kernels above when they reach it, else from
+    // the model's best point.
+    for (const IdeaDef &d : catalogue()) {
+        if (!m_h.tried.count(d.id) && !m_h.established.count(d.id)) continue;
+        if (!d.whyNot(t).empty() || m_valid.of(d).empty()) continue;
+        const bool open = std::any_of(m_options.begin(), m_options.end(), [&](const Option &o) { return o.def == &d; });
+        if (open) continue;
+        // The model's best point not generated yet, so the search starts where nothing is known.
+        const std::set<Point> &gen = m_done[d.id];
+        for (const Point &p : m_valid.of(d))
+            if (!gen.count(p)) {
+                searchAround(d, p, nullptr, false);
+                break;
+            }
+    }
+}
+
+// The first `count` options in rank order not yet tried on their parent; each local search takes
+// its points here, so two searches of one idea in a round share them out.
+std::vector<Idea> RoundPlan::pick(int count)
+{
+    std::stable_sort(m_options.begin(), m_options.end(), ranksBefore);
+    std::vector<Idea> out;
+    PointSets claimed; // points given to local searches of this round
+    for (Option &o : m_options) {
+        if (int(out.size()) >= count) break;
+        if (m_h.onParent.count({o.idea.parentNode, o.idea.id})) continue;
+        if (o.def) {
+            std::set<Point> skip = m_done[o.def->id];
+            skip.insert(claimed[o.def->id].begin(), claimed[o.def->id].end());
+            const std::vector<Point> points = tuneFrom(*o.def, o.centre, m_valid.of(*o.def), skip);
+            if (points.empty()) continue;
+            nlohmann::json list = nlohmann::json::array();
+            for (const Point &p : points) {
+                claimed[o.def->id].insert(p);
+                list.push_back(pointJson(p));
+            }
+            o.idea.params["points"] = std::move(list);
+            o.idea.why = searchWhy(o, points);
+        }
+        out.push_back(std::move(o.idea));
+    }
+    return out;
+}
 
 } // namespace
 
@@ -362,241 +702,10 @@ double memoryFloorMs(const GenContext &ctx)
 
 std::vector<Idea> planIdeas(const GenContext &ctx, const Target &t, int count)
 {
-    const double floor = memoryFloorMs(ctx);
-    const History h = history(ctx);
-    const KernelRecord *best = nullptr;
-    for (const KernelRecord &k : ctx.topK)
-        if (k.result.verdict == Verdict::Correct && measuredMs(k) > 0) {
-            best = &k;
-            break;
-        }
-
-    // Where the gain is measured from: the best kernel (scaled by how far the model is off for
-    // it), else the eager baseline.
-    std::optional<Estimate> bestModel = best ? modelOf(*best, t) : std::nullopt;
-    const double bestMs = best ? measuredMs(*best) : 0;
-    std::string context;
-    if (best) {
-        const KernelHealth health = kernelHealth(*best, ctx.problem, t.smemPerSm);
-        context = "best so far is " + ideaOf(*best) + (best->params.is_object() ? " (" + pointText(pointFromJson(best->params)) + ")" : "") +
-                  " at " + ms(bestMs) + ", " + times(bestMs / floor) + " the memory floor of " + ms(floor);
-        if (bestModel) context += ": it " + bestModel->reads + " (" + bestModel->grid + ")";
-        if (!health.note.empty()) context += "; it " + health.note;
-    } else {
-        context = "nothing measured yet; the memory floor is " + ms(floor);
-        if (ctx.eager) context += " and eager PyTorch takes " + ms(ctx.eager->medianMs);
-    }
-
-    std::vector<Option> options;
-    std::set<std::string> proposed;
-    auto consider = [&](const IdeaDef &d, int tier) {
-        auto points = validPoints(d, t);
-        const Estimate e = d.estimate ? d.estimate(t, points.front()) : Estimate{};
-        Option o;
-        o.tier = tier;
-        o.idea.id = d.id;
-        o.idea.title = d.title;
-        o.idea.text = d.text;
-        o.idea.parentNode = best ? best->node : 0;
-        o.idea.params = {{"idea", d.id}};
-        // No idea beats the memory floor: near it, the gap left bounds what any idea can gain.
-        const double predicted =
-            std::max(floor, bestModel ? bestMs * e.relative() / bestModel->relative() : floor * e.relative());
-        o.gain = (best ? bestMs : ctx.eager ? ctx.eager->medianMs : floor) / predicted;
-        std::string why = context + ". " + d.title + ": it " + e.reads + " (" + e.grid + ")";
-        if (best) why += "; the model expects " + times(o.gain) + " the speed";
-        else if (d.needs.empty()) why += "; the simplest correct kernel for this pattern, to measure against";
-        if (tier == 1) {
-            std::string on;
-            for (const auto &n : d.needs) on += (on.empty() ? "" : ", ") + n;
-            why += "; it builds on " + on + ", proposed in the same round";
-        }
-        o.idea.why = why;
-        options.push_back(std::move(o));
-        proposed.insert(d.id);
-    };
-
-    std::vector<const IdeaDef *> fresh;
-    for (const IdeaDef &d : catalogue())
-        if (!h.tried.count(d.id) && d.whyNot(t).empty()) fresh.push_back(&d);
-    // A need that does not apply to this problem (an idea of another pattern) is no obstacle: an
-    // idea serving two patterns can build on a different idea in each.
-    auto needsIn = [&t](const IdeaDef &d, const std::set<std::string> &known) {
-        return std::all_of(d.needs.begin(), d.needs.end(), [&](const std::string &n) {
-            const IdeaDef *need = findIdea(n);
-            return known.count(n) > 0 || (need && !need->whyNot(t).empty());
-        });
-    };
-    for (const IdeaDef *d : fresh)
-        if (needsIn(*d, h.established)) consider(*d, 0);
-    // An idea that builds on another waits for that one's measured kernel: each is then judged
-    // against the time of what it builds on (the planner's model starts from a measurement, not
-    // from an estimate of an estimate), and each step shows in the trajectory.
-    std::set<std::string> known = h.established;
-    // Nothing correct yet and the simple ideas failed: go on with what builds on them, rather
-    // than stop with nothing.
-    if (!best && options.empty()) {
-        known.insert(h.tried.begin(), h.tried.end());
-        for (const IdeaDef *d : fresh)
-            if (needsIn(*d, known)) {
-                consider(*d, 1);
-                std::string failed;
-                for (const auto &n : d->needs)
-                    if (!h.established.count(n))
-                        failed += (failed.empty() ? "" : "; ") + n + " failed" +
-                                  (h.failure.count(n) ? " (" + h.failure.at(n) + ")" : std::string());
-                options.back().idea.why = context + ". " + failed + ", so " + d->id + " is tried without it";
-            }
-    }
-
-    // Once something is measured, ideas the model expects at under half the best's speed wait
-    // until nothing else is left.
-    if (best)
-        for (Option &o : options)
-            if (o.gain < 0.5) o.group = Slow;
-    // Ideas whose needs will not get a correct kernel (they failed, or do not apply here) are tried
-    // without them once nothing else is left.
-    std::set<std::string> waiting;
-    for (const IdeaDef *d : fresh) waiting.insert(d->id);
-    for (const IdeaDef *d : fresh) {
-        if (proposed.count(d->id)) continue;
-        std::string failed;
-        bool blocked = false;
-        for (const auto &n : d->needs) {
-            if (h.established.count(n)) continue;
-            if (const IdeaDef *need = findIdea(n); need && !need->whyNot(t).empty()) continue;
-            blocked = blocked || waiting.count(n) > 0;
-            failed += (failed.empty() ? "" : "; ") + n +
-                      (h.tried.count(n) ? " failed" + (h.failure.count(n) ? " (" + h.failure.at(n) + ")" : std::string())
-                                        : std::string(" does not apply here"));
-        }
-        if (blocked) continue;
-        consider(*d, 1);
-        options.back().group = Slow;
-        options.back().idea.why = context + ". " + failed + ", so " + d->id + " is tried without it";
-    }
-
-    // Local searches: around each kept kernel of a catalogue idea, its nearest points not generated
-    // yet, one ring wider each time the nearer ones are done; around the model's best point for
-    // an idea tried without a kept kernel.
-    ValidCache valid(t);
-    PointSets done = replay(ctx, valid);
-    std::map<std::string, int> searches; // local searches so far, by id without the count
-    for (const IdeaRecord &r : ctx.tried)
-        if (isTuneId(r.ideaId)) ++searches[r.ideaId.substr(0, r.ideaId.find(')', r.ideaId.find("~near(")) + 1)];
-    std::set<std::pair<std::string, Point>> centres;
-    std::set<std::string> topIdeas;
-    for (const KernelRecord &k : ctx.topK) topIdeas.insert(ideaOf(k));
-    auto searchAround = [&](const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top) {
-        if (!centres.insert({def.id, centre}).second || proposed.count(def.id)) return;
-        const std::vector<Point> next = tuneFrom(def, centre, valid.of(def), done[def.id]);
-        if (next.empty()) return;
-        Option o;
-        o.def = &def;
-        o.centre = centre;
-        o.from = from;
-        o.ring = ringOf(def, centre, next.front());
-        o.fromMs = from ? measuredMs(*from) : 0;
-        const bool near = o.ring.reach <= 1 && o.ring.changed <= 2;
-        o.group = !from ? Slow : !near ? Wider : top ? Primary : NearBank;
-        const std::string base = tuneId(def.id, centre);
-        o.idea.id = tuneId(def.id, centre, searches[base] + 1);
-        o.idea.title = def.title + (near ? ", neighbouring parameters" : ", wider parameter search");
-        o.idea.parentNode = from ? from->node : 0;
-        o.idea.params = {{"idea", def.id}, {"centre", pointJson(centre)}};
-        const KernelHealth health = from ? kernelHealth(*from, ctx.problem, t.smemPerSm) : KernelHealth{};
-        o.gain = health.spillBytes > 0 ? 1.25 : health.occupancy < 0.25 ? 1.12 : 1.02;
-        const std::size_t total = valid.of(def).size(), measured = done[def.id].size();
-        std::string start;
-        if (from) {
-            start = def.id + " kernel #" + std::to_string(from->node) + " (" + pointText(centre) + ") measured " +
-                    ms(o.fromMs) + ", " + times(o.fromMs / floor) + " the memory floor of " + ms(floor);
-            if (best && from->node == best->node) start += ", the fastest so far";
-            else if (bestMs > 0) start += ", " + times(o.fromMs / bestMs) + " the fastest (" + ms(bestMs) + ")";
-            if (!health.note.empty()) start += "; it " + health.note;
-        } else {
-            double ideaMs = 0;
-            std::string failure;
-            for (const IdeaRecord &r : ctx.tried)
-                if (catalogueId(r.ideaId) == def.id) {
-                    if (r.bestMs > 0 && (ideaMs == 0 || r.bestMs < ideaMs)) ideaMs = r.bestMs;
-                    if (!r.failure.empty()) failure = r.failure;
-                }
-            start = "no kernel of " + def.id + " is kept";
-            if (ideaMs > 0) start += " (its best measured " + ms(ideaMs) + ", " + times(ideaMs / floor) + " the memory floor)";
-            else if (!failure.empty()) start += " (its candidates failed: " + failure + ")";
-            start += "; the search starts from the point the cost model ranks first among those not measured, " +
-                     pointText(centre);
-        }
-        o.why = [start, total, measured, &def, centre](const std::vector<Point> &points) {
-            const Ring first = ringOf(def, centre, points.front()), last = ringOf(def, centre, points.back());
-            return start + "; " + std::to_string(measured) + " of its " + std::to_string(total) +
-                   " valid points are measured, and the next " + std::to_string(points.size()) + " around it have " +
-                   ringText(first) + (last != first ? ", then " + ringText(last) : "") + ", best first by the cost model";
-        };
-        o.idea.text = "Measure " + def.id + " at the parameter points around " + pointText(centre) +
-                      ", nearest first (one value moved at a time, then two, then farther): the cost model ranks them, "
-                      "the GPU decides.";
-        options.push_back(std::move(o));
-    };
-    for (const KernelRecord &k : ctx.topK)
-        if (const IdeaDef *def = findIdea(ideaOf(k)); def && def->whyNot(t).empty())
-            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, true);
-    for (const KernelRecord &k : ctx.bank)
-        if (const IdeaDef *def = findIdea(ideaOf(k)); def && !topIdeas.count(def->id) && def->whyNot(t).empty())
-            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, false);
-    // The rest of every tried idea's space, from the kernels above when they reach it, else from
-    // the model's best point.
-    for (const IdeaDef &d : catalogue()) {
-        if (!h.tried.count(d.id) && !h.established.count(d.id)) continue;
-        if (d.whyNot(t).empty() && !valid.of(d).empty()) {
-            bool open = false;
-            for (const Option &o : options)
-                open = open || (o.def == &d);
-            const std::set<Point> &gen = done[d.id];
-            const bool left = std::any_of(valid.of(d).begin(), valid.of(d).end(),
-                                          [&](const Point &p) { return !gen.count(p); });
-            if (!open && left) {
-                // The model's best point not generated yet, so the search starts where nothing is known.
-                for (const Point &p : valid.of(d))
-                    if (!gen.count(p)) {
-                        searchAround(d, p, nullptr, false);
-                        break;
-                    }
-            }
-        }
-    }
-
-    std::stable_sort(options.begin(), options.end(), [](const Option &a, const Option &b) {
-        if (a.group != b.group) return a.group < b.group;
-        if (a.group == Primary) {
-            if (a.tier != b.tier) return a.tier < b.tier;
-            return a.gain > b.gain;
-        }
-        if (a.def && b.def && a.ring != b.ring) return a.ring < b.ring;
-        return (a.def != nullptr) > (b.def != nullptr) || ((a.def != nullptr) == (b.def != nullptr) && a.fromMs < b.fromMs);
-    });
-    std::vector<Idea> out;
-    PointSets claimed; // points given to local searches of this round
-    for (Option &o : options) {
-        if (int(out.size()) >= count) break;
-        if (h.onParent.count({o.idea.parentNode, o.idea.id})) continue;
-        if (o.def) {
-            std::set<Point> skip = done[o.def->id];
-            skip.insert(claimed[o.def->id].begin(), claimed[o.def->id].end());
-            const std::vector<Point> points = tuneFrom(*o.def, o.centre, valid.of(*o.def), skip);
-            if (points.empty()) continue;
-            nlohmann::json list = nlohmann::json::array();
-            for (const Point &p : points) {
-                claimed[o.def->id].insert(p);
-                list.push_back(pointJson(p));
-            }
-            o.idea.params["points"] = std::move(list);
-            o.idea.why = o.why(points);
-        }
-        out.push_back(std::move(o.idea));
-    }
-    return out;
+    RoundPlan plan(ctx, t);
+    plan.addFreshIdeas();
+    plan.addLocalSearches();
+    return plan.pick(count);
 }
 
 } // namespace kf::builtin

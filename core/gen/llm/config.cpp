@@ -97,11 +97,55 @@ std::vector<std::string> LlmConfig::secrets() const
     return out;
 }
 
-Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
+namespace {
+
+// Reads one setting of a JSON object when it is given (null is not given); errors name the key.
+class Settings {
+public:
+    explicit Settings(const nlohmann::json &j) : m_j(j) {}
+
+    bool given(const char *k) const { return m_j.is_object() && m_j.contains(k) && !m_j[k].is_null(); }
+
+    Status str(const char *k, std::string &out) const
+    {
+        if (given(k)) {
+            if (!m_j[k].is_string())
+                return bad(k, "must be a string");
+            out = m_j[k].get<std::string>();
+        }
+        return Ok{};
+    }
+
+    Status num(const char *k, double &out, double low, double high) const
+    {
+        if (given(k)) {
+            if (!m_j[k].is_number())
+                return bad(k, "must be a number");
+            out = m_j[k].get<double>();
+            if (!(out >= low && out <= high))
+                return bad(k, "must be between " + number(low) + " and " + number(high));
+        }
+        return Ok{};
+    }
+
+    Status integer(const char *k, int &out, int low, int high) const
+    {
+        double v = out;
+        if (Status s = num(k, v, low, high); !s)
+            return s;
+        if (v != double(int(v)))
+            return bad(k, "must be a whole number");
+        out = int(v);
+        return Ok{};
+    }
+
+private:
+    const nlohmann::json &m_j;
+};
+
+// Every given key into `c`: known keys only, each of its type and within its range.
+Status readSettings(Protocol protocol, const nlohmann::json &j, LlmConfig &c)
 {
-    LlmConfig c;
-    c.protocol = protocol;
-    c.baseUrl = defaultBaseUrl(protocol);
     if (!j.is_null() && !j.is_object())
         return makeError("settings", "generator settings must be a JSON object");
     static const std::set<std::string> known = {
@@ -112,51 +156,24 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
         for (const auto &[k, v] : j.items())
             if (!known.count(k))
                 return bad(k, "is not known");
-    auto given = [&](const char *k) { return j.is_object() && j.contains(k) && !j[k].is_null(); };
-    auto str = [&](const char *k, std::string &out) -> Status {
-        if (given(k)) {
-            if (!j[k].is_string())
-                return bad(k, "must be a string");
-            out = j[k].get<std::string>();
-        }
-        return Ok{};
-    };
-    auto num = [&](const char *k, double &out, double low, double high) -> Status {
-        if (given(k)) {
-            if (!j[k].is_number())
-                return bad(k, "must be a number");
-            out = j[k].get<double>();
-            if (!(out >= low && out <= high))
-                return bad(k, "must be between " + number(low) + " and " + number(high));
-        }
-        return Ok{};
-    };
-    auto integer = [&](const char *k, int &out, int low, int high) -> Status {
-        double v = out;
-        if (Status s = num(k, v, low, high); !s)
-            return s;
-        if (v != double(int(v)))
-            return bad(k, "must be a whole number");
-        out = int(v);
-        return Ok{};
-    };
+    const Settings s(j);
     for (auto [k, out] : {std::pair{"base_url", &c.baseUrl}, std::pair{"model", &c.model},
                           std::pair{"reasoning_effort", &c.reasoningEffort}, std::pair{"key_env", &c.keyEnv},
                           std::pair{"api_key", &c.apiKey}, std::pair{"anthropic_version", &c.anthropicVersion},
                           std::pair{"prices", &c.prices}, std::pair{"prompts", &c.prompts},
                           std::pair{"max_tokens_field", &c.maxTokensField}, std::pair{"thinking", &c.thinking}})
-        if (Status s = str(k, *out); !s)
-            return s.error();
-    if (given("stream")) {
+        if (Status st = s.str(k, *out); !st)
+            return st;
+    if (s.given("stream")) {
         if (!j["stream"].is_boolean())
             return bad("stream", "must be true or false");
         c.stream = j["stream"].get<bool>();
     }
     // Anthropic's temperature runs from 0 to 1, OpenAI's from 0 to 2.
-    if (given("temperature")) {
+    if (s.given("temperature")) {
         double t = 0;
-        if (Status s = num("temperature", t, 0, protocol == Protocol::Anthropic ? 1 : 2); !s)
-            return s.error();
+        if (Status st = s.num("temperature", t, 0, protocol == Protocol::Anthropic ? 1 : 2); !st)
+            return st;
         c.temperature = t;
     }
     const std::pair<const char *, int *> ints[] = {{"max_tokens", &c.maxTokens},
@@ -165,34 +182,40 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
                                                    {"concurrency", &c.http.concurrency}};
     const std::pair<int, int> intRanges[] = {{0, 10'000'000}, {0, 10'000'000}, {0, 20}, {1, 256}};
     for (std::size_t i = 0; i < std::size(ints); ++i)
-        if (Status s = integer(ints[i].first, *ints[i].second, intRanges[i].first, intRanges[i].second); !s)
-            return s.error();
+        if (Status st = s.integer(ints[i].first, *ints[i].second, intRanges[i].first, intRanges[i].second); !st)
+            return st;
     const std::pair<const char *, double *> reals[] = {{"timeout_s", &c.http.timeoutSeconds},
                                                        {"max_time_s", &c.http.maxTimeSeconds},
                                                        {"connect_timeout_s", &c.http.connectTimeoutSeconds},
                                                        {"backoff_s", &c.http.backoffSeconds},
                                                        {"max_wait_s", &c.http.maxWaitSeconds}};
     for (const auto &[k, out] : reals)
-        if (Status s = num(k, *out, 0, 86400); !s)
-            return s.error();
+        if (Status st = s.num(k, *out, 0, 86400); !st)
+            return st;
     if (c.http.timeoutSeconds <= 0)
         return bad("timeout_s", "must be more than 0");
     if (c.http.connectTimeoutSeconds <= 0)
         return bad("connect_timeout_s", "must be more than 0");
+    return Ok{};
+}
 
+// The base URL without trailing slashes, parsed into `url`.
+Status readBaseUrl(LlmConfig &c, Url &url)
+{
     while (c.baseUrl.size() > 1 && c.baseUrl.back() == '/')
         c.baseUrl.pop_back();
-    Url url;
     if (c.baseUrl.rfind("http://", 0) != 0 && c.baseUrl.rfind("https://", 0) != 0)
         return bad("base_url", "must start with http:// or https://, not \"" + publicUrl(c.baseUrl) + "\"");
     if (!parseUrl(c.baseUrl, url))
         return bad("base_url", "\"" + publicUrl(c.baseUrl) + "\" is not a URL with a host name");
-    if (c.model.empty())
-        return bad("model", "is needed (the model to ask, e.g. gpt-4.1 or claude-sonnet-4-5)");
+    return Ok{};
+}
 
-    // Where the key may go. Without key_env, only the provider's own API gets its default variable.
+// Where the key may go. Without key_env, only the provider's own API gets its default variable.
+Status checkKeyDestination(Protocol protocol, bool keyEnvGiven, LlmConfig &c, const Url &url)
+{
     const Provider &own = providerOf(protocol);
-    if (!given("key_env"))
+    if (!keyEnvGiven)
         c.keyEnv = isHost(url, own) ? own.keyEnv : "";
     if (const Provider *owner = ownerOf(c.keyEnv); owner && !isHost(url, *owner))
         return bad("key_env", std::string("names ") + owner->keyEnv + ", the key for https://" + owner->host +
@@ -207,27 +230,32 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
                                   ": use https://, reach the server through an SSH tunnel to localhost, or send "
                                   "no key (key_env \"\")");
     }
+    return Ok{};
+}
 
-    if (protocol == Protocol::OpenAI) {
-        if (!c.reasoningEffort.empty() && !oneOf(kOpenAIEfforts, c.reasoningEffort))
-            return bad("reasoning_effort", "must be one of " + listOf(kOpenAIEfforts));
-        if (!c.thinking.empty() || c.thinkingBudget > 0)
-            return bad(c.thinking.empty() ? "thinking_budget" : "thinking",
-                       "is Anthropic's; the openai generator takes reasoning_effort");
-        // OpenAI's reference lists max_tokens as deprecated, and its reasoning models refuse it;
-        // most other servers know only max_tokens. A gateway in front of reasoning models says so.
-        if (c.maxTokensField.empty())
-            c.maxTokensField = isHost(url, own) ? "max_completion_tokens" : "max_tokens";
-        if (c.maxTokensField != "max_tokens" && c.maxTokensField != "max_completion_tokens")
-            return bad("max_tokens_field", "must be max_tokens or max_completion_tokens");
-        if (c.temperature && !c.reasoningEffort.empty() && c.reasoningEffort != "none")
-            c.warnings.push_back("temperature " + number(*c.temperature) + " is sent with reasoning_effort " +
-                                 c.reasoningEffort +
-                                 ": OpenAI's reasoning models refuse any temperature but their default (HTTP 400), "
-                                 "other servers may ignore one of them");
-        return c;
-    }
+Status checkOpenAI(LlmConfig &c, const Url &url)
+{
+    if (!c.reasoningEffort.empty() && !oneOf(kOpenAIEfforts, c.reasoningEffort))
+        return bad("reasoning_effort", "must be one of " + listOf(kOpenAIEfforts));
+    if (!c.thinking.empty() || c.thinkingBudget > 0)
+        return bad(c.thinking.empty() ? "thinking_budget" : "thinking",
+                   "is Anthropic's; the openai generator takes reasoning_effort");
+    // OpenAI's reference lists max_tokens as deprecated, and its reasoning models refuse it;
+    // most other servers know only max_tokens. A gateway in front of reasoning models says so.
+    if (c.maxTokensField.empty())
+        c.maxTokensField = isHost(url, providerOf(Protocol::OpenAI)) ? "max_completion_tokens" : "max_tokens";
+    if (c.maxTokensField != "max_tokens" && c.maxTokensField != "max_completion_tokens")
+        return bad("max_tokens_field", "must be max_tokens or max_completion_tokens");
+    if (c.temperature && !c.reasoningEffort.empty() && c.reasoningEffort != "none")
+        c.warnings.push_back("temperature " + number(*c.temperature) + " is sent with reasoning_effort " +
+                             c.reasoningEffort +
+                             ": OpenAI's reasoning models refuse any temperature but their default (HTTP 400), "
+                             "other servers may ignore one of them");
+    return Ok{};
+}
 
+Status checkAnthropic(LlmConfig &c)
+{
     if (!c.maxTokensField.empty())
         return bad("max_tokens_field", "is for the openai generator; Anthropic's limit is always max_tokens");
     if (!c.reasoningEffort.empty() && !oneOf(kAnthropicEfforts, c.reasoningEffort))
@@ -251,6 +279,28 @@ Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
     if ((c.thinking == "enabled" || c.thinking == "adaptive") && c.temperature && *c.temperature != 1)
         return bad("temperature", "must be 1 or left out while thinking is " + c.thinking +
                                       " (Anthropic refuses any other)");
+    return Ok{};
+}
+
+} // namespace
+
+Result<LlmConfig> configFromJson(Protocol protocol, const nlohmann::json &j)
+{
+    LlmConfig c;
+    c.protocol = protocol;
+    c.baseUrl = defaultBaseUrl(protocol);
+    if (Status s = readSettings(protocol, j, c); !s)
+        return s.error();
+    Url url;
+    if (Status s = readBaseUrl(c, url); !s)
+        return s.error();
+    if (c.model.empty())
+        return bad("model", "is needed (the model to ask, e.g. gpt-4.1 or claude-sonnet-4-5)");
+    if (Status s = checkKeyDestination(protocol, Settings(j).given("key_env"), c, url); !s)
+        return s.error();
+    const Status s = protocol == Protocol::OpenAI ? checkOpenAI(c, url) : checkAnthropic(c);
+    if (!s)
+        return s.error();
     return c;
 }
 
