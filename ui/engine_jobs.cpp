@@ -210,9 +210,9 @@ Status exportCandidateFile(const SessionSnapshot &s, std::int64_t node, const st
 {
     const NodeView *n = s.node(node);
     if (!n || !n->isCandidate())
-        return makeError("not-found", "node " + std::to_string(node) + " is not a candidate of this session");
+        return makeError(ErrorCode::NotFound, "node " + std::to_string(node) + " is not a candidate of this session");
     if (!s.problem)
-        return makeError("parse", "the session's problem does not parse: " + s.problemError);
+        return makeError(ErrorCode::Parse, "the session's problem does not parse: " + s.problemError);
     auto cand = parseCandidate(n->record.text);
     if (!cand)
         return cand.error();
@@ -228,7 +228,7 @@ Status exportCandidateFile(const SessionSnapshot &s, std::int64_t node, const st
         return text.error();
     std::ofstream f(file, std::ios::binary);
     if (!(f << *text) || !(f.flush()))
-        return makeError("io", "cannot write " + file);
+        return makeError(ErrorCode::Io, "cannot write " + file);
     return Ok{};
 }
 
@@ -241,9 +241,9 @@ Result<std::vector<std::string>> exportBankFolder(const SessionSnapshot &s, cons
     const RestoredSearch restored = restoreSearch(records, s.settings.topK, s.settings.bankSize);
     const std::vector<KernelRecord> bank = restored.state.bank();
     if (bank.empty())
-        return makeError("empty", "the session has no correct kernel to export");
+        return makeError(ErrorCode::Empty, "the session has no correct kernel to export");
     if (!QDir().mkpath(qs(folder)))
-        return makeError("io", "cannot create the folder " + folder);
+        return makeError(ErrorCode::Io, "cannot create the folder " + folder);
     std::vector<std::string> files;
     QString index = QStringLiteral("rank,node,idea,median_ms,speedup,file\n");
     int rank = 0;
@@ -269,7 +269,7 @@ Result<std::vector<std::string>> exportBankFolder(const SessionSnapshot &s, cons
     const std::string indexFile = QDir(qs(folder)).filePath(QStringLiteral("bank.csv")).toStdString();
     std::ofstream f(indexFile, std::ios::binary);
     if (!(f << index.toStdString()))
-        return makeError("io", "cannot write " + indexFile);
+        return makeError(ErrorCode::Io, "cannot write " + indexFile);
     files.push_back(indexFile);
     return files;
 }

@@ -199,7 +199,7 @@ Result<nlohmann::json> generatorSettings(const GeneratorRequest &r, const std::s
     if (!r.keyFile.empty()) {
         std::ifstream in(r.keyFile);
         if (!in)
-            return makeError("io", "cannot read the key file " + r.keyFile);
+            return makeError(ErrorCode::Io, "cannot read the key file " + r.keyFile);
         std::stringstream text;
         text << in.rdbuf();
         std::string key = text.str();
@@ -208,7 +208,7 @@ Result<nlohmann::json> generatorSettings(const GeneratorRequest &r, const std::s
         const auto last = key.find_last_not_of(" \t\r\n");
         key = first == std::string::npos ? std::string() : key.substr(first, last - first + 1);
         if (key.empty())
-            return makeError("io", "the key file " + r.keyFile + " is empty");
+            return makeError(ErrorCode::Io, "the key file " + r.keyFile + " is empty");
         out["api_key"] = key;
     }
     return out;

@@ -42,7 +42,7 @@ std::string human(double v, const char *unit)
 Result<Problem> problemArg(const Args &a)
 {
     if (a.positional.empty())
-        return makeError("usage", "name a problem (kernelforge-cli problems lists them)");
+        return makeError(ErrorCode::Usage, "name a problem (kernelforge-cli problems lists them)");
     return findProblem(a.positional[0], a.option("--variant").value_or(""));
 }
 
@@ -50,7 +50,7 @@ Result<std::string> readFile(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return makeError("io", "cannot read " + path);
+        return makeError(ErrorCode::Io, "cannot read " + path);
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
@@ -142,7 +142,7 @@ int cmdBaseline(const Args &a)
         return NoGpu;
     }
     auto l = w.load(*p);
-    if (!l) { printError(l.error()); return l.error().code == "reference" || l.error().code == "parse" ? BadInput : WorkerFailed; }
+    if (!l) { printError(l.error()); return l.error().code == ErrorCode::Reference || l.error().code == ErrorCode::Parse ? BadInput : WorkerFailed; }
     auto b = w.baseline(a.intOption("--trials", 100));
     if (!b) { printError(b.error()); return WorkerFailed; }
     if (a.flag("--json")) {
@@ -327,13 +327,13 @@ Result<EvalInput> evalInputFromSession(const Args &a)
     try {
         id = std::stoll(a.positional[1][0] == '#' ? a.positional[1].substr(1) : a.positional[1]);
     } catch (const std::exception &) {
-        return makeError("usage", "a node is a number, not '" + a.positional[1] + "'");
+        return makeError(ErrorCode::Usage, "a node is a number, not '" + a.positional[1] + "'");
     }
     auto node = store->node(id);
     if (!node)
-        return makeError("not-found", path + " has no node " + std::to_string(id));
+        return makeError(ErrorCode::NotFound, path + " has no node " + std::to_string(id));
     if (node->kind != NodeKind::Candidate || node->text.empty())
-        return makeError("not-found", "node " + std::to_string(id) + " of " + path + " is not a candidate");
+        return makeError(ErrorCode::NotFound, "node " + std::to_string(id) + " of " + path + " is not a candidate");
     auto problem = parseProblem(meta->problemText, meta->problemName + ".toml", meta->problemVariant);
     if (!problem)
         return problem.error();
@@ -373,7 +373,7 @@ Result<std::optional<std::uint64_t>> seedOption(const Args &a)
             return std::optional<std::uint64_t>(seed);
     } catch (const std::exception &) {
     }
-    return makeError("usage", "--seed takes a positive integer (as `show` prints it), not '" + *v + "'");
+    return makeError(ErrorCode::Usage, "--seed takes a positive integer (as `show` prints it), not '" + *v + "'");
 }
 
 } // namespace
@@ -411,8 +411,8 @@ int cmdEval(const Args &a)
     auto run = runCandidate(input->problem, input->source, o);
     if (!run) {
         printError(run.error());
-        const std::string &code = run.error().code;
-        return code == "reference" || code == "parse" ? BadInput : WorkerFailed;
+        const ErrorCode code = run.error().code;
+        return code == ErrorCode::Reference || code == ErrorCode::Parse ? BadInput : WorkerFailed;
     }
     if (!run->result) {
         // Still worth knowing whether it compiles: NVRTC needs no GPU.

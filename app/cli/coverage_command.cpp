@@ -127,7 +127,7 @@ int cmdCoverage(const Args &a)
                                      worker.info()->gpu); rc != Success)
                 return rc;
         // Module problems carry their modules: let each go once it is judged.
-        p = makeError("done", "");
+        p = makeError(ErrorCode::Done, "");
     }
     std::printf("%d of %d problems covered by the built-in generator\n", covered, total);
     return Success;

@@ -173,12 +173,12 @@ private:
 
 int exitFor(const Error &e)
 {
-    if (e.code == "no-gpu")
+    if (e.code == ErrorCode::NoGpu)
         return NoGpu;
-    if (e.code == "worker" || e.code == "worker-start" || e.code == "crashed" || e.code == "timeout" ||
-        e.code == "protocol")
+    if (e.code == ErrorCode::Worker || e.code == ErrorCode::WorkerStart || e.code == ErrorCode::Crashed || e.code == ErrorCode::Timeout ||
+        e.code == ErrorCode::Protocol)
         return WorkerFailed;
-    if (e.code == "llm" || e.code == "llm-answer")
+    if (e.code == ErrorCode::Llm || e.code == ErrorCode::LlmAnswer)
         return GeneratorFailed;
     return BadInput;
 }
@@ -350,7 +350,7 @@ int cmdSearch(const Args &a)
         auto created = SessionStore::create(*sessionPath, meta);
         if (!created) {
             printError(created.error());
-            if (created.error().code == "exists")
+            if (created.error().code == ErrorCode::Exists)
                 std::fprintf(stderr, "kernelforge-cli: add --resume to continue that session, or name a new file\n");
             return BadInput;
         }
@@ -368,7 +368,7 @@ int cmdSearch(const Args &a)
     std::signal(SIGTERM, SIG_DFL);
     if (!ran) {
         printError(ran.error());
-        if (ran.error().code == "no-gpu")
+        if (ran.error().code == ErrorCode::NoGpu)
             std::fprintf(stderr, "kernelforge-cli: add --compile-only to compile candidates without evaluating them\n");
         std::fprintf(stderr, "kernelforge-cli: the session %s keeps what was done\n", sessionPath->c_str());
         return exitFor(ran.error());

@@ -195,12 +195,12 @@ int cmdSuite(const Args &a)
     std::signal(SIGTERM, SIG_DFL);
     if (!ran) {
         std::fprintf(stderr, "kernelforge-cli: %s\n", ran.error().text().c_str());
-        if (ran.error().code == "no-gpu")
+        if (ran.error().code == ErrorCode::NoGpu)
             std::fprintf(stderr, "kernelforge-cli: the suite needs an NVIDIA GPU; add --compile-only to compile "
                                  "candidates without one\n");
         if (!runner.state().problems.empty())
             printSummary(runner);
-        return ran.error().code == "io" || ran.error().code == "suite" || ran.error().code == "generator"
+        return ran.error().code == ErrorCode::Io || ran.error().code == ErrorCode::Suite || ran.error().code == ErrorCode::Generator
                    ? int(BadInput)
                    : exitFor(ran.error());
     }

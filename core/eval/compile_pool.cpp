@@ -94,7 +94,7 @@ std::vector<Result<CompileOutput>> CompilePool::compileAll(const std::vector<Com
             return ItemOutcome::HandBack;
         }
         auto output = client.compile(job.source, job.kernels, job.arch);
-        if (!output && output.error().code == "protocol") {
+        if (!output && output.error().code == ErrorCode::Protocol) {
             // A garbled reply is the compiler process's fault, not the source's: say so.
             Error e = output.error();
             e.message = "the compiler process failed: " + e.message;
@@ -104,20 +104,20 @@ std::vector<Result<CompileOutput>> CompilePool::compileAll(const std::vector<Com
         return ItemOutcome::Done;
     };
     hooks.orphan = [&](std::size_t item) {
-        Error error = makeError("worker-start", "no compiler process could be started");
+        Error error = makeError(ErrorCode::WorkerStart, "no compiler process could be started");
         for (const auto &e : startErrors)
             if (!e.message.empty())
                 error = e;
         finish(misses[item], error);
     };
     hooks.stopping = [&] { return m_cancel.load(); };
-    hooks.cancelled = [&](std::size_t item) { finish(misses[item], makeError("cancelled", "the compile was cancelled")); };
+    hooks.cancelled = [&](std::size_t item) { finish(misses[item], makeError(ErrorCode::Cancelled, "the compile was cancelled")); };
     WorkQueue::run(misses.size(), m_clients.size(), hooks);
 
     std::vector<Result<CompileOutput>> out;
     out.reserve(jobs.size());
     for (auto &r : results)
-        out.push_back(r ? std::move(*r) : Result<CompileOutput>(makeError("internal", "no result")));
+        out.push_back(r ? std::move(*r) : Result<CompileOutput>(makeError(ErrorCode::Internal, "no result")));
     return out;
 }
 

@@ -133,25 +133,25 @@ Process::~Process()
 Status Process::start(const ProcessOptions &options)
 {
     if (started())
-        return makeError("process", "a Process object starts one child only");
+        return makeError(ErrorCode::Process, "a Process object starts one child only");
     if (options.argv.empty() || options.argv[0].empty())
-        return makeError("worker-start", "no program to start (empty command)");
+        return makeError(ErrorCode::WorkerStart, "no program to start (empty command)");
     m_options = options;
 
     // O_CLOEXEC from the start: another thread may spawn a child at the same moment, and a copy
     // of our pipe ends in that child would keep EOF from ever arriving.
     int in[2], out[2], err[2];
     if (pipe2(in, O_CLOEXEC) != 0)
-        return makeError("worker-start", std::string("pipe: ") + std::strerror(errno));
+        return makeError(ErrorCode::WorkerStart, std::string("pipe: ") + std::strerror(errno));
     if (pipe2(out, O_CLOEXEC) != 0) {
         int e = errno;
         ::close(in[0]), ::close(in[1]);
-        return makeError("worker-start", std::string("pipe: ") + std::strerror(e));
+        return makeError(ErrorCode::WorkerStart, std::string("pipe: ") + std::strerror(e));
     }
     if (pipe2(err, O_CLOEXEC) != 0) {
         int e = errno;
         ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
-        return makeError("worker-start", std::string("pipe: ") + std::strerror(e));
+        return makeError(ErrorCode::WorkerStart, std::string("pipe: ") + std::strerror(e));
     }
 
     posix_spawn_file_actions_t actions;
@@ -187,7 +187,7 @@ Status Process::start(const ProcessOptions &options)
     ::close(in[0]), ::close(out[1]), ::close(err[1]);
     if (rc != 0) {
         ::close(in[1]), ::close(out[0]), ::close(err[0]);
-        return makeError("worker-start", "cannot start `" + joinArgv(options.argv) + "`: " + std::strerror(rc));
+        return makeError(ErrorCode::WorkerStart, "cannot start `" + joinArgv(options.argv) + "`: " + std::strerror(rc));
     }
 
     m_pid = pid;

@@ -151,7 +151,7 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
             track(&client);
         Error error;
         // A cancel that lands while the client starts is only seen here.
-        const Error stop = makeError("cancelled", "cancelled");
+        const Error stop = makeError(ErrorCode::Cancelled, "cancelled");
         if (Status s = client.start(); !s)
             error = s.error();
         else if (cancelled())
@@ -165,7 +165,7 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
             error = v.error();
         else
             out.verdict = *v;
-        if (error.code == "cancelled")
+        if (error.code == ErrorCode::Cancelled)
             out.cancelled = true;
         else if (!error.message.empty())
             failure = error.text();

@@ -73,19 +73,21 @@ std::string dumpLine(const json &message)
 
 Error errorFromJson(const json &reply)
 {
-    Error e{"worker", "the worker refused the request without saying why", ""};
+    Error e{ErrorCode::Worker, "the worker refused the request without saying why", ""};
     auto it = reply.find("error");
     if (it == reply.end())
         return e;
     if (it->is_string())
-        return Error{"worker", it->get<std::string>(), ""};
+        return Error{ErrorCode::Worker, it->get<std::string>(), ""};
     if (!it->is_object())
         return e;
     auto text = [&](const char *key, std::string &field) {
         if (auto f = it->find(key); f != it->end() && f->is_string())
             field = f->get<std::string>();
     };
-    text("code", e.code);
+    std::string code;
+    text("code", code);
+    if (!code.empty()) e.code = errorCodeFrom(code);
     text("message", e.message);
     text("where", e.where);
     return e;
@@ -97,7 +99,7 @@ Result<T> field(const json &body, const char *key, const char *op)
     try {
         return body.at(key).get<T>();
     } catch (const std::exception &ex) {
-        return makeError("protocol", std::string("malformed reply to ") + op + ": " + ex.what());
+        return makeError(ErrorCode::Protocol, std::string("malformed reply to ") + op + ": " + ex.what());
     }
 }
 
@@ -313,12 +315,12 @@ Status WorkerClient::spawnAndHandshake()
     case Kind::Ok: {
         auto hello = field<Hello>(reply.body, "hello", "hello");
         if (!hello) {
-            failure = makeError("protocol", "the worker " + command + " does not speak the KernelForge worker protocol: "
+            failure = makeError(ErrorCode::Protocol, "the worker " + command + " does not speak the KernelForge worker protocol: "
                                                 + hello.error().message);
             break;
         }
         if (hello->protocol != kProtocolVersion) {
-            failure = makeError("protocol", "the worker " + command + " speaks worker protocol version "
+            failure = makeError(ErrorCode::Protocol, "the worker " + command + " speaks worker protocol version "
                                                 + std::to_string(hello->protocol) + ", this engine speaks version "
                                                 + std::to_string(kProtocolVersion) + "; install matching versions");
             break;
@@ -327,19 +329,19 @@ Status WorkerClient::spawnAndHandshake()
         return Ok{};
     }
     case Kind::Died:
-        failure = makeError("worker-start", withTail("the worker " + command + " exited before the handshake ("
+        failure = makeError(ErrorCode::WorkerStart, withTail("the worker " + command + " exited before the handshake ("
                                                          + m_deadExit + ")", m_deadTail));
         break;
     case Kind::TimedOut:
-        failure = makeError("worker-start", withTail("the worker " + command + " did not answer the handshake within "
+        failure = makeError(ErrorCode::WorkerStart, withTail("the worker " + command + " did not answer the handshake within "
                                                          + secondsText(reply.timeout), m_deadTail));
         break;
     case Kind::Garbled:
-        failure = makeError("protocol", "the worker " + command + " does not speak the KernelForge worker protocol: "
+        failure = makeError(ErrorCode::Protocol, "the worker " + command + " does not speak the KernelForge worker protocol: "
                                             + reply.error.message);
         break;
     case Kind::Refused:
-        failure = makeError("worker-start", "the worker " + command + " refused the handshake: " + reply.error.text());
+        failure = makeError(ErrorCode::WorkerStart, "the worker " + command + " refused the handshake: " + reply.error.text());
         break;
     case Kind::Cancelled:
     case Kind::NotRunning:
@@ -357,7 +359,7 @@ WorkerReply WorkerClient::call(json message, milliseconds timeout)
 {
     // An interrupt that arrived between requests cancels this one (the worker is already dead).
     if (m_interrupted.exchange(false))
-        return WorkerReply{Kind::Cancelled, {}, makeError("cancelled", "cancelled"), timeout};
+        return WorkerReply{Kind::Cancelled, {}, makeError(ErrorCode::Cancelled, "cancelled"), timeout};
     if (auto running = ensureRunning(); !running)
         return WorkerReply{Kind::NotRunning, {}, running.error(), timeout};
     return exchange(std::move(message), timeout);
@@ -381,7 +383,7 @@ void WorkerClient::afterDeath()
 WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
 {
     if (!m_process)
-        return WorkerReply{Kind::NotRunning, {}, makeError("worker", "no worker is running"), timeout};
+        return WorkerReply{Kind::NotRunning, {}, makeError(ErrorCode::Worker, "no worker is running"), timeout};
     Process &p = *m_process;
     const int id = m_nextId++;
     message["id"] = id;
@@ -390,8 +392,8 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
     auto died = [&]() {
         afterDeath();
         if (m_interrupted.exchange(false))
-            return WorkerReply{Kind::Cancelled, {}, makeError("cancelled", "cancelled"), timeout};
-        return WorkerReply{Kind::Died, {}, makeError("crashed", "the worker died (" + m_deadExit + ")"), timeout};
+            return WorkerReply{Kind::Cancelled, {}, makeError(ErrorCode::Cancelled, "cancelled"), timeout};
+        return WorkerReply{Kind::Died, {}, makeError(ErrorCode::Crashed, "the worker died (" + m_deadExit + ")"), timeout};
     };
     auto killed = [&](Kind kind, Error error) {
         p.kill();
@@ -401,7 +403,7 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         m_deadStatus.reset(); // killed: its status says nothing about how it ran
         m_needsRestart = true;
         if (m_interrupted.exchange(false))
-            return WorkerReply{Kind::Cancelled, {}, makeError("cancelled", "cancelled"), timeout};
+            return WorkerReply{Kind::Cancelled, {}, makeError(ErrorCode::Cancelled, "cancelled"), timeout};
         return WorkerReply{kind, {}, std::move(error), timeout};
     };
 
@@ -410,8 +412,8 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
     // A worker that already exited may have left lines behind (a program that is no worker at
     // all prints its own text and quits): read them before calling it dead.
     case IoStatus::Eof: break;
-    case IoStatus::Timeout: return killed(Kind::TimedOut, makeError("timeout", "the worker stopped reading"));
-    case IoStatus::Error: return killed(Kind::Garbled, makeError("protocol", p.lastError()));
+    case IoStatus::Timeout: return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "the worker stopped reading"));
+    case IoStatus::Error: return killed(Kind::Garbled, makeError(ErrorCode::Protocol, p.lastError()));
     }
 
     for (;;) {
@@ -419,14 +421,14 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         switch (p.readLine(line, deadline)) {
         case IoStatus::Ok: break;
         case IoStatus::Eof: return died();
-        case IoStatus::Timeout: return killed(Kind::TimedOut, makeError("timeout", "no reply"));
-        case IoStatus::Error: return killed(Kind::Garbled, makeError("protocol", "the worker wrote " + p.lastError()));
+        case IoStatus::Timeout: return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "no reply"));
+        case IoStatus::Error: return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "the worker wrote " + p.lastError()));
         }
         if (line.find_first_not_of(" \t") == std::string::npos)
             continue;
         json reply = json::parse(line, nullptr, false);
         if (reply.is_discarded() || !reply.is_object())
-            return killed(Kind::Garbled, makeError("protocol", "the worker wrote a line that is not a JSON object: " + quotedLine(line)));
+            return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "the worker wrote a line that is not a JSON object: " + quotedLine(line)));
         if (auto event = reply.find("event"); event != reply.end()) {
             auto text = reply.find("message");
             if (m_config.onProgress && text != reply.end() && text->is_string())
@@ -436,12 +438,12 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         auto replyId = reply.find("id");
         auto ok = reply.find("ok");
         if (replyId == reply.end() || *replyId != id || ok == reply.end() || !ok->is_boolean())
-            return killed(Kind::Garbled, makeError("protocol", "expected the reply to request " + std::to_string(id)
+            return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "expected the reply to request " + std::to_string(id)
                                                                    + ", got " + quotedLine(line)));
         if (ok->get<bool>())
             return WorkerReply{Kind::Ok, std::move(reply), {}, timeout};
         Error error = errorFromJson(reply);
-        if (error.code == "crashed") // the worker exits after a fault: its CUDA context is dead
+        if (error.code == ErrorCode::Crashed) // the worker exits after a fault: its CUDA context is dead
             m_needsRestart = true;
         return WorkerReply{Kind::Refused, {}, std::move(error), timeout};
     }
@@ -450,16 +452,16 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
 Error WorkerClient::replyError(const WorkerReply &reply, const std::string &what) const
 {
     switch (reply.kind) {
-    case Kind::Ok: return makeError("protocol", "unexpected reply to " + what);
+    case Kind::Ok: return makeError(ErrorCode::Protocol, "unexpected reply to " + what);
     case Kind::Refused:
     case Kind::NotRunning: return reply.error;
     case Kind::Died:
-        return makeError("crashed", withTail("the worker died during " + what + " (" + m_deadExit + ")", m_deadTail));
+        return makeError(ErrorCode::Crashed, withTail("the worker died during " + what + " (" + m_deadExit + ")", m_deadTail));
     case Kind::TimedOut:
-        return makeError("timeout", "no answer to " + what + " within " + secondsText(reply.timeout)
+        return makeError(ErrorCode::Timeout, "no answer to " + what + " within " + secondsText(reply.timeout)
                                         + "; the worker was killed");
-    case Kind::Garbled: return makeError("protocol", "protocol error during " + what + ": " + reply.error.message);
-    case Kind::Cancelled: return makeError("cancelled", what + " was cancelled");
+    case Kind::Garbled: return makeError(ErrorCode::Protocol, "protocol error during " + what + ": " + reply.error.message);
+    case Kind::Cancelled: return makeError(ErrorCode::Cancelled, what + " was cancelled");
     }
     return reply.error;
 }

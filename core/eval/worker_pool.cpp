@@ -94,7 +94,7 @@ Status WorkerPool::load(const Problem &problem)
 Result<BaselineResult> WorkerPool::baseline(int trials)
 {
     if (m_slots.empty())
-        return makeError("worker", "the pool has no workers");
+        return makeError(ErrorCode::Worker, "the pool has no workers");
     Slot &slot = m_slots.front();
     Result<BaselineResult> result = [&] {
         std::lock_guard lock(gpuLock(slot.gpu)); // a timing like any other
@@ -117,7 +117,7 @@ Result<Ceilings> WorkerPool::ceilings()
         if (r && !*r)
             return r->error();
     if (results.empty())
-        return makeError("worker", "the pool has no workers");
+        return makeError(ErrorCode::Worker, "the pool has no workers");
     return *results.front();
 }
 
@@ -149,9 +149,9 @@ EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &hand
     auto verified = client.verify(request.key, request.source, request.cubin, request.policy, request.trials,
                                   request.timeout, true, request.seed, request.loweredNames);
     if (!verified) {
-        if (verified.error().code == "cancelled")
+        if (verified.error().code == ErrorCode::Cancelled)
             return unfinished(request, Verdict::Queued, "cancelled");
-        if (verified.error().code == "engine")
+        if (verified.error().code == ErrorCode::Engine)
             return unfinished(request, Verdict::EngineError, verified.error().text());
         return unfinished(request, Verdict::Crashed, "evaluation failed: " + verified.error().text());
     }
@@ -166,9 +166,9 @@ EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &hand
             applyTimedRun(result, *timed);
         } else {
             const Error &e = timed.error();
-            if (e.code == "cancelled")
+            if (e.code == ErrorCode::Cancelled)
                 return unfinished(request, Verdict::Queued, "cancelled");
-            result.verdict = e.code == "timeout" ? Verdict::TimedOut : e.code == "engine" ? Verdict::EngineError : Verdict::Crashed;
+            result.verdict = e.code == ErrorCode::Timeout ? Verdict::TimedOut : e.code == ErrorCode::Engine ? Verdict::EngineError : Verdict::Crashed;
             result.reason = "verified, then failed while timing: " + e.text();
         }
     }

@@ -137,7 +137,7 @@ public:
         std::vector<Result<std::vector<Draft>>> out;
         for (const Idea &idea : ideas) {
             if (ctx.cancel && *ctx.cancel)
-                out.emplace_back(makeError("cancelled", "the search stopped"));
+                out.emplace_back(makeError(ErrorCode::Cancelled, "the search stopped"));
             else
                 out.push_back(implement(ctx, idea, count, usage));
         }
@@ -149,7 +149,7 @@ public:
         std::vector<Result<std::optional<Draft>>> out;
         for (const RepairJob &j : jobs) {
             if (ctx.cancel && *ctx.cancel)
-                out.emplace_back(makeError("cancelled", "the search stopped"));
+                out.emplace_back(makeError(ErrorCode::Cancelled, "the search stopped"));
             else
                 out.push_back(repair(ctx, j.idea, j.failed, usage));
         }

@@ -59,7 +59,7 @@ std::string at(const std::string &path, int line) { return path + ":" + std::to_
 
 Error parseError(const std::string &path, int line, std::string message)
 {
-    return makeError("parse", std::move(message), at(path, line));
+    return makeError(ErrorCode::Parse, std::move(message), at(path, line));
 }
 
 // Splits on commas outside parentheses and brackets: "cdiv(a, b), 4" is two items.
@@ -282,7 +282,7 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
         }
     }
     if (c.launches.empty())
-        return makeError("parse", "no @launch directive: a candidate needs at least one", path);
+        return makeError(ErrorCode::Parse, "no @launch directive: a candidate needs at least one", path);
 
     // Scratch may be declared after the launch that uses it, so classify names at the end.
     for (auto &launch : c.launches)
@@ -324,10 +324,10 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
     // Evaluates `text` for a directive on `line`; `what` names the field in the message.
     auto eval = [&](const std::string &text, int line, const std::string &what) -> Result<std::int64_t> {
         auto v = evalExpr(text, env, {});
-        if (!v) return makeError("check", what + ": " + v.error().text(), at(path, line));
+        if (!v) return makeError(ErrorCode::Check, what + ": " + v.error().text(), at(path, line));
         return *v;
     };
-    auto fail = [&](int line, std::string msg) -> Error { return makeError("check", std::move(msg), at(path, line)); };
+    auto fail = [&](int line, std::string msg) -> Error { return makeError(ErrorCode::Check, std::move(msg), at(path, line)); };
 
     std::set<std::string> scratchNames;
     for (const auto &s : c.scratch) {

@@ -108,7 +108,7 @@ private:
     // A bad expression in a problem file is a bad problem file, whatever the evaluator calls it.
     static Failure asParseError(Error e)
     {
-        e.code = "parse";
+        e.code = ErrorCode::Parse;
         return Failure{std::move(e)};
     }
 
@@ -127,7 +127,7 @@ private:
 
     [[noreturn]] void failAt(std::uint32_t line, const std::string &field, const std::string &message) const
     {
-        throw Failure{makeError("parse", message, where(line, field))};
+        throw Failure{makeError(ErrorCode::Parse, message, where(line, field))};
     }
     [[noreturn]] void fail(const toml::node *n, const std::string &field, const std::string &message) const
     {
@@ -691,14 +691,14 @@ Result<Problem> parseProblem(const std::string &text, const std::string &path, c
     try {
         root = toml::parse(text, path);
     } catch (const toml::parse_error &e) {
-        return makeError("parse", "TOML syntax: " + std::string(e.description()),
+        return makeError(ErrorCode::Parse, "TOML syntax: " + std::string(e.description()),
                          file + ":" + std::to_string(e.source().begin.line));
     }
 #else
     toml::parse_result parsed = toml::parse(text, path);
     if (!parsed) {
         const auto &e = parsed.error();
-        return makeError("parse", "TOML syntax: " + std::string(e.description()),
+        return makeError(ErrorCode::Parse, "TOML syntax: " + std::string(e.description()),
                          file + ":" + std::to_string(e.source().begin.line));
     }
     root = std::move(parsed).table();
@@ -715,7 +715,7 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     bool ok = false;
     std::string text = readFile(path, ok);
     if (!ok)
-        return makeError("io", "cannot read the problem file", path);
+        return makeError(ErrorCode::Io, "cannot read the problem file", path);
     auto p = parseProblem(text, path, variant, false);
     if (!p || !p->isModule() || !p->module.empty())
         return p;
@@ -723,7 +723,7 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     const fs::path file = fs::path(path).parent_path() / p->modulePath;
     p->module = readFile(file.string(), ok);
     if (!ok || p->module.empty())
-        return makeError("io", "cannot read the module " + file.string() + " (re-import the problem)",
+        return makeError(ErrorCode::Io, "cannot read the module " + file.string() + " (re-import the problem)",
                          path + ":" + std::to_string(lineOfModule(text)) + ": reference.module");
     p->text = text + (text.empty() || text.back() == '\n' ? "" : "\n") +
               "\n# The bytes of " + p->modulePath + ", added when the file was read: a module problem travels whole.\n"
@@ -738,7 +738,7 @@ Result<Problem> loadWithoutModule(const std::string &path)
     bool ok = false;
     std::string text = readFile(path, ok);
     if (!ok)
-        return makeError("io", "cannot read the problem file", path);
+        return makeError(ErrorCode::Io, "cannot read the problem file", path);
     return parseProblem(text, path, {}, false);
 }
 
@@ -749,12 +749,12 @@ ProblemListing listProblems(const std::string &folder, bool readModules)
     ProblemListing listing;
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) {
-        listing.errors.push_back(makeError("io", "not a folder", folder));
+        listing.errors.push_back(makeError(ErrorCode::Io, "not a folder", folder));
         return listing;
     }
     std::vector<fs::path> files = tomlFiles(folder, ec);
     if (ec)
-        listing.errors.push_back(makeError("io", "cannot list the folder: " + ec.message(), folder));
+        listing.errors.push_back(makeError(ErrorCode::Io, "cannot list the folder: " + ec.message(), folder));
     for (const fs::path &f : files) {
         auto r = readModules ? loadProblemFile(f.string()) : loadWithoutModule(f.string());
         if (r)
@@ -834,7 +834,7 @@ Result<Problem> findProblem(const std::string &nameOrPath, const std::string &va
             std::string list;
             for (const auto &p : matches)
                 list += (list.empty() ? "" : ", ") + p.path;
-            return makeError("not-found", "\"" + nameOrPath + "\" is ambiguous: " + list, folder);
+            return makeError(ErrorCode::NotFound, "\"" + nameOrPath + "\" is ambiguous: " + list, folder);
         }
         if (matches.size() == 1) {
             const Problem &p = matches.front();
@@ -846,7 +846,7 @@ Result<Problem> findProblem(const std::string &nameOrPath, const std::string &va
     std::string searched;
     for (const auto &f : folders)
         searched += (searched.empty() ? "" : ", ") + f;
-    return makeError("not-found",
+    return makeError(ErrorCode::NotFound,
                      "no problem named \"" + nameOrPath + "\" (searched: " + (searched.empty() ? "nothing" : searched) +
                          "; set KERNELFORGE_PROBLEMS to add folders)");
 }

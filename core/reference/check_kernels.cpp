@@ -240,7 +240,7 @@ Result<std::unique_ptr<CheckKernels>> CheckKernels::load(const std::string &arch
     if (!c)
         return c.error();
     if (!c->ok)
-        return makeError("engine", "the engine's check kernels do not compile for " + arch + ": " +
+        return makeError(ErrorCode::Engine, "the engine's check kernels do not compile for " + arch + ": " +
                                        (c->diagnostics.empty() ? c->log : c->diagnostics.front().message));
     auto m = gpu::Module::load(c->cubin, c->loweredNames);
     if (!m)
@@ -257,7 +257,7 @@ Status CheckKernels::run(const std::string &kernel, std::int64_t work, void **ar
 {
     const gpu::KernelHandle *k = m_module->kernel(kernel);
     if (!k)
-        return makeError("engine", "check kernel '" + kernel + "' is missing");
+        return makeError(ErrorCode::Engine, "check kernel '" + kernel + "' is missing");
     // One full wave of resident blocks: a grid-stride loop needs no more, and a partial second
     // wave would leave most of the GPU idle at its end.
     int &resident = m_resident[kernel];
@@ -269,7 +269,7 @@ Status CheckKernels::run(const std::string &kernel, std::int64_t work, void **ar
     const unsigned blocks = unsigned(std::min<std::int64_t>(wanted, std::int64_t(std::max(resident, 1)) * m_sms));
     cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void *>(k->kernel), dim3(blocks), dim3(kThreads), args, 0, nullptr);
     if (e != cudaSuccess)
-        return makeError(gpu::isSticky(e) ? "fatal" : "engine", "check kernel '" + kernel + "': " + gpu::errorText(e));
+        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine, "check kernel '" + kernel + "': " + gpu::errorText(e));
     return Ok{};
 }
 

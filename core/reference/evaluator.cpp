@@ -111,7 +111,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
             }
             auto outs = e->m_reference->run(inputs, params);
             if (outs.size() != p.outputs.size())
-                return makeError("reference", "the reference returns " + std::to_string(outs.size()) +
+                return makeError(ErrorCode::Reference, "the reference returns " + std::to_string(outs.size()) +
                                                   " tensors but the file declares " + std::to_string(p.outputs.size()),
                                  where + ": outputs");
             for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -121,14 +121,14 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
                     s << "the reference's output " << i << " is " << outs[i].sizes() << " "
                       << outs[i].scalar_type() << " but the file declares " << d.name << " as "
                       << c10::IntArrayRef(d.shape) << " " << toString(d.dtype);
-                    return makeError("reference", s.str(), where + ": outputs");
+                    return makeError(ErrorCode::Reference, s.str(), where + ": outputs");
                 }
             }
         } catch (const std::exception &ex) {
             if (gpu.present && isOutOfMemory(ex.what()))
-                return makeError("engine", std::string("out of GPU memory while running the reference once at load: ") +
+                return makeError(ErrorCode::Engine, std::string("out of GPU memory while running the reference once at load: ") +
                                                ex.what(), where);
-            return makeError("reference", std::string("the reference failed to run: ") + ex.what(),
+            return makeError(ErrorCode::Reference, std::string("the reference failed to run: ") + ex.what(),
                              where + ": reference.source");
         }
     } else {
@@ -161,7 +161,7 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
 Result<Timing> Evaluator::baseline(int trials)
 {
     if (!m_gpu.present)
-        return makeError("no-gpu", "timing needs an NVIDIA GPU: " + m_gpu.reason);
+        return makeError(ErrorCode::NoGpu, "timing needs an NVIDIA GPU: " + m_gpu.reason);
     TrialSpec t0 = trialPlan(m_problem, 1, kLoadSeed).front();
     auto inputs = makeInputs(m_problem, t0, m_device);
     auto params = paramsFor(t0);
@@ -170,7 +170,7 @@ Result<Timing> Evaluator::baseline(int trials)
             try {
                 m_reference->run(inputs, params);
             } catch (const std::exception &e) {
-                return makeError("reference", e.what());
+                return makeError(ErrorCode::Reference, e.what());
             }
             return Ok{};
         },
@@ -214,7 +214,7 @@ Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inpu
     for (const ResolvedLaunch &l : p.plan.launches) {
         const gpu::KernelHandle *k = p.module->kernel(l.kernel);
         if (!k)
-            return makeError("launch", "kernel '" + l.kernel + "' is not in the compiled module");
+            return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' is not in the compiled module");
         std::vector<gpu::LaunchValue> args;
         for (const ResolvedArg &a : l.args) {
             gpu::LaunchValue v;
@@ -232,7 +232,7 @@ Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inpu
             args.push_back(std::move(v));
         }
         if (Status s = gpu::launch(*k, l, args, nullptr); !s) {
-            if (s.error().code == "fatal")
+            if (s.error().code == ErrorCode::Fatal)
                 m_contextLost = true;
             return s;
         }
@@ -264,7 +264,7 @@ Result<std::vector<std::uint64_t>> Evaluator::hashTensors(const TrialData &d, st
         }
     std::vector<std::uint64_t> host(n);
     if (n && cudaMemcpy(host.data(), accPtr, n * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return makeError("engine", "reading the input hashes back failed");
+        return makeError(ErrorCode::Engine, "reading the input hashes back failed");
     return host;
 }
 
@@ -292,7 +292,7 @@ Result<std::vector<double>> Evaluator::rmsOf(const std::vector<torch::Tensor> &r
                 return s.error();
     std::vector<double> sums(refs64.size());
     if (!sums.empty() && cudaMemcpy(sums.data(), acc.data_ptr(), sums.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return makeError("engine", "reading the reference's sum of squares back failed");
+        return makeError(ErrorCode::Engine, "reading the reference's sum of squares back failed");
     for (std::size_t i = 0; i < refs64.size(); ++i)
         rms[i] = refs64[i].numel() ? std::sqrt(sums[i] / double(refs64[i].numel())) : 0.0;
     return rms;
@@ -325,7 +325,7 @@ Result<std::vector<CompareStats>> Evaluator::compareOutputs(const std::vector<to
         return stats;
     std::vector<std::uint64_t> host(outs.size() * kStatsWords);
     if (cudaError_t e = cudaMemcpy(host.data(), slots, host.size() * 8, cudaMemcpyDeviceToHost); e != cudaSuccess)
-        return makeError(gpu::isSticky(e) ? "fatal" : "engine", "reading the comparison back: " + gpu::errorText(e));
+        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine, "reading the comparison back: " + gpu::errorText(e));
     for (std::size_t i = 0; i < outs.size(); ++i) stats.push_back(CheckKernels::read(host.data() + i * kStatsWords));
     return stats;
 }
@@ -385,7 +385,7 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
             prep->names[l.kernel] = l.kernel;
     auto module = gpu::Module::load(prep->cubin, prep->names);
     if (!module) {
-        m_contextLost = module.error().code == "fatal";
+        m_contextLost = module.error().code == ErrorCode::Fatal;
         return fail(r, m_contextLost ? Verdict::Crashed : Verdict::LaunchError, module.error().text());
     }
     prep->module = std::move(*module);
@@ -420,7 +420,7 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
         if (m_contextLost)
             return fail(r, Verdict::Crashed, std::string("the kernel left the GPU unusable: ") + e.what());
         // libtorch or the engine's own kernels failed, not the candidate: no verdict on it.
-        return makeError("engine", std::string(isOutOfMemory(e.what()) ? "out of GPU memory while verifying: "
+        return makeError(ErrorCode::Engine, std::string(isOutOfMemory(e.what()) ? "out of GPU memory while verifying: "
                                                                         : "verification failed in the engine: ") +
                                        e.what());
     }
@@ -627,7 +627,7 @@ Result<nlohmann::json> Evaluator::trialData(std::uint64_t seed, int trials)
     for (const auto &t : m_problem.params) numbers += t.numel();
     for (const auto &t : m_problem.outputs) numbers += t.numel();
     if (numbers * std::max(trials, 1) > kLimit)
-        return makeError("usage", "trial data is for small problems (a variant): this one has " + std::to_string(numbers) +
+        return makeError(ErrorCode::Usage, "trial data is for small problems (a variant): this one has " + std::to_string(numbers) +
                                       " numbers a trial");
     auto flat = [](const torch::Tensor &t) {
         auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();

@@ -128,7 +128,7 @@ struct Lowering {
         collect(graph->block(), c10::prim::GetAttr, left);
         for (const Node *n : left)
             if (auto it = undeclared.find(n); it != undeclared.end())
-                return makeError("reference", "forward reads the module's tensor `" + it->second +
+                return makeError(ErrorCode::Reference, "forward reads the module's tensor `" + it->second +
                                                   "`, which no [[params]] table names as its attribute (re-import the problem)",
                                  where);
         return Ok{};
@@ -146,7 +146,7 @@ struct Lowering {
             auto it = objects.find(n->input());
             const std::string name = n->s(c10::attr::name);
             if (it == objects.end())
-                return makeError("reference", "forward reads attribute `" + name + "` of something other than the module",
+                return makeError(ErrorCode::Reference, "forward reads attribute `" + name + "` of something other than the module",
                                  where);
             const std::string path = it->second.first.empty() ? name : it->second.first + "." + name;
             c10::IValue v = it->second.second.toObjectRef().getAttr(name);
@@ -163,7 +163,7 @@ struct Lowering {
                 try {
                     n->output()->replaceAllUsesWith(graph->insertConstant(v));
                 } catch (const std::exception &) {
-                    return makeError("reference", "the module's attribute `" + path + "` (" + v.tagKind() +
+                    return makeError(ErrorCode::Reference, "the module's attribute `" + path + "` (" + v.tagKind() +
                                                       ") cannot become a constant of the reference", where);
                 }
             }
@@ -189,13 +189,13 @@ Result<LoweredModule> lowerModule(const Problem &p)
     } catch (const std::exception &e) {
         const std::string ours = shim::torchVersion();
         if (newerTorch(p.moduleTorch, ours))
-            return makeError("reference",
+            return makeError(ErrorCode::Reference,
                              "the module was saved by PyTorch " + p.moduleTorch + ", newer than this worker's libtorch " +
                                  ours + ": import the problem again with PyTorch " + ours.substr(0, ours.rfind('.')) +
                                  ", or build the worker against libtorch " + p.moduleTorch + " or newer (" +
                                  firstLines(e.what(), 1) + ")",
                              where);
-        return makeError("reference", "the TorchScript module does not load (saved by PyTorch " +
+        return makeError(ErrorCode::Reference, "the TorchScript module does not load (saved by PyTorch " +
                                           (p.moduleTorch.empty() ? std::string("of unknown version") : p.moduleTorch) +
                                           ", worker's libtorch " + ours + "): " + firstLines(e.what()),
                          where);
@@ -209,9 +209,9 @@ Result<LoweredModule> lowerModule(const Problem &p)
     for (int depth = 0; depth < 32 && hasCalls(g.block()); ++depth)
         torch::jit::Inline(g);
     if (hasCalls(g.block()))
-        return makeError("reference", "forward's calls to other methods nest too deep to inline", where);
+        return makeError(ErrorCode::Reference, "forward's calls to other methods nest too deep to inline", where);
     if (g.inputs().size() != 1 + p.inputs.size())
-        return makeError("reference", "the module's forward takes " + std::to_string(g.inputs().size() - 1) +
+        return makeError(ErrorCode::Reference, "the module's forward takes " + std::to_string(g.inputs().size() - 1) +
                                           " inputs but the file declares " + std::to_string(p.inputs.size()),
                          where);
     LoweredModule out;
@@ -224,19 +224,19 @@ Result<LoweredModule> lowerModule(const Problem &p)
         std::stringstream parts(spec.attribute);
         for (std::string part; std::getline(parts, part, '.');) {
             if (!v.isObject() || !v.toObjectRef().type()->hasAttribute(part))
-                return makeError("reference", "params: " + spec.name + " names the module attribute `" + spec.attribute +
+                return makeError(ErrorCode::Reference, "params: " + spec.name + " names the module attribute `" + spec.attribute +
                                                   "`, which the module does not have", where);
             v = v.toObjectRef().getAttr(part);
         }
         if (!v.isTensor())
-            return makeError("reference", "params: " + spec.name + " names `" + spec.attribute + "`, which is not a tensor",
+            return makeError(ErrorCode::Reference, "params: " + spec.name + " names `" + spec.attribute + "`, which is not a tensor",
                              where);
         torch::Tensor t = v.toTensor().detach();
         if (t.sizes().vec() != spec.shape) {
             std::ostringstream s;
             s << "params: " << spec.name << " is declared " << c10::IntArrayRef(spec.shape) << " but the module's `"
               << spec.attribute << "` is " << t.sizes();
-            return makeError("reference", s.str(), where);
+            return makeError(ErrorCode::Reference, s.str(), where);
         }
         out.params.push_back(t);
     }
@@ -251,7 +251,7 @@ Result<LoweredModule> lowerModule(const Problem &p)
     if (Status s = l.undeclaredRead(); !s)
         return s.error();
     if (g.inputs()[0]->hasUses())
-        return makeError("reference", "forward uses the module itself (" +
+        return makeError(ErrorCode::Reference, "forward uses the module itself (" +
                                           std::string(g.inputs()[0]->uses()[0].user->kind().toQualString()) +
                                           "), not only its attributes: it cannot be a reference",
                          where);

@@ -54,7 +54,7 @@ Result<std::unique_ptr<Reference>> Reference::compile(const Problem &p)
         r->m_forward = &r->m_unit->get_function("forward");
     } catch (const std::exception &e) {
         // TorchScript's message carries the offending source line with a caret; keep it whole.
-        return makeError("reference", std::string("the reference does not compile as TorchScript:\n") + e.what(),
+        return makeError(ErrorCode::Reference, std::string("the reference does not compile as TorchScript:\n") + e.what(),
                          (p.path.empty() ? p.name : p.path) + ": reference.source");
     }
     return r;

@@ -97,7 +97,7 @@ Status Evaluator::finishRuns(const Status &launched, const char *what)
     if (!launched)
         return launched;
     if (e != cudaSuccess)
-        return makeError(m_contextLost ? "fatal" : "launch", std::string(what) + " failed: " + gpu::errorText(e));
+        return makeError(m_contextLost ? ErrorCode::Fatal : ErrorCode::Launch, std::string(what) + " failed: " + gpu::errorText(e));
     return Ok{};
 }
 
@@ -148,7 +148,7 @@ Status Evaluator::reloadModule(Prepared &p)
     p.module.reset();
     auto module = gpu::Module::load(p.cubin, p.names);
     if (!module) {
-        m_contextLost = module.error().code == "fatal";
+        m_contextLost = module.error().code == ErrorCode::Fatal;
         return module.error();
     }
     p.module = std::move(*module);
@@ -208,10 +208,10 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
     const auto wallStart = std::chrono::steady_clock::now();
     auto it = m_prepared.find(key);
     if (it == m_prepared.end())
-        return makeError("protocol", "no verified candidate under key '" + key + "'");
+        return makeError(ErrorCode::UnknownKey, "no verified candidate under key '" + key + "'");
     Prepared &p = *it->second;
     if (p.sets.empty())
-        return makeError("engine", "no verified input set is kept for timing '" + key + "'");
+        return makeError(ErrorCode::Engine, "no verified input set is kept for timing '" + key + "'");
     trials = std::max(trials, 1);
 
     if (Status s = reloadModule(p); !s)
@@ -288,7 +288,7 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
     if (checked) {
         std::vector<std::uint64_t> host(std::size_t(trials) * nOut * kStatsWords);
         if (cudaMemcpy(host.data(), slot, host.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
-            return makeError("engine", "reading the timed runs' checks back failed");
+            return makeError(ErrorCode::Engine, "reading the timed runs' checks back failed");
         if (Status s = judgeTimedRuns(p, order, canary, host, out); !s)
             return s.error();
     }

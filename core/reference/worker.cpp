@@ -39,7 +39,7 @@ private:
     FILE *m_out = nullptr;
 };
 
-nlohmann::json errorJson(const Error &e) { return {{"code", e.code}, {"message", e.message}, {"where", e.where}}; }
+nlohmann::json errorJson(const Error &e) { return {{"code", toString(e.code)}, {"message", e.message}, {"where", e.where}}; }
 
 struct State {
     bool compileOnly = false;
@@ -111,7 +111,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         return nlohmann::json{{"compile", *c}};
     }
     if (s.compileOnly)
-        return makeError("protocol", "this worker runs in compile-only mode and does not take '" + op + "'");
+        return makeError(ErrorCode::Unsupported, "this worker runs in compile-only mode and does not take '" + op + "'");
     if (op == "load") {
         auto p = parseProblem(req.at("problem").get<std::string>(), req.value("path", "problem.toml"),
                               req.value("variant", ""));
@@ -127,11 +127,11 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
     }
     if (op == "ceilings") {
         if (!s.gpu.present)
-            return makeError("no-gpu", "ceilings need an NVIDIA GPU: " + s.gpu.reason);
+            return makeError(ErrorCode::NoGpu, "ceilings need an NVIDIA GPU: " + s.gpu.reason);
         return nlohmann::json{{"ceilings", ceilingsOf(s)}};
     }
     if (!s.evaluator)
-        return makeError("protocol", "'" + op + "' needs a problem: send 'load' first");
+        return makeError(ErrorCode::NoProblem, "'" + op + "' needs a problem: send 'load' first");
     if (op == "baseline") {
         auto t = s.evaluator->baseline(req.value("trials", 100));
         if (!t)
@@ -160,7 +160,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
             auto t = s.evaluator->time(v.key, timingTrials);
             if (t) {
                 applyTimedRun(r, *t);
-            } else if (t.error().code == "engine") {
+            } else if (t.error().code == ErrorCode::Engine) {
                 s.evaluator->release(v.key);
                 return t.error();
             } else {
@@ -179,7 +179,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         if (!t) {
             Error e = t.error();
             if (s.evaluator->contextLost())
-                e.code = "crashed"; // the client records the candidate as crashed and restarts
+                e.code = ErrorCode::Crashed; // the client records the candidate as crashed and restarts
             return e;
         }
         return nlohmann::json{{"timed", *t}};
@@ -194,7 +194,7 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         s.evaluator->release(req.value("key", ""));
         return nlohmann::json::object();
     }
-    return makeError("protocol", "unknown op '" + op + "'");
+    return makeError(ErrorCode::UnknownOp, "unknown op '" + op + "'");
 }
 
 } // namespace
@@ -221,7 +221,7 @@ int runWorker(int argc, char **argv)
         try {
             req = nlohmann::json::parse(line);
         } catch (const std::exception &e) {
-            channel.send({{"id", nullptr}, {"ok", false}, {"error", errorJson(makeError("protocol", std::string("not JSON: ") + e.what()))}});
+            channel.send({{"id", nullptr}, {"ok", false}, {"error", errorJson(makeError(ErrorCode::Protocol, std::string("not JSON: ") + e.what()))}});
             continue;
         }
         reply["id"] = req.value("id", nlohmann::json());
@@ -239,9 +239,13 @@ int runWorker(int argc, char **argv)
                 reply["ok"] = false;
                 reply["error"] = errorJson(r.error());
             }
+        } catch (const nlohmann::json::exception &e) {
+            // A field missing from the request or of the wrong type.
+            reply["ok"] = false;
+            reply["error"] = errorJson(makeError(ErrorCode::BadRequest, e.what()));
         } catch (const std::exception &e) {
             reply["ok"] = false;
-            reply["error"] = errorJson(makeError("worker", e.what()));
+            reply["error"] = errorJson(makeError(ErrorCode::Worker, e.what()));
         }
         channel.send(reply);
         if (s.evaluator && s.evaluator->contextLost()) {

@@ -55,12 +55,12 @@ Result<std::unique_ptr<Search>> Search::resume(SessionStore &store, std::shared_
                                                std::optional<SearchSettings> settings)
 {
     if (store.readOnly())
-        return makeError("read-only", "the session is open read-only, so a search cannot continue in it", store.path());
+        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot continue in it", store.path());
     auto meta = store.sessionMeta();
     if (!meta)
         return meta.error();
     if (meta->problemText.empty())
-        return makeError("session", "the session holds no problem to search", store.path());
+        return makeError(ErrorCode::Session, "the session holds no problem to search", store.path());
     auto problem = parseProblem(meta->problemText, store.path() + " (problem_text)", meta->problemVariant);
     if (!problem)
         return problem.error();
@@ -224,16 +224,16 @@ Status Search::run(const std::atomic<bool> &cancel)
 Status Search::prepare()
 {
     if (!m_generator)
-        return makeError("generator", "no generator was given to the search");
+        return makeError(ErrorCode::Generator, "no generator was given to the search");
     if (Status v = m_settings.validate(); !v)
         return v;
     if (m_store.readOnly())
-        return makeError("read-only", "the session is open read-only, so a search cannot write to it", m_store.path());
+        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot write to it", m_store.path());
     auto meta = m_store.sessionMeta();
     if (!meta)
         return meta.error();
     if (!meta->problemName.empty() && meta->problemName != m_problem.name)
-        return makeError("session", "the session is a search of " + meta->problemName + ", not of " + m_problem.name,
+        return makeError(ErrorCode::Session, "the session is a search of " + meta->problemName + ", not of " + m_problem.name,
                          m_store.path());
     if (meta->problemText.empty()) { // a session made without its problem still gets one
         if (Status s = m_store.setMeta(session_meta::ProblemName, m_problem.name); !s) return s;
@@ -337,7 +337,7 @@ Status Search::startWorkers()
         }
     }
     if (!present && !m_settings.compileOnly)
-        return makeError("no-gpu", "the search needs an NVIDIA GPU: " + why +
+        return makeError(ErrorCode::NoGpu, "the search needs an NVIDIA GPU: " + why +
                                        " (a compile-only search runs the rounds up to compilation without one)");
     if (!present) {
         m_gpu = GpuInfo{};
@@ -396,7 +396,7 @@ Status Search::startWorkers()
     }
     setupGate(probe.valid() ? probe.get() : SanitizerProbe{});
     if (stopping())
-        return makeError("cancelled", "cancelled while probing compute-sanitizer");
+        return makeError(ErrorCode::Cancelled, "cancelled while probing compute-sanitizer");
     return Ok{};
 }
 
@@ -672,7 +672,7 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
         const auto &[idea, ideaNode] = ideas[i];
         const auto &drafts = results[i];
         if (!drafts) {
-            if (drafts.error().code == "cancelled")
+            if (drafts.error().code == ErrorCode::Cancelled)
                 continue;
             (void)m_store.appendLog(ideaNode, "the generator could not implement this idea: " + drafts.error().text());
             report(SearchMessage{"idea #" + std::to_string(ideaNode) + " has no implementation: " + drafts.error().text()});

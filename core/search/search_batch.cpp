@@ -124,7 +124,7 @@ void Search::compileBatch(std::vector<Pending> &batch)
         if (!out) {
             // Cancelled: left queued. Otherwise no compiler process could run it, which says
             // nothing about the source: the worker compiles it itself when it evaluates it.
-            if (out.error().code != "cancelled") {
+            if (out.error().code != ErrorCode::Cancelled) {
                 ++poolFailures;
                 poolError = out.error().text();
             }
@@ -286,7 +286,7 @@ std::vector<Search::Pending> Search::repairBatch(const std::vector<Pending> &bat
         const Pending &p = *of[i];
         const auto &repaired = results[i];
         if (!repaired) {
-            if (repaired.error().code != "cancelled")
+            if (repaired.error().code != ErrorCode::Cancelled)
                 (void)m_store.appendLog(p.node, "the generator could not repair it: " + repaired.error().text());
             continue;
         }

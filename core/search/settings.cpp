@@ -30,15 +30,15 @@ Status SearchSettings::validate() const
     for (const Range &r : kRanges) {
         int v = this->*r.field;
         if (v < r.low || v > r.high)
-            return makeError("settings", std::string(r.key) + " must be between " + std::to_string(r.low) + " and " +
+            return makeError(ErrorCode::Settings, std::string(r.key) + " must be between " + std::to_string(r.low) + " and " +
                                              std::to_string(r.high) + ", not " + std::to_string(v));
     }
     if (!(timeBudgetSeconds >= 0))
-        return makeError("settings", "time_budget_s must be 0 (none) or a positive number of seconds");
+        return makeError(ErrorCode::Settings, "time_budget_s must be 0 (none) or a positive number of seconds");
     if (tokenBudget < 0)
-        return makeError("settings", "token_budget must be 0 (none) or a positive number of tokens");
+        return makeError(ErrorCode::Settings, "token_budget must be 0 (none) or a positive number of tokens");
     if (!(costBudget >= 0))
-        return makeError("settings", "cost_budget must be 0 (none) or a positive amount");
+        return makeError(ErrorCode::Settings, "cost_budget must be 0 (none) or a positive amount");
     return Ok{};
 }
 
@@ -58,45 +58,45 @@ void to_json(nlohmann::json &j, const SearchSettings &s)
 Result<SearchSettings> settingsFromJson(const nlohmann::json &j)
 {
     if (!j.is_object())
-        return makeError("settings", "search settings must be a JSON object");
+        return makeError(ErrorCode::Settings, "search settings must be a JSON object");
     SearchSettings s;
     for (const Range &r : kRanges) {
         auto it = j.find(r.key);
         if (it == j.end() || it->is_null())
             continue;
         if (!it->is_number_integer())
-            return makeError("settings", std::string(r.key) + " must be an integer");
+            return makeError(ErrorCode::Settings, std::string(r.key) + " must be an integer");
         s.*r.field = it->get<int>();
     }
     if (auto it = j.find("policy"); it != j.end() && !it->is_null()) {
         auto p = it->is_string() ? parsePolicy(it->get<std::string>()) : std::nullopt;
         if (!p)
-            return makeError("settings", "policy must be \"strict\" or \"loose\"");
+            return makeError(ErrorCode::Settings, "policy must be \"strict\" or \"loose\"");
         s.policy = *p;
     }
     if (auto it = j.find("time_budget_s"); it != j.end() && !it->is_null()) {
         if (!it->is_number())
-            return makeError("settings", "time_budget_s must be a number of seconds");
+            return makeError(ErrorCode::Settings, "time_budget_s must be a number of seconds");
         s.timeBudgetSeconds = it->get<double>();
     }
     if (auto it = j.find("token_budget"); it != j.end() && !it->is_null()) {
         if (!it->is_number_integer())
-            return makeError("settings", "token_budget must be a whole number of tokens");
+            return makeError(ErrorCode::Settings, "token_budget must be a whole number of tokens");
         s.tokenBudget = it->get<std::int64_t>();
     }
     if (auto it = j.find("cost_budget"); it != j.end() && !it->is_null()) {
         if (!it->is_number())
-            return makeError("settings", "cost_budget must be a number");
+            return makeError(ErrorCode::Settings, "cost_budget must be a number");
         s.costBudget = it->get<double>();
     }
     if (auto it = j.find("compile_only"); it != j.end() && !it->is_null()) {
         if (!it->is_boolean())
-            return makeError("settings", "compile_only must be true or false");
+            return makeError(ErrorCode::Settings, "compile_only must be true or false");
         s.compileOnly = it->get<bool>();
     }
     if (auto it = j.find("sanitize"); it != j.end() && !it->is_null()) {
         if (!it->is_boolean())
-            return makeError("settings", "sanitize must be true or false");
+            return makeError(ErrorCode::Settings, "sanitize must be true or false");
         s.sanitize = it->get<bool>();
     }
     if (Status v = s.validate(); !v)

@@ -14,28 +14,28 @@ Error sqlError(sqlite3 *db, int rc, const std::string &path, std::string_view wh
     const std::string prefix = what.empty() ? std::string() : std::string(what) + ": ";
     switch (rc & 0xff) {
     case SQLITE_TOOBIG:
-        return makeError("too-large", prefix + "a value is larger than a session can hold (SQLite keeps up to " +
+        return makeError(ErrorCode::TooLarge, prefix + "a value is larger than a session can hold (SQLite keeps up to " +
                                           std::to_string(db ? sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1) : 0) +
                                           " bytes)",
                          path);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-        return makeError("damaged", "damaged: " + detail, path);
+        return makeError(ErrorCode::Damaged, "damaged: " + detail, path);
     case SQLITE_READONLY:
-        return makeError("read-only", prefix + detail, path);
+        return makeError(ErrorCode::ReadOnly, prefix + detail, path);
     case SQLITE_FULL:
-        return makeError("io", prefix + "disk full (" + detail + ")", path);
+        return makeError(ErrorCode::Io, prefix + "disk full (" + detail + ")", path);
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
-        return makeError("io", prefix + detail, path);
+        return makeError(ErrorCode::Io, prefix + detail, path);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return makeError("busy", prefix + "the session is locked by another process (" + detail + ")", path);
+        return makeError(ErrorCode::Busy, prefix + "the session is locked by another process (" + detail + ")", path);
     case SQLITE_CONSTRAINT:
-        return makeError("invalid", prefix + detail, path);
+        return makeError(ErrorCode::Invalid, prefix + detail, path);
     default:
-        return makeError("sqlite", prefix + detail, path);
+        return makeError(ErrorCode::Sqlite, prefix + detail, path);
     }
 }
 

@@ -132,7 +132,7 @@ struct SessionStore::Impl {
     int version = 0;
 
     Error error(int rc, std::string_view what) const { return store::sqlError(db.get(), rc, path, what); }
-    Error err(std::string code, std::string message) const
+    Error err(ErrorCode code, std::string message) const
     {
         return makeError(std::move(code), std::move(message), path);
     }

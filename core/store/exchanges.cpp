@@ -52,7 +52,7 @@ Status SessionStore::linkExchange(std::int64_t exchange, std::int64_t node)
     s.bind(param(kExchangeNodes, "exchange"), exchange).bind(param(kExchangeNodes, "node"), node);
     const int rc = s.step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
-        return d->err("not-found", "no exchange " + std::to_string(exchange) + " or node " + std::to_string(node));
+        return d->err(ErrorCode::NotFound, "no exchange " + std::to_string(exchange) + " or node " + std::to_string(node));
     if (rc != SQLITE_DONE) return d->error(rc, "cannot link an exchange");
     return Ok{};
 }
@@ -116,7 +116,7 @@ Result<ExchangeRecord> SessionStore::exchange(std::int64_t id) const
     if (auto e = unusable(false)) return *e;
     auto found = selectExchanges(d->db.get(), d->path, d->version, "WHERE id = ?", id);
     if (!found) return found.error();
-    if (found->empty()) return d->err("not-found", "no exchange " + std::to_string(id));
+    if (found->empty()) return d->err(ErrorCode::NotFound, "no exchange " + std::to_string(id));
     return std::move(found->front());
 }
 

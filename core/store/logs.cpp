@@ -15,7 +15,7 @@ Result<std::int64_t> SessionStore::appendLog(std::optional<std::int64_t> node, s
         .bind(param(kLogs, "text"), text);
     const int rc = s.step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT && node)
-        return d->err("not-found", "no node " + std::to_string(*node) + " to log to");
+        return d->err(ErrorCode::NotFound, "no node " + std::to_string(*node) + " to log to");
     if (rc != SQLITE_DONE) return d->error(rc, "cannot write a log line");
     return std::int64_t(sqlite3_last_insert_rowid(d->db.get()));
 }
@@ -80,7 +80,7 @@ Result<std::vector<EventRecord>> SessionStore::events(std::int64_t afterId) cons
         e.time = s.text(column(kEvents, "time"));
         e.kind = s.text(column(kEvents, "kind"));
         auto j = parseJson(s.text(column(kEvents, "json")));
-        if (!j) return d->err("damaged", "damaged: event " + std::to_string(e.id) + " is not JSON");
+        if (!j) return d->err(ErrorCode::Damaged, "damaged: event " + std::to_string(e.id) + " is not JSON");
         e.data = std::move(*j);
         out.push_back(std::move(e));
     }

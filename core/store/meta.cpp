@@ -8,8 +8,8 @@ using namespace store;
 Status SessionStore::setMeta(std::string_view key, std::string_view value)
 {
     if (auto e = unusable(true)) return *e;
-    if (key == session_meta::Format) return d->err("invalid", "meta \"format\" belongs to the store");
-    if (key.empty()) return d->err("invalid", "empty meta key");
+    if (key == session_meta::Format) return d->err(ErrorCode::Invalid, "meta \"format\" belongs to the store");
+    if (key.empty()) return d->err(ErrorCode::Invalid, "empty meta key");
     Stmt s(d->db.get(), insertSql(kMeta) + " ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     s.bind(param(kMeta, "key"), key).bind(param(kMeta, "value"), value);
     const int rc = s.step();
@@ -29,7 +29,7 @@ Result<std::string> SessionStore::meta(std::string_view key) const
     s.bind(1, key);
     const int rc = s.step();
     if (rc == SQLITE_ROW) return s.text(0);
-    if (rc == SQLITE_DONE) return d->err("not-found", "no meta \"" + std::string(key) + "\"");
+    if (rc == SQLITE_DONE) return d->err(ErrorCode::NotFound, "no meta \"" + std::string(key) + "\"");
     return d->error(rc, "cannot read meta");
 }
 
@@ -38,7 +38,7 @@ Result<nlohmann::json> SessionStore::metaJson(std::string_view key) const
     auto text = meta(key);
     if (!text) return text.error();
     auto j = parseJson(*text);
-    if (!j) return d->err("damaged", "damaged: meta \"" + std::string(key) + "\" is not JSON");
+    if (!j) return d->err(ErrorCode::Damaged, "damaged: meta \"" + std::string(key) + "\" is not JSON");
     return *j;
 }
 
@@ -72,12 +72,12 @@ Result<SessionMeta> SessionStore::sessionMeta() const
     const std::string settings = get(session_meta::Settings);
     if (!settings.empty()) {
         auto j = parseJson(settings);
-        if (!j) return d->err("damaged", "damaged: meta \"settings\" is not JSON");
+        if (!j) return d->err(ErrorCode::Damaged, "damaged: meta \"settings\" is not JSON");
         m.settings = std::move(*j);
     }
     if (all->count(std::string(session_meta::Baseline))) {
         auto j = parseJson(get(session_meta::Baseline));
-        if (!j) return d->err("damaged", "damaged: meta \"baseline\" is not JSON");
+        if (!j) return d->err(ErrorCode::Damaged, "damaged: meta \"baseline\" is not JSON");
         m.baseline = std::move(*j);
     }
     return m;

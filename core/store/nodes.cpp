@@ -60,7 +60,7 @@ Result<std::vector<NodeRecord>> selectNodes(sqlite3 *db, const std::string &path
     while ((rc = s.step()) == SQLITE_ROW) {
         auto n = readNode(s);
         if (!n)
-            return makeError("damaged",
+            return makeError(ErrorCode::Damaged,
                              "damaged: node " + std::to_string(s.int64(column(kNodes, "id"))) + " has an unknown kind",
                              path);
         out.push_back(std::move(*n));
@@ -74,18 +74,18 @@ Result<std::vector<NodeRecord>> selectNodes(sqlite3 *db, const std::string &path
 Result<std::int64_t> SessionStore::addNode(const NodeRecord &r)
 {
     if (auto e = unusable(true)) return *e;
-    if (r.kind == NodeKind::Root && r.parent) return d->err("invalid", "a root node has no parent");
+    if (r.kind == NodeKind::Root && r.parent) return d->err(ErrorCode::Invalid, "a root node has no parent");
     if (r.kind != NodeKind::Root && !r.parent)
-        return d->err("invalid", "a " + toString(r.kind) + " node needs a parent");
+        return d->err(ErrorCode::Invalid, "a " + toString(r.kind) + " node needs a parent");
     if (r.resultJson && !nlohmann::json::accept(*r.resultJson))
-        return d->err("invalid", "the result is not JSON");
+        return d->err(ErrorCode::Invalid, "the result is not JSON");
     sqlite3 *db = d->db.get();
     if (r.parent) {
         // Foreign keys would refuse it too, but only with "FOREIGN KEY constraint failed".
         Stmt p(db, "SELECT 1 FROM nodes WHERE id = ?");
         p.bind(1, *r.parent);
         const int rc = p.step();
-        if (rc == SQLITE_DONE) return d->err("not-found", "no node " + std::to_string(*r.parent) + " to add to");
+        if (rc == SQLITE_DONE) return d->err(ErrorCode::NotFound, "no node " + std::to_string(*r.parent) + " to add to");
         if (rc != SQLITE_ROW) return d->error(rc, "cannot add a node");
     }
     const std::string now = isoTimeNow();
@@ -110,12 +110,12 @@ Status SessionStore::updateNode(std::int64_t id, std::string_view status, std::s
                                 const std::optional<std::string> &resultJson)
 {
     if (auto e = unusable(true)) return *e;
-    if (resultJson && !nlohmann::json::accept(*resultJson)) return d->err("invalid", "the result is not JSON");
+    if (resultJson && !nlohmann::json::accept(*resultJson)) return d->err(ErrorCode::Invalid, "the result is not JSON");
     Stmt s(d->db.get(), "UPDATE nodes SET status = ?, reason = ?, result_json = ?, updated = ? WHERE id = ?");
     s.bind(1, status).bind(2, reason).bindOptional(3, resultJson).bind(4, isoTimeNow()).bind(5, id);
     const int rc = s.step();
     if (rc != SQLITE_DONE) return d->error(rc, "cannot update node " + std::to_string(id));
-    if (sqlite3_changes(d->db.get()) == 0) return d->err("not-found", "no node " + std::to_string(id));
+    if (sqlite3_changes(d->db.get()) == 0) return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
     return Ok{};
 }
 
@@ -125,10 +125,10 @@ Result<NodeRecord> SessionStore::node(std::int64_t id) const
     Stmt s(d->db.get(), selectSql(kNodes) + " WHERE id = ?");
     s.bind(1, id);
     const int rc = s.step();
-    if (rc == SQLITE_DONE) return d->err("not-found", "no node " + std::to_string(id));
+    if (rc == SQLITE_DONE) return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
     if (rc != SQLITE_ROW) return d->error(rc, "cannot read node " + std::to_string(id));
     auto n = readNode(s);
-    if (!n) return d->err("damaged", "damaged: node " + std::to_string(id) + " has an unknown kind");
+    if (!n) return d->err(ErrorCode::Damaged, "damaged: node " + std::to_string(id) + " has an unknown kind");
     return *n;
 }
 

@@ -122,7 +122,7 @@ Checked checkSession(sqlite3 *db, const std::string &path)
         return c;
     };
     const auto notOurs = [&](std::string why) {
-        return makeError("format", "not a KernelForge session (" + why + ")", path);
+        return makeError(ErrorCode::Format, "not a KernelForge session (" + why + ")", path);
     };
 
     const Scalar hasMeta = scalar(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
@@ -143,12 +143,12 @@ Checked checkSession(sqlite3 *db, const std::string &path)
     if (version.rc != SQLITE_OK) return fail(version.rc, sqlError(db, version.rc, path, "cannot read"));
     c.version = int(version.number);
     if (c.version > kSessionFormatVersion)
-        return fail(SQLITE_OK, makeError("version",
+        return fail(SQLITE_OK, makeError(ErrorCode::Version,
                                          "written by a newer KernelForge (format " + std::to_string(c.version) +
                                              ", this reads up to " + std::to_string(kSessionFormatVersion) + ")",
                                          path));
     if (c.version < 1)
-        return fail(SQLITE_OK, makeError("damaged", "damaged: no format version (user_version " +
+        return fail(SQLITE_OK, makeError(ErrorCode::Damaged, "damaged: no format version (user_version " +
                                                         std::to_string(c.version) + ")",
                                          path));
 
@@ -157,14 +157,14 @@ Checked checkSession(sqlite3 *db, const std::string &path)
     Stmt check(db, "PRAGMA quick_check");
     int rc = check.step();
     if (rc != SQLITE_ROW) return fail(rc, sqlError(db, rc, path, "cannot read"));
-    if (check.text(0) != "ok") return fail(SQLITE_CORRUPT, makeError("damaged", "damaged: " + check.text(0), path));
+    if (check.text(0) != "ok") return fail(SQLITE_CORRUPT, makeError(ErrorCode::Damaged, "damaged: " + check.text(0), path));
 
     // The columns that the file's format has must all be there.
     for (const Table *t : kTables) {
         if (t->since > c.version) continue;
         Stmt s(db, "SELECT " + columnList(*t, c.version) + " FROM " + std::string(t->name));
         if (!s.prepared())
-            return fail(SQLITE_CORRUPT, makeError("damaged", "damaged: " + std::string(sqlite3_errmsg(db)), path));
+            return fail(SQLITE_CORRUPT, makeError(ErrorCode::Damaged, "damaged: " + std::string(sqlite3_errmsg(db)), path));
     }
     return c;
 }

@@ -93,16 +93,16 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
 {
     std::error_code ec;
     if (fs::exists(path, ec)) {
-        if (!overwrite) return makeError("exists", "the file already exists", path);
+        if (!overwrite) return makeError(ErrorCode::Exists, "the file already exists", path);
         removeWithSidecars(path, ec);
-        if (ec) return makeError("io", "cannot replace the file: " + ec.message(), path);
+        if (ec) return makeError(ErrorCode::Io, "cannot replace the file: " + ec.message(), path);
     } else {
         // Stale sidecars of an earlier file by this name would be read as this file's journal.
         removeWithSidecars(path, ec);
     }
 
     Opened o = openConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    if (!o.db) return makeError("io", "cannot create: " + o.message, path);
+    if (!o.db) return makeError(ErrorCode::Io, "cannot create: " + o.message, path);
 
     auto impl = std::make_unique<Impl>();
     impl->db = std::move(o.db);
@@ -173,27 +173,27 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
 {
     std::error_code ec;
     const auto st = fs::status(path, ec);
-    if (!fs::exists(st)) return makeError("io", "no such file", path);
-    if (fs::is_directory(st)) return makeError("io", "a folder, not a session file", path);
+    if (!fs::exists(st)) return makeError(ErrorCode::Io, "no such file", path);
+    if (fs::is_directory(st)) return makeError(ErrorCode::Io, "a folder, not a session file", path);
 
     // Look at the header ourselves: SQLite would take an empty file for an empty database and
     // describe any other file only as "not a database".
     const auto head = readHeader(path);
-    if (!head) return makeError("io", "cannot read the file", path);
-    if (head->empty()) return makeError("format", "not a KernelForge session (the file is empty)", path);
+    if (!head) return makeError(ErrorCode::Io, "cannot read the file", path);
+    if (head->empty()) return makeError(ErrorCode::Format, "not a KernelForge session (the file is empty)", path);
     if (head->compare(0, kSqliteMagic.size(), kSqliteMagic) != 0)
-        return makeError("format", "not a KernelForge session (not an SQLite database)", path);
-    if (head->size() < 100) return makeError("damaged", "damaged: the file ends inside its header", path);
+        return makeError(ErrorCode::Format, "not a KernelForge session (not an SQLite database)", path);
+    if (head->size() < 100) return makeError(ErrorCode::Damaged, "damaged: the file ends inside its header", path);
     // Header bytes 18 and 19 are 2 in WAL mode.
     const bool walFile = (*head)[18] == 2 || (*head)[19] == 2;
 
     const int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     Opened o = openConnection(path, flags);
-    if (!o.db) return makeError("io", "cannot open: " + o.message, path);
+    if (!o.db) return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
     Checked c = checkSession(o.db.get(), path);
 
     const auto readOnlyHere = [&] {
-        return makeError("read-only", "cannot open for writing (the file or its folder is read-only); open it read-only",
+        return makeError(ErrorCode::ReadOnly, "cannot open for writing (the file or its folder is read-only); open it read-only",
                          path);
     };
     const int code = c.rc & 0xff;
@@ -205,13 +205,13 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
         if (readOnly && walFile) {
             const auto walSize = fs::file_size(path + "-wal", ec);
             if (!ec && walSize > 0)
-                return makeError("io",
+                return makeError(ErrorCode::Io,
                                  "cannot read: its write-ahead log (-wal) holds changes and its folder is "
                                  "read-only; copy the session to a writable folder",
                                  path);
             o.db.reset();
             o = openConnection(fileUri(path, "immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
-            if (!o.db) return makeError("io", "cannot open: " + o.message, path);
+            if (!o.db) return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
             c = checkSession(o.db.get(), path);
         }
     }
@@ -230,7 +230,7 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
         const Scalar mode = scalar(db, "PRAGMA journal_mode = WAL");
         if (mode.rc != SQLITE_OK) return impl->error(mode.rc, "cannot open for writing");
         if (mode.text != "wal")
-            return makeError("io", "cannot switch to write-ahead logging (journal mode stays " + mode.text + ")",
+            return makeError(ErrorCode::Io, "cannot switch to write-ahead logging (journal mode stays " + mode.text + ")",
                              path);
         int rc = exec(db, "PRAGMA synchronous = FULL");
         if (rc == SQLITE_OK) rc = exec(db, "PRAGMA foreign_keys = ON");
@@ -270,8 +270,8 @@ Status SessionStore::close()
 
 std::optional<Error> SessionStore::unusable(bool forWrite) const
 {
-    if (!d || !d->db) return makeError("closed", "the session is closed", d ? d->path : std::string());
-    if (forWrite && d->readOnly) return d->err("read-only", "the session is open read-only");
+    if (!d || !d->db) return makeError(ErrorCode::Closed, "the session is closed", d ? d->path : std::string());
+    if (forWrite && d->readOnly) return d->err(ErrorCode::ReadOnly, "the session is open read-only");
     return std::nullopt;
 }
 
@@ -308,7 +308,7 @@ Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) co
 {
     if (auto e = unusable(false)) return *e;
     std::error_code ec;
-    if (fs::exists(dst, ec) && !overwrite) return makeError("exists", "the file already exists", dst);
+    if (fs::exists(dst, ec) && !overwrite) return makeError(ErrorCode::Exists, "the file already exists", dst);
 
     // Write beside the target and rename, so `dst` is never a half-written session.
     const std::string tmp = dst + ".partial";
@@ -329,13 +329,13 @@ Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) co
         Opened o = openConnection(tmp, SQLITE_OPEN_READWRITE);
         if (!o.db) {
             removeWithSidecars(tmp, ec);
-            return makeError("io", "cannot write a copy: " + o.message, dst);
+            return makeError(ErrorCode::Io, "cannot write a copy: " + o.message, dst);
         }
         const Scalar mode = scalar(o.db.get(), "PRAGMA journal_mode = DELETE");
         if (mode.rc != SQLITE_OK || mode.text != "delete") {
             const Error e = mode.rc != SQLITE_OK
                                 ? sqlError(o.db.get(), mode.rc, dst, "cannot write a copy")
-                                : makeError("io", "cannot set the copy's journal mode (it stays " + mode.text + ")", dst);
+                                : makeError(ErrorCode::Io, "cannot set the copy's journal mode (it stays " + mode.text + ")", dst);
             o.db.reset();
             removeWithSidecars(tmp, ec);
             return e;
@@ -345,7 +345,7 @@ Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) co
     if (ec) {
         std::error_code ignored;
         removeWithSidecars(tmp, ignored);
-        return makeError("io", "cannot write a copy: " + ec.message(), dst);
+        return makeError(ErrorCode::Io, "cannot write a copy: " + ec.message(), dst);
     }
     // Sidecars of a previous file at dst would otherwise be taken as this copy's journal.
     for (const char *suffix : {"-wal", "-shm", "-journal"}) fs::remove(dst + suffix, ec);

@@ -117,7 +117,7 @@ Result<SessionStore> openSession(const std::string &path, const Problem &problem
                                  const SearchSettings &settings, const std::string &noGenerator)
 {
     if (!generator)
-        return makeError("suite", noGenerator);
+        return makeError(ErrorCode::Suite, noGenerator);
     SessionMeta meta = sessionMetaFor(problem, generator->name(), "kernelforge-cli suite");
     meta.settings = settings;
     return openOrCreateSession(path, meta);
@@ -147,12 +147,12 @@ Status SuiteRunner::prepare()
     std::error_code ec;
     fs::create_directories(fs::path(m_options.out) / "sessions", ec);
     if (ec)
-        return makeError("io", "cannot make the folder: " + ec.message(), m_options.out);
+        return makeError(ErrorCode::Io, "cannot make the folder: " + ec.message(), m_options.out);
     if (!fs::is_directory(m_options.folder, ec))
-        return makeError("io", "not a folder of problem files", m_options.folder);
+        return makeError(ErrorCode::Io, "not a folder of problem files", m_options.folder);
     std::string why;
     if (!makeGenerator(m_options.generator, m_options.generatorSettings, &why))
-        return makeError("generator", why);
+        return makeError(ErrorCode::Generator, why);
 
     if (fs::exists(statePath(), ec)) {
         auto read = readSuiteState(statePath());
@@ -196,7 +196,7 @@ Status SuiteRunner::prepare()
     std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
     m_state.problems = std::move(entries);
     if (m_state.problems.empty())
-        return makeError("io", "no problem files (*.toml) in the folder", m_options.folder);
+        return makeError(ErrorCode::Io, "no problem files (*.toml) in the folder", m_options.folder);
 
     m_queue.clear();
     for (SuiteEntry &e : m_state.problems) {
@@ -353,7 +353,7 @@ double SuiteRunner::runSearch(SuiteEntry &e, const Problem &problem, const std::
     if (settings.timeBudgetSeconds > 0)
         budgeted = std::min(budgeted, settings.timeBudgetSeconds);
     const bool cancelled = stop && (!ran || search->stopReason() == StopReason::Cancelled);
-    if (!ran && ran.error().code == "no-gpu") {
+    if (!ran && ran.error().code == ErrorCode::NoGpu) {
         // Nothing else can run either: the whole suite stops here, and this problem waits.
         e.status = suite_status::Pending;
         e.reason.clear();

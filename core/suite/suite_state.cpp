@@ -62,11 +62,11 @@ void to_json(nlohmann::json &j, const SuiteState &s)
 Result<SuiteState> suiteStateFromJson(const nlohmann::json &j, const std::string &where)
 {
     if (!j.is_object())
-        return makeError("suite", "not a suite state (a JSON object)", where);
+        return makeError(ErrorCode::Suite, "not a suite state (a JSON object)", where);
     SuiteState s;
     s.version = j.value("version", 0);
     if (s.version != 1)
-        return makeError("suite", "suite state version " + std::to_string(s.version) + " is not 1", where);
+        return makeError(ErrorCode::Suite, "suite state version " + std::to_string(s.version) + " is not 1", where);
     try {
         s.folder = j.value("folder", "");
         s.generator = j.value("generator", "");
@@ -77,11 +77,11 @@ Result<SuiteState> suiteStateFromJson(const nlohmann::json &j, const std::string
             try {
                 s.problems.push_back(list[i].get<SuiteEntry>());
             } catch (const nlohmann::json::exception &e) {
-                return makeError("suite", std::string("problems[") + std::to_string(i) + "]: " + e.what(), where);
+                return makeError(ErrorCode::Suite, std::string("problems[") + std::to_string(i) + "]: " + e.what(), where);
             }
         }
     } catch (const nlohmann::json::exception &e) {
-        return makeError("suite", e.what(), where);
+        return makeError(ErrorCode::Suite, e.what(), where);
     }
     return s;
 }
@@ -90,12 +90,12 @@ Result<SuiteState> readSuiteState(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return makeError("not-found", "no suite state", path);
+        return makeError(ErrorCode::NotFound, "no suite state", path);
     std::stringstream text;
     text << in.rdbuf();
     nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
     if (j.is_discarded())
-        return makeError("suite", "the suite state is not JSON", path);
+        return makeError(ErrorCode::Suite, "the suite state is not JSON", path);
     return suiteStateFromJson(j, path);
 }
 
@@ -105,10 +105,10 @@ Status writeFileAtomically(const std::string &path, const std::string &text)
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!(out << text) || !out.flush())
-            return makeError("io", "cannot write", tmp);
+            return makeError(ErrorCode::Io, "cannot write", tmp);
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        return makeError("io", "cannot replace", path);
+        return makeError(ErrorCode::Io, "cannot replace", path);
     return Ok{};
 }
 

@@ -70,7 +70,7 @@ private:
     Error fail(const std::string &message)
     {
         if (!m_error)
-            m_error = makeError("expr", message + " in \"" + std::string(m_text) + "\"", m_where);
+            m_error = makeError(ErrorCode::Expr, message + " in \"" + std::string(m_text) + "\"", m_where);
         return *m_error;
     }
 

@@ -237,7 +237,7 @@ std::string programLog(nvrtcProgram prog)
 
 Error nvrtcError(const char *what, nvrtcResult r)
 {
-    return makeError("compile", std::string(what) + " failed: " + nvrtcGetErrorString(r));
+    return makeError(ErrorCode::Compile, std::string(what) + " failed: " + nvrtcGetErrorString(r));
 }
 
 Result<CompileOutput> compileUncached(const std::string &source, const std::vector<std::string> &kernels,

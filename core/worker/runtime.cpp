@@ -72,12 +72,12 @@ Result<std::unique_ptr<Module>> Module::load(const std::string &cubin,
     std::unique_ptr<Module> m(new Module);
     cudaError_t e = cudaLibraryLoadData(&m->m_library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e != cudaSuccess)
-        return makeError(isSticky(e) ? "fatal" : "load", "cannot load the compiled module: " + errorText(e));
+        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Load, "cannot load the compiled module: " + errorText(e));
     for (const auto &[written, symbol] : loweredNames) {
         KernelHandle h;
         e = cudaLibraryGetKernel(&h.kernel, m->m_library, symbol.c_str());
         if (e != cudaSuccess)
-            return makeError("launch", "kernel '" + written + "' is not in the compiled module: " + errorText(e));
+            return makeError(ErrorCode::Launch, "kernel '" + written + "' is not in the compiled module: " + errorText(e));
         cudaFuncAttributes a{};
         if (cudaFuncGetAttributes(&a, reinterpret_cast<const void *>(h.kernel)) == cudaSuccess) {
             h.resources.registers = a.numRegs;
@@ -106,11 +106,11 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
 {
     if (!k.paramSizes.empty() || args.empty()) {
         if (k.paramSizes.size() != args.size())
-            return makeError("launch", "kernel '" + l.kernel + "' takes " + std::to_string(k.paramSizes.size()) +
+            return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' takes " + std::to_string(k.paramSizes.size()) +
                                            " parameters but @launch passes " + std::to_string(args.size()));
         for (std::size_t i = 0; i < args.size(); ++i)
             if (k.paramSizes[i] != args[i].bytes.size())
-                return makeError("launch", "kernel '" + l.kernel + "' parameter " + std::to_string(i + 1) + " is " +
+                return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' parameter " + std::to_string(i + 1) + " is " +
                                                std::to_string(k.paramSizes[i]) + " bytes but @launch passes " +
                                                std::to_string(args[i].bytes.size()) + " bytes");
     }
@@ -123,7 +123,7 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
     if (l.smem > 48 * 1024) {
         if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem));
             e != cudaSuccess)
-            return makeError("launch", "kernel '" + l.kernel + "' asks for " + std::to_string(l.smem) +
+            return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' asks for " + std::to_string(l.smem) +
                                            " bytes of shared memory: " + errorText(e));
     }
     cudaLaunchConfig_t cfg{};
@@ -144,7 +144,7 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess)
-        return makeError(isSticky(e) ? "fatal" : "launch", "launch of '" + l.kernel + "' failed: " + errorText(e));
+        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Launch, "launch of '" + l.kernel + "' failed: " + errorText(e));
     return Ok{};
 }
 

@@ -453,7 +453,7 @@ private slots:
         }
         auto r = recognise(g, problemWith(false, "[2, 3, 4]"));
         QVERIFY(!r);
-        QCOMPARE(QString::fromStdString(r.error().code), QString("unsupported"));
+        QCOMPARE(QString::fromStdString(toString(r.error().code)), QString("unsupported"));
         QVERIFY2(QString::fromStdString(r.error().message).contains(message), r.error().message.c_str());
         if (op != "tuple") QVERIFY2(QString::fromStdString(r.error().message).contains("LLM"), r.error().message.c_str());
     }

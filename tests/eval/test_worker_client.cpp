@@ -109,14 +109,14 @@ private slots:
         WorkerClient client(c);
         auto started = client.start();
         QVERIFY(!started.ok());
-        QCOMPARE(q(started.error().code), QString("worker-start"));
+        QCOMPARE(q(toString(started.error().code)), QString("worker-start"));
         QVERIFY2(started.error().message.find(program.toStdString() + " --compile") != std::string::npos,
                  started.error().message.c_str());
         QVERIFY2(started.error().message.find("No such file") != std::string::npos, started.error().message.c_str());
         // Requests say the same instead of hanging or crashing.
         auto hello = client.hello();
         QVERIFY(!hello.ok());
-        QCOMPARE(q(hello.error().code), QString("worker-start"));
+        QCOMPARE(q(toString(hello.error().code)), QString("worker-start"));
     }
 
     void exitsBeforeHandshake()
@@ -135,7 +135,7 @@ private slots:
         WorkerClient client(fakeConfig({"--protocol", "99"}));
         auto started = client.start();
         QVERIFY(!started.ok());
-        QCOMPARE(q(started.error().code), QString("protocol"));
+        QCOMPARE(q(toString(started.error().code)), QString("protocol"));
         QVERIFY2(started.error().message.find("version 99") != std::string::npos, started.error().message.c_str());
     }
 
@@ -144,7 +144,7 @@ private slots:
         WorkerClient client(fakeConfig({"--garbage-hello"}));
         auto started = client.start();
         QVERIFY(!started.ok());
-        QCOMPARE(q(started.error().code), QString("protocol"));
+        QCOMPARE(q(toString(started.error().code)), QString("protocol"));
         QVERIFY2(started.error().message.find("does not speak") != std::string::npos, started.error().message.c_str());
         QVERIFY2(started.error().message.find("Welcome") != std::string::npos, started.error().message.c_str());
 
@@ -198,7 +198,7 @@ private slots:
         QVERIFY(client.release("c1").ok());
         auto unknown = client.time("c1", 100);
         QVERIFY(!unknown.ok());
-        QCOMPARE(q(unknown.error().code), QString("unknown-key"));
+        QCOMPARE(q(toString(unknown.error().code)), QString("unknown-key"));
 
         auto evaluated = client.evaluate("c2", "// plain\n", "", Policy::Strict, 5, 100);
         QVERIFY(evaluated.ok());
@@ -211,11 +211,11 @@ private slots:
         WorkerClient client(fakeConfig());
         auto noProblem = client.verify("c", "x", "", Policy::Strict);
         QVERIFY(!noProblem.ok());
-        QCOMPARE(q(noProblem.error().code), QString("no-problem"));
+        QCOMPARE(q(toString(noProblem.error().code)), QString("no-problem"));
         QVERIFY(client.load(fakeProblem()).ok());
         auto refused = client.verify("c", "FAKE_REFUSE", "", Policy::Strict);
         QVERIFY(!refused.ok());
-        QCOMPARE(q(refused.error().code), QString("bad-request"));
+        QCOMPARE(q(toString(refused.error().code)), QString("bad-request"));
         QCOMPARE(q(refused.error().where), QString("fake"));
         QVERIFY(client.running()); // a refusal leaves the worker alone
         QCOMPARE(client.restarts(), 0);
@@ -286,7 +286,7 @@ private slots:
         QVERIFY(client.load(fakeProblem()).ok());
         auto garbage = client.verify("g", "FAKE_GARBAGE", "", Policy::Strict);
         QVERIFY(!garbage.ok());
-        QCOMPARE(q(garbage.error().code), QString("protocol"));
+        QCOMPARE(q(toString(garbage.error().code)), QString("protocol"));
         QVERIFY2(garbage.error().message.find("this is not json") != std::string::npos, garbage.error().message.c_str());
         auto next = client.verify("ok", "fine", "", Policy::Strict);
         QVERIFY(next.ok());
@@ -361,7 +361,7 @@ private slots:
         auto r = client.verify("h", "FAKE_HANG", "", Policy::Strict, 5, 20s);
         canceller.join();
         QVERIFY(!r.ok());
-        QCOMPARE(q(r.error().code), QString("cancelled"));
+        QCOMPARE(q(toString(r.error().code)), QString("cancelled"));
         QVERIFY(timer.elapsed() < 5000);
         auto next = client.verify("ok", "fine", "", Policy::Strict);
         QVERIFY(next.ok());
@@ -385,7 +385,7 @@ private slots:
         QVERIFY2(crash->log.find("signal 11") != std::string::npos, crash->log.c_str());
         auto refused = client.verify("k", "x", "", Policy::Strict);
         QVERIFY(!refused.ok());
-        QCOMPARE(q(refused.error().code), QString("unsupported"));
+        QCOMPARE(q(toString(refused.error().code)), QString("unsupported"));
     }
 
     void evalTimeoutScales()

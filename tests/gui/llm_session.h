@@ -27,14 +27,14 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
 {
     QFile problem(QStringLiteral(KF_SOURCE_DIR "/problems/seed/softmax.toml"));
     if (!problem.open(QIODevice::ReadOnly))
-        return makeError("io", "cannot read the softmax problem");
+        return makeError(ErrorCode::Io, "cannot read the softmax problem");
     QFile answerFile(QStringLiteral(KF_SOURCE_DIR "/tests/data/llm/kernel_block_row.md"));
     if (!answerFile.open(QIODevice::ReadOnly))
-        return makeError("io", "cannot read tests/data/llm/kernel_block_row.md");
+        return makeError(ErrorCode::Io, "cannot read tests/data/llm/kernel_block_row.md");
     const std::string answer = answerFile.readAll().toStdString();
     const std::size_t from = answer.find("```cuda\n"), to = answer.rfind("```");
     if (from == std::string::npos || to <= from)
-        return makeError("parse", "kernel_block_row.md holds no cuda block");
+        return makeError(ErrorCode::Parse, "kernel_block_row.md holds no cuda block");
     const std::string kernel = answer.substr(from + 8, to - from - 8);
     SessionMeta meta;
     meta.problemName = "softmax";

@@ -179,7 +179,7 @@ private slots:
         QVERIFY(!c.ok());
         QCOMPARE(QString::fromStdString(c.error().where), where);
         QVERIFY2(QString::fromStdString(c.error().message).contains(message), c.error().text().c_str());
-        QCOMPARE(c.error().code, std::string("parse"));
+        QCOMPARE(toString(c.error().code), std::string("parse"));
     }
 
     void launchEnvHasEveryTensor()

@@ -271,7 +271,7 @@ private slots:
         QVERIFY(!ideas);
         const QString message = q(ideas.error().message);
         QVERIFY2(message.contains(expected), qPrintable(message));
-        QCOMPARE(ideas.error().code, std::string("llm"));
+        QCOMPARE(toString(ideas.error().code), std::string("llm"));
         QCOMPARE(int(c.exchanges.size()), 1);
         const Exchange &e = c.exchanges.front();
         QCOMPARE(e.attempts, attempts);
@@ -359,7 +359,7 @@ private slots:
         canceller.join();
         QVERIFY2(seconds < 2, qPrintable(QString::number(seconds)));
         QVERIFY(!results[0]);
-        QCOMPARE(results[0].error().code, std::string("cancelled"));
+        QCOMPARE(toString(results[0].error().code), std::string("cancelled"));
         QCOMPARE(server.requests().size(), std::size_t(2)); // both were in flight
     }
 

@@ -107,7 +107,7 @@ private slots:
         auto r = evalExpr(text.toStdString(), testEnv(), "cand.cu:3 grid");
         QVERIFY2(!r.ok(), qPrintable("expected an error for " + text));
         QCOMPARE(QString::fromStdString(r.error().where), QStringLiteral("cand.cu:3 grid"));
-        QCOMPARE(QString::fromStdString(r.error().code), QStringLiteral("expr"));
+        QCOMPARE(QString::fromStdString(toString(r.error().code)), QStringLiteral("expr"));
         const QString message = QString::fromStdString(r.error().message);
         QVERIFY2(message.contains(mention), qPrintable(message));
         QVERIFY2(QString::fromStdString(r.error().text()).startsWith("cand.cu:3 grid: "), qPrintable(message));

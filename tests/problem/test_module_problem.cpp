@@ -96,7 +96,7 @@ private slots:
         write(toml, kModuleProblem);
         auto p = loadProblemFile(toml.toStdString());
         QVERIFY(!p);
-        QCOMPARE(p.error().code, std::string("io"));
+        QCOMPARE(toString(p.error().code), std::string("io"));
         QVERIFY2(QString::fromStdString(p.error().text()).contains("kb_linear.toml:19: reference.module"),
                  p.error().text().c_str());
         QVERIFY(QString::fromStdString(p.error().message).contains("kb_linear.pt"));

@@ -270,7 +270,7 @@ private slots:
         const Error &e = r.error();
         const QString where = QString::fromStdString(e.where);
         const QString all = QString::fromStdString(e.text());
-        QCOMPARE(QString::fromStdString(e.code), QStringLiteral("parse"));
+        QCOMPARE(QString::fromStdString(toString(e.code)), QStringLiteral("parse"));
         QString expectedWhere = QStringLiteral("bad.toml:%1").arg(line);
         if (!field.isEmpty())
             expectedWhere += ": " + field;
@@ -282,7 +282,7 @@ private slots:
     {
         auto r = loadProblemFile("/nonexistent/x.toml");
         QVERIFY(!r.ok());
-        QCOMPARE(r.error().code, std::string("io"));
+        QCOMPARE(toString(r.error().code), std::string("io"));
         QCOMPARE(r.error().where, std::string("/nonexistent/x.toml"));
 
         QTemporaryDir dir;
@@ -424,7 +424,7 @@ private slots:
     {
         auto r = findProblem("no_such_problem");
         QVERIFY(!r.ok());
-        QCOMPARE(r.error().code, std::string("not-found"));
+        QCOMPARE(toString(r.error().code), std::string("not-found"));
         QVERIFY(QString::fromStdString(r.error().message).contains("no_such_problem"));
         const auto path = problemSearchPath();
         QVERIFY(!path.empty());

@@ -65,7 +65,7 @@ public:
         }
         contexts.push_back(ctx);
         if (failPropose)
-            return makeError("generator", "the script says no");
+            return makeError(ErrorCode::Generator, "the script says no");
         if (usage)
             usage->promptTokens += 10;
         std::vector<Idea> out;

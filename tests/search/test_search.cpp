@@ -526,7 +526,7 @@ private slots:
         {
             Fixture f;
             auto gen = std::make_shared<ScriptedGenerator>(threeRounds());
-            gen->unsupported = makeError("unsupported", "aten::fft_fft is not in the catalogue; try an LLM generator");
+            gen->unsupported = makeError(ErrorCode::Unsupported, "aten::fft_fft is not in the catalogue; try an LLM generator");
             auto search = f.search(gen, quickSettings(2));
             std::atomic<bool> cancel{false};
             Status s = search->run(cancel);
@@ -540,7 +540,7 @@ private slots:
             std::atomic<bool> cancel{false};
             Status s = search->run(cancel);
             QVERIFY(!s.ok());
-            QCOMPARE(s.error().code, std::string("no-gpu"));
+            QCOMPARE(toString(s.error().code), std::string("no-gpu"));
         }
         {
             Fixture f;

@@ -202,7 +202,7 @@ static int runReader(const char *path)
     r->close();
     auto w = SessionStore::open(path, false);
     std::printf("nodes: %zu\nlogs: %zu\nwritable open: %s\n", nodes->size(), logs->size(),
-                w ? "ok" : w.error().code.c_str());
+                w ? "ok" : toString(w.error().code).c_str());
     return 0;
 }
 
@@ -293,7 +293,7 @@ void TestSessionStore::roundTrip()
         QVERIFY(*s->sessionMeta() == meta);
         QCOMPARE(*s->meta("note"), std::string("second try"));
         QCOMPARE(*s->meta(session_meta::Format), std::string(kSessionFormatName));
-        QCOMPARE(s->meta("absent").error().code, std::string("not-found"));
+        QCOMPARE(toString(s->meta("absent").error().code), std::string("not-found"));
         QCOMPARE(s->metaJson(session_meta::Settings)->at("ideas").get<int>(), 4);
 
         auto c1 = s->node(firstCandidate);
@@ -304,7 +304,7 @@ void TestSessionStore::roundTrip()
         QVERIFY(!s->node(failedCandidate)->resultJson);
         QVERIFY(s->node(editedCandidate)->edited);
         QCOMPARE(*s->node(editedCandidate)->parent, firstCandidate);
-        QCOMPARE(s->node(12345).error().code, std::string("not-found"));
+        QCOMPARE(toString(s->node(12345).error().code), std::string("not-found"));
 
         auto r = s->root();
         QVERIFY(r.ok() && r->has_value());
@@ -360,7 +360,7 @@ void TestSessionStore::openOrCreateKeepsWhatIsThere()
     writeFile(damaged, std::string(4096, 'x'));
     auto bad = openOrCreateSession(damaged, sampleMeta());
     QVERIFY(!bad.ok());
-    QVERIFY2(bad.error().code != "exists", bad.error().text().c_str());
+    QVERIFY2(bad.error().code != ErrorCode::Exists, bad.error().text().c_str());
     QCOMPARE(bad.error().where, damaged);
 }
 
@@ -375,7 +375,7 @@ void TestSessionStore::createNamesWhatFailed()
     const QString message = QString::fromStdString(s.error().text());
     QVERIFY2(!message.contains("not an error"), qPrintable(message));
     QVERIFY2(message.contains("cannot create: a value is larger than a session can hold"), qPrintable(message));
-    QCOMPARE(s.error().code, std::string("too-large"));
+    QCOMPARE(toString(s.error().code), std::string("too-large"));
     QVERIFY(!fs::exists(path)); // nothing half made is left behind
 }
 
@@ -390,7 +390,7 @@ void TestSessionStore::createRefusesExisting()
     }
     auto again = SessionStore::create(path, sampleMeta());
     QVERIFY(!again.ok());
-    QCOMPARE(again.error().code, std::string("exists"));
+    QCOMPARE(toString(again.error().code), std::string("exists"));
     QCOMPARE(again.error().where, path);
     QCOMPARE(SessionStore::open(path)->allNodes()->size(), std::size_t(9)); // untouched
 
@@ -400,7 +400,7 @@ void TestSessionStore::createRefusesExisting()
 
     auto inFolder = SessionStore::create(p(dir, "no/such/folder/a.kfsession"), sampleMeta());
     QVERIFY(!inFolder.ok());
-    QCOMPARE(inFolder.error().code, std::string("io"));
+    QCOMPARE(toString(inFolder.error().code), std::string("io"));
 }
 
 void TestSessionStore::readOnlyRefusesWrites()
@@ -414,11 +414,11 @@ void TestSessionStore::readOnlyRefusesWrites()
     auto s = SessionStore::open(path, true);
     QVERIFY(s.ok());
     const auto before = *s->allNodes();
-    QCOMPARE(s->addNode(makeNode(NodeKind::Round, before[0].id, 9, "x")).error().code, std::string("read-only"));
-    QCOMPARE(s->updateNode(before[0].id, "correct", "", std::nullopt).error().code, std::string("read-only"));
-    QCOMPARE(s->setMeta("note", "x").error().code, std::string("read-only"));
-    QCOMPARE(s->appendLog(std::nullopt, "x").error().code, std::string("read-only"));
-    QCOMPARE(s->appendEvent("x", {}).error().code, std::string("read-only"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Round, before[0].id, 9, "x")).error().code), std::string("read-only"));
+    QCOMPARE(toString(s->updateNode(before[0].id, "correct", "", std::nullopt).error().code), std::string("read-only"));
+    QCOMPARE(toString(s->setMeta("note", "x").error().code), std::string("read-only"));
+    QCOMPARE(toString(s->appendLog(std::nullopt, "x").error().code), std::string("read-only"));
+    QCOMPARE(toString(s->appendEvent("x", {}).error().code), std::string("read-only"));
     QVERIFY(!s->transaction([] { return Status(Ok{}); }).ok());
     QVERIFY(*s->allNodes() == before);
 }
@@ -430,24 +430,24 @@ void TestSessionStore::invalidWritesAreRefused()
     QVERIFY(s.ok());
     const auto root = *s->addNode(makeNode(NodeKind::Root, std::nullopt, 0, "softmax"));
 
-    QCOMPARE(s->addNode(makeNode(NodeKind::Round, 999, 1, "orphan")).error().code, std::string("not-found"));
-    QCOMPARE(s->addNode(makeNode(NodeKind::Idea, std::nullopt, 1, "no parent")).error().code, std::string("invalid"));
-    QCOMPARE(s->addNode(makeNode(NodeKind::Root, root, 0, "root below root")).error().code, std::string("invalid"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Round, 999, 1, "orphan")).error().code), std::string("not-found"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Idea, std::nullopt, 1, "no parent")).error().code), std::string("invalid"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Root, root, 0, "root below root")).error().code), std::string("invalid"));
     NodeRecord bad = makeNode(NodeKind::Candidate, root, 1, "bad result");
     bad.resultJson = "{not json";
-    QCOMPARE(s->addNode(bad).error().code, std::string("invalid"));
-    QCOMPARE(s->updateNode(root, "correct", "", std::string("[1,")).error().code, std::string("invalid"));
-    QCOMPARE(s->updateNode(999, "correct", "", std::nullopt).error().code, std::string("not-found"));
-    QCOMPARE(s->appendLog(999, "x").error().code, std::string("not-found"));
-    QCOMPARE(s->setMeta(session_meta::Format, "other").error().code, std::string("invalid"));
+    QCOMPARE(toString(s->addNode(bad).error().code), std::string("invalid"));
+    QCOMPARE(toString(s->updateNode(root, "correct", "", std::string("[1,")).error().code), std::string("invalid"));
+    QCOMPARE(toString(s->updateNode(999, "correct", "", std::nullopt).error().code), std::string("not-found"));
+    QCOMPARE(toString(s->appendLog(999, "x").error().code), std::string("not-found"));
+    QCOMPARE(toString(s->setMeta(session_meta::Format, "other").error().code), std::string("invalid"));
     QCOMPARE(*s->meta(session_meta::Format), std::string(kSessionFormatName));
     QCOMPARE(s->allNodes()->size(), std::size_t(1));
 
     // Moved-from and closed stores answer with errors, not crashes.
     SessionStore moved = std::move(*s);
-    QCOMPARE(s->allNodes().error().code, std::string("closed"));
+    QCOMPARE(toString(s->allNodes().error().code), std::string("closed"));
     QVERIFY(moved.close().ok());
-    QCOMPARE(moved.addNode(makeNode(NodeKind::Root, std::nullopt, 0, "x")).error().code, std::string("closed"));
+    QCOMPARE(toString(moved.addNode(makeNode(NodeKind::Root, std::nullopt, 0, "x")).error().code), std::string("closed"));
 }
 
 void TestSessionStore::transactionIsAllOrNothing()
@@ -459,21 +459,21 @@ void TestSessionStore::transactionIsAllOrNothing()
     const Status failed = s->transaction([&]() -> Status {
         auto id = s->addNode(makeNode(NodeKind::Round, root, 1, "Round 1"));
         if (!id) return id.error();
-        if (!s->appendLog(*id, "started")) return makeError("test", "log");
-        return makeError("test", "changed my mind");
+        if (!s->appendLog(*id, "started")) return makeError(ErrorCode::Cancelled, "log");
+        return makeError(ErrorCode::Cancelled, "changed my mind");
     });
-    QCOMPARE(failed.error().code, std::string("test"));
+    QCOMPARE(toString(failed.error().code), std::string("cancelled"));
     QCOMPARE(s->allNodes()->size(), std::size_t(1));
     QCOMPARE(s->allLogs()->size(), std::size_t(0));
 
     // Nested: the inner part rolls back alone.
     const Status outer = s->transaction([&]() -> Status {
-        if (!s->addNode(makeNode(NodeKind::Round, root, 1, "kept"))) return makeError("test", "add");
+        if (!s->addNode(makeNode(NodeKind::Round, root, 1, "kept"))) return makeError(ErrorCode::Cancelled, "add");
         const Status inner = s->transaction([&]() -> Status {
             s->addNode(makeNode(NodeKind::Round, root, 2, "dropped"));
-            return makeError("test", "inner");
+            return makeError(ErrorCode::Cancelled, "inner");
         });
-        return inner.ok() ? makeError("test", "inner should fail") : Status(Ok{});
+        return inner.ok() ? makeError(ErrorCode::Cancelled, "inner should fail") : Status(Ok{});
     });
     QVERIFY(outer.ok());
     const auto all = *s->allNodes();
@@ -509,7 +509,7 @@ void TestSessionStore::exportedCopyOpensInReadOnlyFolder()
     const std::string dst = folder + "/softmax.kfsession";
     const Status exported = SessionStore::exportReadOnlyCopy(src, dst);
     QVERIFY2(exported.ok(), exported.ok() ? "" : exported.error().text().c_str());
-    QCOMPARE(SessionStore::exportReadOnlyCopy(src, dst).error().code, std::string("exists"));
+    QCOMPARE(toString(SessionStore::exportReadOnlyCopy(src, dst).error().code), std::string("exists"));
     QVERIFY(SessionStore::exportReadOnlyCopy(src, dst, true).ok());
     QCOMPARE(entries(folder), QStringList{"softmax.kfsession"});
 
@@ -578,14 +578,14 @@ void TestSessionStore::truncatedFileIsDamaged()
     for (const bool readOnly : {true, false}) {
         auto s = SessionStore::open(path, readOnly);
         QVERIFY(!s.ok());
-        QCOMPARE(s.error().code, std::string("damaged"));
+        QCOMPARE(toString(s.error().code), std::string("damaged"));
         QVERIFY2(s.error().message.starts_with("damaged: "), s.error().message.c_str());
         QCOMPARE(s.error().where, path);
         QVERIFY(s.error().text().starts_with(path + ": damaged"));
     }
     // Cut inside the 100-byte header.
     fs::resize_file(path, 50);
-    QCOMPARE(SessionStore::open(path, true).error().code, std::string("damaged"));
+    QCOMPARE(toString(SessionStore::open(path, true).error().code), std::string("damaged"));
 }
 
 void TestSessionStore::scribbledHeader()
@@ -602,7 +602,7 @@ void TestSessionStore::scribbledHeader()
     overwrite(path, 16, std::string(84, '\xff'));
     auto s = SessionStore::open(path, true);
     QVERIFY(!s.ok());
-    QCOMPARE(s.error().code, std::string("damaged"));
+    QCOMPARE(toString(s.error().code), std::string("damaged"));
     QVERIFY2(s.error().message.starts_with("damaged: "), s.error().message.c_str());
 
     // The magic string itself: nothing says this was ever a session.
@@ -610,7 +610,7 @@ void TestSessionStore::scribbledHeader()
     overwrite(path, 0, "0123456789abcdef");
     s = SessionStore::open(path, true);
     QVERIFY(!s.ok());
-    QCOMPARE(s.error().code, std::string("format"));
+    QCOMPARE(toString(s.error().code), std::string("format"));
     QVERIFY(s.error().message.starts_with("not a KernelForge session"));
 }
 
@@ -688,12 +688,12 @@ void TestSessionStore::foreignFiles()
     for (const bool readOnly : {true, false}) {
         auto s = SessionStore::open(path, readOnly);
         QVERIFY(!s.ok());
-        QCOMPARE(s.error().code, std::string("format"));
+        QCOMPARE(toString(s.error().code), std::string("format"));
         QVERIFY2(s.error().message.starts_with("not a KernelForge session"), s.error().message.c_str());
         QVERIFY(s.error().text().starts_with(path + ": not a KernelForge session"));
     }
     QVERIFY(readFile(path) == before); // looked at, never changed
-    QCOMPARE(SessionStore::exportReadOnlyCopy(path, p(dir, "copy.kfsession")).error().code, std::string("format"));
+    QCOMPARE(toString(SessionStore::exportReadOnlyCopy(path, p(dir, "copy.kfsession")).error().code), std::string("format"));
 }
 
 void TestSessionStore::newerFormatIsRefused()
@@ -709,7 +709,7 @@ void TestSessionStore::newerFormatIsRefused()
     for (const bool readOnly : {true, false}) {
         auto s = SessionStore::open(path, readOnly);
         QVERIFY(!s.ok());
-        QCOMPARE(s.error().code, std::string("version"));
+        QCOMPARE(toString(s.error().code), std::string("version"));
         QCOMPARE(s.error().message, "written by a newer KernelForge (format " + newer + ", this reads up to " +
                                         std::to_string(kSessionFormatVersion) + ")");
         QCOMPARE(s.error().where, path);
@@ -855,10 +855,10 @@ void TestSessionStore::missingFile()
     QTemporaryDir dir;
     auto s = SessionStore::open(p(dir, "nothing.kfsession"), true);
     QVERIFY(!s.ok());
-    QCOMPARE(s.error().code, std::string("io"));
+    QCOMPARE(toString(s.error().code), std::string("io"));
     QVERIFY(s.error().message.find("no such file") != std::string::npos);
     QVERIFY(!fs::exists(p(dir, "nothing.kfsession"))); // open never creates
-    QCOMPARE(SessionStore::open(dir.path().toStdString()).error().code, std::string("io"));
+    QCOMPARE(toString(SessionStore::open(dir.path().toStdString()).error().code), std::string("io"));
 }
 
 void TestSessionStore::survivesSigkill()

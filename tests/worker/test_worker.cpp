@@ -95,6 +95,26 @@ private slots:
         QVERIFY(!out->cubin.empty());
     }
 
+    // The worker's refusals carry the codes docs/protocol.md gives them.
+    void errorCodesAreTheDocumentedOnes()
+    {
+        auto codeOf = [](WorkerClient &w, nlohmann::json request) {
+            auto r = w.request(std::move(request), std::chrono::milliseconds(60'000));
+            return r.ok() ? std::string("ok") : toString(r.error().code);
+        };
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        QCOMPARE(codeOf(w, {{"op", "no_such_op"}}), std::string("unknown-op"));
+        QCOMPARE(codeOf(w, {{"op", "baseline"}}), std::string("no-problem"));
+        QCOMPARE(codeOf(w, {{"op", "load"}}), std::string("bad-request")); // no "problem" field
+
+        WorkerConfig c = test::workerConfig();
+        c.argv.push_back("--compile");
+        WorkerClient compiler(c);
+        QVERIFY(compiler.start().ok());
+        QCOMPARE(codeOf(compiler, {{"op", "baseline"}}), std::string("unsupported"));
+    }
+
     // Every test kernel but the two that must not compile builds with NVRTC for sm_90a, and so do
     // the engine's own check kernels (poison, compare, hash), without spills.
     void testKernelsAndCheckKernelsCompile()

@@ -99,9 +99,9 @@ public:
         }
         const std::string op = t->pattern.anchor.empty() ? "elementwise ops" : t->pattern.anchor;
         if (!any)
-            return makeError("unsupported", "the built-in catalogue has no ideas for " + kindText(t->pattern.kind) +
+            return makeError(ErrorCode::Unsupported, "the built-in catalogue has no ideas for " + kindText(t->pattern.kind) +
                                                 " yet (" + op + "); use an LLM generator for this problem");
-        return makeError("unsupported", "no built-in idea fits this " + kindText(t->pattern.kind) + " problem (" +
+        return makeError(ErrorCode::Unsupported, "no built-in idea fits this " + kindText(t->pattern.kind) + " problem (" +
                                             reasons + "); use an LLM generator for this problem");
     }
 
@@ -117,7 +117,7 @@ public:
         auto t = target(ctx);
         if (!t) return t.error();
         const IdeaDef *def = findIdea(catalogueId(idea.id));
-        if (!def) return makeError("generator", "the built-in catalogue has no idea '" + idea.id + "'");
+        if (!def) return makeError(ErrorCode::Generator, "the built-in catalogue has no idea '" + idea.id + "'");
         // Never a point generated before in the session: a local search draws what the planner
         // gave it, a catalogue idea the best points of its space not generated yet.
         const std::set<Point> done = generatedPoints(ctx, *t, def->id);

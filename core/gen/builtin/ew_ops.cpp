@@ -74,7 +74,7 @@ std::string_view shortName(std::string_view op)
 
 Error unsupported(const std::string &op, const std::string &what)
 {
-    return makeError("unsupported", op + " " + what + " is not fused by the built-in generator");
+    return makeError(ErrorCode::Unsupported, op + " " + what + " is not fused by the built-in generator");
 }
 
 } // namespace
@@ -222,7 +222,7 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
         }
         return emit("pow", {self, *e});
     }
-    return makeError("unsupported", op + " is not an elementwise op the built-in generator knows");
+    return makeError(ErrorCode::Unsupported, op + " is not an elementwise op the built-in generator knows");
 }
 
 std::string stepExpression(const EwStep &step, const std::vector<std::string> &args)

@@ -220,7 +220,7 @@ std::string Pattern::summary() const
 Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &problem)
 {
     if (problem.outputs.size() != 1)
-        return makeError("unsupported", "the built-in generator writes one output; this problem has " +
+        return makeError(ErrorCode::Unsupported, "the built-in generator writes one output; this problem has " +
                                             std::to_string(problem.outputs.size()) + "; use an LLM generator");
     Graph g(nodes, problem);
     if (!g.status()) return g.status().error();
@@ -234,7 +234,7 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
         p.outDtype = out.dtype;
         p.outShape = out.shape;
         if (numel(g.shape(g.result())) != numel(out.shape))
-            return makeError("unsupported", "the reference's result has shape " + shapeText(g.shape(g.result())) +
+            return makeError(ErrorCode::Unsupported, "the reference's result has shape " + shapeText(g.shape(g.result())) +
                                                 " but the problem declares " + shapeText(out.shape));
         return r;
     };
@@ -275,7 +275,7 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
     if (rows.size() == 1) return finish(matchRows(g, rows[0]));
 
     if (problem.outputs[0].dtype != DType::F32)
-        return makeError("unsupported", "an elementwise result of type " + toString(problem.outputs[0].dtype) +
+        return makeError(ErrorCode::Unsupported, "an elementwise result of type " + toString(problem.outputs[0].dtype) +
                                             " is not handled by the built-in generator");
     ProgramBuilder b(g, problem.outputs[0].shape);
     auto prog = b.build(g.result());

@@ -51,7 +51,7 @@ std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int
 
 Error unsupportedOp(const std::string &op, const std::string &why)
 {
-    return makeError("unsupported", "the built-in generator cannot implement " + op + (why.empty() ? "" : " " + why) +
+    return makeError(ErrorCode::Unsupported, "the built-in generator cannot implement " + op + (why.empty() ? "" : " " + why) +
                                         "; use an LLM generator for this problem");
 }
 
@@ -237,7 +237,7 @@ Status Graph::build(const std::vector<OpNode> &nodes)
                                    : Value{Value::Kind::Tensor, {}, *shape, index};
         m_ops.push_back(std::move(op));
     }
-    if (m_ops.empty()) return makeError("unsupported", "the reference computes nothing the built-in generator can see");
+    if (m_ops.empty()) return makeError(ErrorCode::Unsupported, "the reference computes nothing the built-in generator can see");
     if (!lastTuple.empty() && consumers(lastTuple).empty() && !nodes.back().outputs.empty() &&
         lastTuple == nodes.back().outputs[0])
         return unsupportedOp("prim::TupleConstruct", "(the reference returns a tuple of tensors)");
@@ -465,7 +465,7 @@ Result<Shape> Graph::inferShape(const Op &op) const
         for (std::size_t k = 1; k < op.in.size(); ++k) {
             if (!op.in[k].tensor) continue;
             auto b = broadcastShapes(s, in(k));
-            if (!b) return makeError("unsupported", n + ": operands of shapes " + shapeText(s) + " and " +
+            if (!b) return makeError(ErrorCode::Unsupported, n + ": operands of shapes " + shapeText(s) + " and " +
                                                         shapeText(in(k)) + " do not broadcast");
             s = *b;
         }

@@ -60,7 +60,7 @@ Status onlyAliasesAfter(const Graph &g, const Op &anchor)
     std::string v = g.result();
     while (std::find(anchor.out.begin(), anchor.out.end(), v) == anchor.out.end()) {
         const Op *op = g.producer(v);
-        if (!op) return makeError("unsupported", "the built-in generator could not follow the reference's result");
+        if (!op) return makeError(ErrorCode::Unsupported, "the built-in generator could not follow the reference's result");
         if (!isAlias(op->name) || op->name == "aten::t" || op->name == "aten::transpose" || op->name == "aten::permute")
             return unsupportedOp(op->name, "after " + anchor.name);
         v = op->in[0].value;

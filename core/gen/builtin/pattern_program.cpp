@@ -43,7 +43,7 @@ Result<EwProgram> ProgramBuilder::finish(EwArg result)
     if (m_reshaped)
         for (const Leaf &l : m_program.leaves)
             if (l.broadcast(m_program.shape))
-                return makeError("unsupported", "a broadcast of '" + l.tensor +
+                return makeError(ErrorCode::Unsupported, "a broadcast of '" + l.tensor +
                                                     "' after a reshape is not fused by the built-in generator");
     return m_program;
 }
@@ -51,13 +51,13 @@ Result<EwProgram> ProgramBuilder::finish(EwArg result)
 Result<EwArg> ProgramBuilder::leaf(const std::string &tensor, const Shape &view)
 {
     if (!broadcastsInto(view, m_program.shape))
-        return makeError("unsupported", "'" + tensor + "' of shape " + shapeText(view) + " does not broadcast to " +
+        return makeError(ErrorCode::Unsupported, "'" + tensor + "' of shape " + shapeText(view) + " does not broadcast to " +
                                             shapeText(m_program.shape));
     for (std::size_t i = 0; i < m_program.leaves.size(); ++i)
         if (m_program.leaves[i].tensor == tensor && m_program.leaves[i].view == view) return EwArg::leaf(int(i));
     const TensorSpec *spec = m_graph.problem().tensor(tensor);
     if (spec && spec->dtype != DType::F32)
-        return makeError("unsupported", "'" + tensor + "' is " + toString(spec->dtype) +
+        return makeError(ErrorCode::Unsupported, "'" + tensor + "' is " + toString(spec->dtype) +
                                             "; the built-in generator handles float32 tensors");
     m_program.leaves.push_back(Leaf{tensor, spec ? spec->shape : view, view});
     return EwArg::leaf(int(m_program.leaves.size()) - 1);
@@ -72,7 +72,7 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
         return m_wrapped[it->second];
     }
     const Value &v = m_graph.value(value);
-    Result<EwArg> out = makeError("unsupported", "value " + value + " is not a tensor the built-in generator can read");
+    Result<EwArg> out = makeError(ErrorCode::Unsupported, "value " + value + " is not a tensor the built-in generator can read");
     if (v.kind == Value::Kind::Leaf) {
         out = leaf(v.tensor, v.shape);
     } else if (v.kind == Value::Kind::Tensor) {

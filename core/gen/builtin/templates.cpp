@@ -93,7 +93,7 @@ std::string alignTrailingComments(const std::string &text)
 // may include parts (a reduction's first pass includes the reduction tree), a few levels deep.
 Result<std::string> includeParts(const std::string &text, const fs::path &folder, const std::string &id, int depth = 0)
 {
-    if (depth > 4) return makeError("io", "template parts include each other more than 4 levels deep", id + ".cu");
+    if (depth > 4) return makeError(ErrorCode::Io, "template parts include each other more than 4 levels deep", id + ".cu");
     std::string out;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -106,7 +106,7 @@ Result<std::string> includeParts(const std::string &text, const fs::path &folder
             const std::string name = t.substr(3, t.size() - 5);
             const fs::path file = folder / "parts" / (name + ".cuh");
             std::ifstream in(file, std::ios::binary);
-            if (!in) return makeError("io", "the template part " + file.string() + " was not found", id + ".cu");
+            if (!in) return makeError(ErrorCode::Io, "the template part " + file.string() + " was not found", id + ".cu");
             std::ostringstream ss;
             ss << in.rdbuf();
             auto part = includeParts(ss.str(), folder, id, depth + 1);
@@ -175,7 +175,7 @@ Result<std::string> loadTemplate(const std::string &id)
     }
     std::string searched;
     for (const auto &f : folders) searched += (searched.empty() ? "" : ", ") + f;
-    return makeError("io", "the CUDA template " + id + ".cu was not found (searched: " +
+    return makeError(ErrorCode::Io, "the CUDA template " + id + ".cu was not found (searched: " +
                                (searched.empty() ? "no template folder exists" : searched) +
                                "); set KERNELFORGE_TEMPLATES to the resources/templates folder");
 }
@@ -199,24 +199,24 @@ Result<std::string> renderTemplate(const std::string &source, const TemplateValu
         }
         if (emitting()) out.append(text, pos, open - pos);
         std::size_t close = text.find("}}", open + 2);
-        if (close == std::string::npos) return makeError("template", "unclosed {{ in the template", where);
+        if (close == std::string::npos) return makeError(ErrorCode::Template, "unclosed {{ in the template", where);
         std::string tag = text.substr(open + 2, close - open - 2);
         pos = close + 2;
         char kind = tag.empty() ? ' ' : tag[0];
         std::string name = (kind == '#' || kind == '^' || kind == '/') ? tag.substr(1) : tag;
         auto it = values.find(name);
-        if (it == values.end()) return makeError("template", "no value for {{" + tag + "}}", where);
+        if (it == values.end()) return makeError(ErrorCode::Template, "no value for {{" + tag + "}}", where);
         if (kind == '#' || kind == '^') {
             sections.emplace_back(name, truthy(it->second) == (kind == '#'));
         } else if (kind == '/') {
             if (sections.empty() || sections.back().first != name)
-                return makeError("template", "{{/" + name + "}} closes no open section", where);
+                return makeError(ErrorCode::Template, "{{/" + name + "}} closes no open section", where);
             sections.pop_back();
         } else if (emitting()) {
             out += it->second;
         }
     }
-    if (!sections.empty()) return makeError("template", "section {{#" + sections.back().first + "}} is not closed", where);
+    if (!sections.empty()) return makeError(ErrorCode::Template, "section {{#" + sections.back().first + "}} is not closed", where);
     return alignTrailingComments(out);
 }
 

@@ -25,7 +25,7 @@ using nlohmann::json;
 
 Error notProtocol(const std::string &what, const std::string &host)
 {
-    return makeError("llm-answer", "the answer from " + host + " is not " + what);
+    return makeError(ErrorCode::LlmAnswer, "the answer from " + host + " is not " + what);
 }
 
 // A body that is an error instead of an answer: a stream that failed after it had begun
@@ -42,7 +42,7 @@ std::string streamError(const json &j)
 
 Error failedInStream(const std::string &message, const std::string &host)
 {
-    return makeError("llm-answer", host + " reported an error instead of the answer: " + message);
+    return makeError(ErrorCode::LlmAnswer, host + " reported an error instead of the answer: " + message);
 }
 
 std::int64_t count(const json &j, const char *key)

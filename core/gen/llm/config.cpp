@@ -40,7 +40,7 @@ bool clearText(const Url &u) { return u.scheme != "https" && !isLoopback(u.host)
 
 Error bad(const std::string &key, const std::string &what)
 {
-    return makeError("settings", "generator setting " + key + " " + what);
+    return makeError(ErrorCode::Settings, "generator setting " + key + " " + what);
 }
 
 std::string number(double v)
@@ -147,7 +147,7 @@ private:
 Status readSettings(Protocol protocol, const nlohmann::json &j, LlmConfig &c)
 {
     if (!j.is_null() && !j.is_object())
-        return makeError("settings", "generator settings must be a JSON object");
+        return makeError(ErrorCode::Settings, "generator settings must be a JSON object");
     static const std::set<std::string> known = {
         "base_url", "model", "temperature", "max_tokens", "max_tokens_field", "reasoning_effort", "thinking",
         "thinking_budget", "stream", "key_env", "api_key", "anthropic_version", "prices", "prompts", "timeout_s",

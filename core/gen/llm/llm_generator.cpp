@@ -66,7 +66,7 @@ Result<std::shared_ptr<LlmGenerator>> LlmGenerator::make(Protocol protocol, cons
         std::string how = "name the variable that holds it (setting key_env)";
         if (!config->keyEnv.empty())
             how = "set " + config->keyEnv + ", or " + how;
-        return makeError("settings", "no API key for " + host + ": " + how);
+        return makeError(ErrorCode::Settings, "no API key for " + host + ": " + how);
     }
     auto prices = loadPriceTable(config->prices);
     if (!prices)
@@ -202,7 +202,7 @@ Result<std::vector<Idea>> LlmGenerator::proposeIdeas(const GenContext &ctx, int 
         },
         usage, &ids);
     if (!errors[0].empty())
-        return makeError(errors[0] == "cancelled" ? "cancelled" : "llm", errors[0]);
+        return makeError(errors[0] == "cancelled" ? ErrorCode::Cancelled : ErrorCode::Llm, errors[0]);
 
     std::vector<Idea> out;
     for (const ParsedIdea &pi : parsed) {
@@ -304,7 +304,7 @@ std::vector<Result<std::vector<Draft>>> LlmGenerator::implementAll(const GenCont
         else if (!drafts[i].empty() || firstError[i].empty())
             out.emplace_back(std::move(drafts[i]));
         else
-            out.emplace_back(makeError(firstError[i] == "cancelled" ? "cancelled" : "llm",
+            out.emplace_back(makeError(firstError[i] == "cancelled" ? ErrorCode::Cancelled : ErrorCode::Llm,
                                        "no usable implementation from " + std::to_string(count) +
                                            (count == 1 ? " request: " : " requests, the first failure: ") +
                                            firstError[i]));
@@ -358,7 +358,7 @@ std::vector<Result<std::optional<Draft>>> LlmGenerator::repairAll(const GenConte
         }
         const std::size_t j = jobOf[i];
         if (!errors[j].empty()) {
-            out.emplace_back(makeError(errors[j] == "cancelled" ? "cancelled" : "llm", errors[j]));
+            out.emplace_back(makeError(errors[j] == "cancelled" ? ErrorCode::Cancelled : ErrorCode::Llm, errors[j]));
             continue;
         }
         Draft d;
@@ -382,7 +382,7 @@ Result<std::vector<std::string>> LlmGenerator::listModels(const std::atomic<bool
     HttpResult result;
     runRequests({req}, m_config.http, cancel, [&](std::size_t, HttpResult r) { result = std::move(r); });
     if (!result.ok())
-        return makeError("llm", scrub(describeFailure(result, req.url, m_config.http), m_config.secrets()));
+        return makeError(ErrorCode::Llm, scrub(describeFailure(result, req.url, m_config.http), m_config.secrets()));
     return m_backend->parseModels(result.body);
 }
 

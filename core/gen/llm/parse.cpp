@@ -187,10 +187,10 @@ Result<std::vector<ParsedIdea>> parseIdeas(const std::string &answer, bool trunc
             return *in;
     }
     if (answer.find_first_not_of(" \t\r\n") == std::string::npos)
-        return makeError("llm-answer", std::string("the answer is empty") + (truncated ? kCutOff : ""));
+        return makeError(ErrorCode::LlmAnswer, std::string("the answer is empty") + (truncated ? kCutOff : ""));
     if (truncated)
-        return makeError("llm-answer", "the list of ideas is incomplete" + kCutOff);
-    return makeError("llm-answer", "the answer holds no JSON list of ideas (objects with a \"title\")");
+        return makeError(ErrorCode::LlmAnswer, "the list of ideas is incomplete" + kCutOff);
+    return makeError(ErrorCode::LlmAnswer, "the answer holds no JSON list of ideas (objects with a \"title\")");
 }
 
 Result<std::string> extractCandidate(const std::string &answer, bool truncated)
@@ -213,24 +213,24 @@ Result<std::string> extractCandidate(const std::string &answer, bool truncated)
         // An unclosed block is the answer running out of tokens, unless the answer ended normally
         // (some models leave off the closing fence).
         if (!chosen->closed && truncated)
-            return makeError("llm-answer", "the code block is incomplete" + kCutOff);
+            return makeError(ErrorCode::LlmAnswer, "the code block is incomplete" + kCutOff);
         code = chosen->body;
     } else if (blocks.empty() && answer.find("@launch") != std::string::npos &&
                answer.find("__global__") != std::string::npos) {
         code = answer; // the whole answer is a candidate file
     } else {
         if (answer.find_first_not_of(" \t\r\n") == std::string::npos)
-            return makeError("llm-answer", std::string("the answer is empty") + (truncated ? kCutOff : ""));
-        return makeError("llm-answer", std::string("the answer has no ```cuda code block with a kernel") +
+            return makeError(ErrorCode::LlmAnswer, std::string("the answer is empty") + (truncated ? kCutOff : ""));
+        return makeError(ErrorCode::LlmAnswer, std::string("the answer has no ```cuda code block with a kernel") +
                                            (truncated ? kCutOff : ""));
     }
     auto parsed = parseCandidate(code);
     if (!parsed)
-        return makeError("llm-answer", "the code's launch directives do not parse: " + parsed.error().text());
+        return makeError(ErrorCode::LlmAnswer, "the code's launch directives do not parse: " + parsed.error().text());
     if (parsed->launches.empty())
-        return makeError("llm-answer", "the code has no // @launch directive, so the engine cannot run it");
+        return makeError(ErrorCode::LlmAnswer, "the code has no // @launch directive, so the engine cannot run it");
     if (truncated && code.find("__global__") == std::string::npos)
-        return makeError("llm-answer", "the code has no kernel" + kCutOff);
+        return makeError(ErrorCode::LlmAnswer, "the code has no kernel" + kCutOff);
     return code;
 }
 

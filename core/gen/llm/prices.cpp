@@ -34,7 +34,7 @@ double PriceTable::cost(const std::string &model, const Usage &u) const
 Result<PriceTable> parsePriceTable(const std::string &text, const std::string &source)
 {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    auto bad = [&](const std::string &what) { return makeError("prices", what, source); };
+    auto bad = [&](const std::string &what) { return makeError(ErrorCode::Prices, what, source); };
     if (j.is_discarded() || !j.is_object())
         return bad("not a JSON object");
     PriceTable t;
@@ -61,7 +61,7 @@ Result<PriceTable> loadPriceTable(const std::string &path)
     if (!path.empty()) {
         std::ifstream in(path, std::ios::binary);
         if (!in)
-            return makeError("io", "cannot read the price table", path);
+            return makeError(ErrorCode::Io, "cannot read the price table", path);
         std::stringstream s;
         s << in.rdbuf();
         return parsePriceTable(s.str(), path);

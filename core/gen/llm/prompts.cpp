@@ -87,11 +87,11 @@ Result<std::string> fillTemplate(const std::string &text, const PromptValues &va
         out.append(text, pos, open - pos);
         const std::size_t close = text.find("}}", open + 2);
         if (close == std::string::npos)
-            return makeError("prompt", "unclosed {{ in the template", where);
+            return makeError(ErrorCode::Prompt, "unclosed {{ in the template", where);
         const std::string name = text.substr(open + 2, close - open - 2);
         auto it = values.find(name);
         if (it == values.end())
-            return makeError("prompt", "the placeholder {{" + name + "}} has no value", where);
+            return makeError(ErrorCode::Prompt, "the placeholder {{" + name + "}} has no value", where);
         out += it->second;
         pos = close + 2;
     }
