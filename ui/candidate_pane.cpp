@@ -180,7 +180,8 @@ void CandidatePane::buildTabs()
     m_tabs->addTab(m_diff, tr("Diff vs parent"));
     m_tabs->addTab(m_profilePages, tr("Profile"));
     m_tabs->addTab(m_exchanges, tr("Exchanges"));
-    m_tabs->setTabToolTip(ExchangesTab, tr("The language-model requests and answers that produced this idea or candidate"));
+    m_tabs->setTabToolTip(ExchangesTab,
+                          tr("The language-model requests and answers that produced this idea or candidate"));
 
     m_summary = new QTextBrowser(this);
     m_summary->setObjectName(QStringLiteral("nodeSummary"));
@@ -360,15 +361,17 @@ void CandidatePane::showStored()
         markLogLines();
     }
     QString idea = qs(m_snapshot->ideaTitle(n->id()));
-    QString ideaHtml = idea.isEmpty() ? tr("<p><i>Written by hand; no idea above it.</i></p>")
-                                      : QStringLiteral("<h3>%1</h3><p>%2</p>")
-                                            .arg(idea.toHtmlEscaped(), qs(m_snapshot->ideaText(n->id())).toHtmlEscaped());
+    QString ideaHtml = idea.isEmpty()
+        ? tr("<p><i>Written by hand; no idea above it.</i></p>")
+        : QStringLiteral("<h3>%1</h3><p>%2</p>")
+              .arg(idea.toHtmlEscaped(), qs(m_snapshot->ideaText(n->id())).toHtmlEscaped());
     if (const NodeView *i = m_snapshot->node(n->ideaNode); i && !i->record.reason.empty())
         ideaHtml += tr("<p><b>Why:</b> %1</p>").arg(qs(i->record.reason).toHtmlEscaped());
     if (!n->record.reason.empty())
         ideaHtml += tr("<p><b>Verdict:</b> %1: %2</p>").arg(status, qs(n->record.reason).toHtmlEscaped());
     if (n->result && !n->result->sanitizerReport.empty()) // the sanitizer gate's finding, as the tool wrote it
-        ideaHtml += tr("<p><b>compute-sanitizer:</b></p><pre>%1</pre>").arg(qs(n->result->sanitizerReport).toHtmlEscaped());
+        ideaHtml +=
+            tr("<p><b>compute-sanitizer:</b></p><pre>%1</pre>").arg(qs(n->result->sanitizerReport).toHtmlEscaped());
     m_idea->setHtml(ideaHtml);
     m_metrics->setNodes(m_snapshot, m_node, m_pinned);
     m_loading = false;
@@ -388,8 +391,9 @@ void CandidatePane::showSummary(const NodeView *n)
 {
     m_pages->setCurrentWidget(m_summary);
     if (!n || !m_snapshot) {
-        m_summary->setHtml(tr("<p>Select a round, an idea or a candidate in the search tree, the graph, the chart or the "
-                              "trajectory.</p>"));
+        m_summary->setHtml(
+            tr("<p>Select a round, an idea or a candidate in the search tree, the graph, the chart or the "
+               "trajectory.</p>"));
         return;
     }
     m_summary->setHtml(summaryHtml(*m_snapshot, *n) +
@@ -461,8 +465,10 @@ void CandidatePane::updateDiff()
     const NodeView *base = m_snapshot->node(diffBase());
     QString text;
     if (base)
-        text = unifiedDiff(qs(base->record.text), m_editor->text(), QStringLiteral("#%1 %2").arg(base->id()).arg(qs(base->record.title)),
-                           QStringLiteral("#%1 %2%3").arg(n->id()).arg(qs(n->record.title), edited() ? tr(" (edited)") : QString()));
+        text = unifiedDiff(
+            qs(base->record.text), m_editor->text(),
+            QStringLiteral("#%1 %2").arg(base->id()).arg(qs(base->record.title)),
+            QStringLiteral("#%1 %2%3").arg(n->id()).arg(qs(n->record.title), edited() ? tr(" (edited)") : QString()));
     else if (edited())
         text = unifiedDiff(qs(n->record.text), m_editor->text(), tr("#%1 as stored").arg(n->id()), tr("editor"));
     if (text.isEmpty())
@@ -481,10 +487,11 @@ void CandidatePane::updateButtons()
     m_pin->setEnabled(candidate);
     m_pin->setText(candidate && m_pinned == m_node ? tr("Unpin baseline") : tr("Pin as baseline"));
     m_export->setEnabled(candidate);
-    m_export->setToolTip(candidate && edited() ? tr("A standalone .cu of the stored kernel #%1, without the editor's unsaved edits "
-                                                    "(File ▸ Save edited source as .cu keeps those) (Ctrl+E)")
-                                                     .arg(m_node)
-                                               : tr("A standalone .cu with a host launcher (Ctrl+E)"));
+    m_export->setToolTip(candidate && edited()
+                             ? tr("A standalone .cu of the stored kernel #%1, without the editor's unsaved edits "
+                                  "(File ▸ Save edited source as .cu keeps those) (Ctrl+E)")
+                                   .arg(m_node)
+                             : tr("A standalone .cu with a host launcher (Ctrl+E)"));
     // Profiling only reads the session; re-benchmarking adds a node to it.
     QString gpuWhy;
     if (!m_gpuReason.isEmpty())
@@ -495,13 +502,15 @@ void CandidatePane::updateButtons()
     if (why.isEmpty() && m_snapshot && m_snapshot->readOnly)
         why = tr("this session is read-only (a shipped example or a protected file): use Save As to continue it");
     m_rebench->setEnabled(candidate && why.isEmpty());
-    m_rebench->setToolTip(why.isEmpty() ? tr("Compile, verify and time the editor's source; it becomes a new child marked hand-edited (Ctrl+R)")
-                                        : tr("Re-benchmark is unavailable: %1").arg(why));
+    m_rebench->setToolTip(
+        why.isEmpty()
+            ? tr("Compile, verify and time the editor's source; it becomes a new child marked hand-edited (Ctrl+R)")
+            : tr("Re-benchmark is unavailable: %1").arg(why));
     static const bool ncu = !findCudaTool(QStringLiteral("ncu")).isEmpty(); // looked up once
     m_profile->setEnabled(candidate && gpuWhy.isEmpty() && ncu);
-    m_profile->setToolTip(!ncu ? tr("Profile needs Nsight Compute (ncu), which is not installed")
-                          : gpuWhy.isEmpty() ? tr("Run the candidate under Nsight Compute through the worker")
-                                             : tr("Profile is unavailable: %1").arg(gpuWhy));
+    m_profile->setToolTip(!ncu                   ? tr("Profile needs Nsight Compute (ncu), which is not installed")
+                              : gpuWhy.isEmpty() ? tr("Run the candidate under Nsight Compute through the worker")
+                                                 : tr("Profile is unavailable: %1").arg(gpuWhy));
 }
 
 void CandidatePane::requestLazyCompile()
@@ -628,9 +637,10 @@ void CandidatePane::showCompileReport(const CompileReport &r)
     setText(m_log, log);
     markLogLines();
     setText(m_ptx, r.ok ? r.ptx : tr("No PTX: the source does not compile (see the compile log)."));
-    setText(m_sass, !r.sass.isEmpty() ? r.sass
-                    : r.ok           ? tr("SASS needs cuobjdump from the CUDA toolkit, which is not installed.")
-                                     : QString());
+    setText(m_sass,
+            !r.sass.isEmpty() ? r.sass
+                : r.ok        ? tr("SASS needs cuobjdump from the CUDA toolkit, which is not installed.")
+                              : QString());
     if (asked && !r.ok) {
         // Show the first error: on its line when it has one, else in the log.
         int first = 0;
@@ -671,8 +681,9 @@ void CandidatePane::showProfile(const ProfileReport &r)
         m_profileModel->appendRow({new QStandardItem(tr("Warp stall #%1").arg(i + 1)), new QStandardItem(r.stalls[i])});
     const NodeView *n = m_snapshot ? m_snapshot->node(r.node) : nullptr;
     if (n && n->percentOfFloor > 0)
-        m_profileModel->appendRow({new QStandardItem(tr("Roofline position")),
-                                   new QStandardItem(tr("%1 of the floor's speed").arg(formatPercent(n->percentOfFloor)))});
+        m_profileModel->appendRow(
+            {new QStandardItem(tr("Roofline position")),
+             new QStandardItem(tr("%1 of the floor's speed").arg(formatPercent(n->percentOfFloor)))});
     m_profileView->resizeColumnToContents(0);
 }
 

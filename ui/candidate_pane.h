@@ -54,7 +54,7 @@ public:
     void showExchanges(const ExchangesPtr &);
 
     QString source() const;
-    bool edited() const;          // the editor differs from the stored source
+    bool edited() const; // the editor differs from the stored source
     // Candidates with unsaved edits (the one shown included), by id, and their edited text.
     QList<qint64> draftNodes() const;
     QString draftText(std::int64_t node) const;
@@ -70,12 +70,12 @@ public:
     // The summary shown in place of the tabs for a round or an idea ("" when the tabs show).
     QString summaryText() const;
     bool showsSummary() const;
-    QString profileHint() const;     // what the empty Profile tab says it needs
+    QString profileHint() const; // what the empty Profile tab says it needs
     QString headerText() const;
 
 public slots:
-    void compileCheck();          // of what the editor holds
-    void rebenchmark();           // compile check first; then the engine runs it
+    void compileCheck(); // of what the editor holds
+    void rebenchmark();  // compile check first; then the engine runs it
     void revert();
 
 signals:
@@ -118,9 +118,9 @@ private:
     QHash<qint64, QString> m_drafts; // unsaved edits by node
     bool m_loading = false;
     bool m_rebenchAfterCompile = false;
-    bool m_checkAsked = false;       // the pending compile is a check the user asked for
+    bool m_checkAsked = false; // the pending compile is a check the user asked for
     std::unique_ptr<QElapsedTimer> m_checkClock;
-    QHash<int, int> m_logTargets;    // compile-log line -> source line (0-based both)
+    QHash<int, int> m_logTargets; // compile-log line -> source line (0-based both)
     std::string m_keepDraftsFor;
     std::int64_t m_ptxFor = -1;      // the node whose PTX is shown or asked for
     std::int64_t m_profiledNode = 0; // the node whose profile is shown or asked for

@@ -81,14 +81,19 @@ CudaLexer::CudaLexer(QObject *parent) : QsciLexerCPP(parent)
 const char *CudaLexer::keywords(int set) const
 {
     // QScintilla keeps the pointer: the lists live as long as the program.
-    static const QByteArray primary = QByteArray(QsciLexerCPP::keywords(1)) + cudaWords().value(QStringLiteral("keywords"));
+    static const QByteArray primary =
+        QByteArray(QsciLexerCPP::keywords(1)) + cudaWords().value(QStringLiteral("keywords"));
     static const QByteArray second = cudaWords().value(QStringLiteral("intrinsics")).trimmed();
     static const QByteArray types = cudaWords().value(QStringLiteral("types")).trimmed();
     switch (set) {
-    case 1: return primary.constData();
-    case 2: return second.constData();
-    case 4: return types.constData();
-    default: return QsciLexerCPP::keywords(set);
+    case 1:
+        return primary.constData();
+    case 2:
+        return second.constData();
+    case 4:
+        return types.constData();
+    default:
+        return QsciLexerCPP::keywords(set);
     }
 }
 
@@ -97,7 +102,9 @@ QsciScintilla *makeEditor(EditorKind kind, QWidget *parent)
     QsciScintilla *e = kind == EditorKind::Cuda ? new CudaEditor(parent) : new QsciScintilla(parent);
     setUp(e);
     switch (kind) {
-    case EditorKind::Cuda: e->setLexer(new CudaLexer(e)); break;
+    case EditorKind::Cuda:
+        e->setLexer(new CudaLexer(e));
+        break;
     case EditorKind::Python: {
         auto *l = new QsciLexerPython(e);
         l->setDefaultFont(codeFont());
@@ -115,7 +122,8 @@ QsciScintilla *makeEditor(EditorKind kind, QWidget *parent)
         break;
     }
     case EditorKind::Log:
-    case EditorKind::Ptx: break;
+    case EditorKind::Ptx:
+        break;
     }
     if (kind != EditorKind::Cuda) {
         e->setReadOnly(true);

@@ -18,7 +18,10 @@ void addFolder(QStringList &out, const QString &dir)
         out << canonical;
 }
 
-QString installed(const QString &sub) { return QCoreApplication::applicationDirPath() + QStringLiteral("/../share/") + sub; }
+QString installed(const QString &sub)
+{
+    return QCoreApplication::applicationDirPath() + QStringLiteral("/../share/") + sub;
+}
 
 } // namespace
 

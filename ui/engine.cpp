@@ -24,7 +24,9 @@ namespace {
 
 struct Outcome {
     Outcome(QString message = {}, bool failed = false, QString summary = {})
-        : message(std::move(message)), failed(failed), summary(std::move(summary)) {}
+        : message(std::move(message)), failed(failed), summary(std::move(summary))
+    {
+    }
     QString message;
     bool failed = false;
     QString summary; // a search's: what it found
@@ -111,7 +113,8 @@ void Engine::post(QObject *context, std::function<R()> job, std::function<void(c
         context,
         [this, job = std::move(job), done = std::move(done)] {
             R result = job();
-            QMetaObject::invokeMethod(this, [result = std::move(result), done] { done(result); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [result = std::move(result), done] { done(result); }, Qt::QueuedConnection);
         },
         Qt::QueuedConnection);
 }
@@ -127,12 +130,13 @@ void Engine::probeGpu()
 {
     const EngineConfig config = m_config;
     gpuJob(true);
-    post<GpuStatus>(m_gpuContext, [config] { return kf::ui::probeGpu(config); },
-                    [this](const GpuStatus &s) {
-                        gpuJob(false);
-                        m_gpu = s;
-                        emit gpuChecked(s);
-                    });
+    post<GpuStatus>(
+        m_gpuContext, [config] { return kf::ui::probeGpu(config); },
+        [this](const GpuStatus &s) {
+            gpuJob(false);
+            m_gpu = s;
+            emit gpuChecked(s);
+        });
 }
 
 void Engine::listProblems(const QStringList &extraFolders)
@@ -382,7 +386,8 @@ void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &
                 llm && settings.costBudget > 0 && !llm->prices().find(llm->config().model)) {
                 const QString line = tr("%1 has no price for %2, so its cost counts as 0 against the cost budget")
                                          .arg(qs(llm->prices().source), qs(llm->config().model));
-                QMetaObject::invokeMethod(this, [this, line] { emit searchEvent(line, 0); }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this, [this, line] { emit searchEvent(line, 0); }, Qt::QueuedConnection);
             }
             PoolConfig pc;
             pc.worker.argv = config.workerArgv;
@@ -395,7 +400,8 @@ void Engine::startSearch(const SearchSettings &settings, const GeneratorChoice &
             if (!search)
                 return Outcome{qs(search.error().text()), true};
             (*search)->setEventCallback([this](const SearchEvent &e) {
-                QMetaObject::invokeMethod(this, [this, e] { onSearchEvent(e); }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this, [this, e] { onSearchEvent(e); }, Qt::QueuedConnection);
             });
             Status ran = (*search)->run(m_cancel);
             if (!ran)
@@ -469,9 +475,8 @@ bool Engine::noteGate(const SearchEvent &e)
     } else if (const auto *s = std::get_if<CandidateSanitized>(&e); s && s->node == p.gating) {
         p.gating = 0;
     } else if (const auto *s = std::get_if<BudgetStatus>(&e)) {
-        p.budgetLeftSeconds = s->budget.budgetSeconds > 0
-                                  ? std::max(0.0, s->budget.budgetSeconds - s->budget.elapsedSeconds)
-                                  : -1;
+        p.budgetLeftSeconds =
+            s->budget.budgetSeconds > 0 ? std::max(0.0, s->budget.budgetSeconds - s->budget.elapsedSeconds) : -1;
         p.reserveSeconds = s->reserveSeconds;
         p.gating = s->gating;
         p.finalGate = s->finalGate;
@@ -505,7 +510,8 @@ void Engine::scheduleRefresh()
 void Engine::rebenchmark(std::int64_t parent, const std::string &source, const QString &title)
 {
     if (!m_session || m_session->readOnly) {
-        emit failed(tr("Re-benchmark"), tr("this session is read-only; use Save As to continue it in a file of your own"));
+        emit failed(tr("Re-benchmark"),
+                    tr("this session is read-only; use Save As to continue it in a file of your own"));
         return;
     }
     if (gpuBusy()) {
@@ -552,7 +558,8 @@ void Engine::importCompileTime(const QString &jsonFile)
             try {
                 j = nlohmann::json::parse(f.readAll().toStdString());
             } catch (const std::exception &) {
-                return Outcome{tr("%1 is not JSON (expected the output of tools/compile-baseline.py --json)").arg(jsonFile), true};
+                return Outcome{
+                    tr("%1 is not JSON (expected the output of tools/compile-baseline.py --json)").arg(jsonFile), true};
             }
             const double ms = j.is_object() ? j.value("compile_ms", 0.0) : 0.0;
             if (!(ms > 0))
@@ -592,7 +599,8 @@ void Engine::exportCandidate(std::int64_t node, const QString &file, const QStri
             if (o.failed)
                 emit failed(tr("Export"), o.message);
             else
-                emit finished(tr("Exported #%1 to %2").arg(node).arg(o.message) + (note.isEmpty() ? QString() : QStringLiteral(". ") + note));
+                emit finished(tr("Exported #%1 to %2").arg(node).arg(o.message) +
+                              (note.isEmpty() ? QString() : QStringLiteral(". ") + note));
         });
 }
 

@@ -54,8 +54,8 @@ class Engine : public QObject {
     Q_OBJECT
 public:
     // As makeGenerator(name, settings, error) of core/gen/factory.h.
-    using GeneratorFactory = std::function<std::shared_ptr<Generator>(const std::string &name,
-                                                                      const nlohmann::json &settings, std::string *error)>;
+    using GeneratorFactory = std::function<std::shared_ptr<Generator>(
+        const std::string &name, const nlohmann::json &settings, std::string *error)>;
 
     explicit Engine(QObject *parent = nullptr);
     ~Engine() override; // cancels what runs and waits for both threads

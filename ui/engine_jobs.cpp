@@ -153,7 +153,8 @@ RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, c
     o.timingTrials = settings.timingTrials;
     o.baselineTrials = settings.timingTrials;
     if (const double eager = baselineMedianMs(meta->baseline); eager > 0)
-        o.baseline = BaselineResult{(*meta->baseline)["timing"].get<Timing>(), meta->baseline->value("flags", nlohmann::json())};
+        o.baseline =
+            BaselineResult{(*meta->baseline)["timing"].get<Timing>(), meta->baseline->value("flags", nlohmann::json())};
     o.track = client;
     auto run = runCandidate(*problem, source, o);
     if (!run) {

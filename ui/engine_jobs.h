@@ -20,22 +20,22 @@
 namespace kf::ui {
 
 struct GpuStatus {
-    bool checked = false;     // false until the worker answered or failed to start
+    bool checked = false; // false until the worker answered or failed to start
     bool present = false;
-    QString name, arch;       // "NVIDIA H200", "sm_90a"
-    QString reason;           // why there is none, or why the worker did not start
+    QString name, arch; // "NVIDIA H200", "sm_90a"
+    QString reason;     // why there is none, or why the worker did not start
     // What the worker's handshake says about itself (Help ▸ About).
-    QString workerVersion, torch; // torch: libtorch's version, "" for a compile-only worker
+    QString workerVersion, torch;        // torch: libtorch's version, "" for a compile-only worker
     int cudaRuntime = 0, cudaDriver = 0; // as cudaRuntimeGetVersion / cudaDriverGetVersion (12040)
 };
 
 struct CompileReport {
-    std::int64_t node = 0;    // the candidate the source came from (0: none)
-    bool ran = false;         // false: no compiler could run (the error says why)
+    std::int64_t node = 0; // the candidate the source came from (0: none)
+    bool ran = false;      // false: no compiler could run (the error says why)
     bool ok = false;
     QString error;
     std::vector<Diagnostic> diagnostics; // directive errors included
-    QString log, ptx, sass;   // sass: "" when cuobjdump is not installed
+    QString log, ptx, sass;              // sass: "" when cuobjdump is not installed
     QString arch;
     double seconds = 0;
     bool cached = false;
@@ -46,7 +46,7 @@ struct ProfileReport {
     bool ok = false;
     QString error;
     std::vector<std::pair<QString, QString>> metrics; // name, value (with unit)
-    QStringList stalls;       // top warp-stall reasons, largest first
+    QStringList stalls;                               // top warp-stall reasons, largest first
 };
 
 // Settings a job copies when it starts (the Settings class lives on the GUI thread).
@@ -70,9 +70,9 @@ QString findCudaTool(const QString &name);
 // The session's own eager baseline is used when it has one, so speedups stay comparable.
 // `client` receives the live worker so that another thread can interrupt it.
 struct RebenchResult {
-    std::int64_t node = 0;    // the new node, 0 when nothing was recorded
+    std::int64_t node = 0; // the new node, 0 when nothing was recorded
     QString verdict;
-    QString error;            // why it could not run (no GPU, read-only session, ...)
+    QString error; // why it could not run (no GPU, read-only session, ...)
 };
 RebenchResult rebenchmark(const std::string &sessionPath, std::int64_t parent, const std::string &title,
                           const std::string &source, const EngineConfig &,

@@ -27,8 +27,8 @@ public:
     ExchangeModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     bool showsMessage() const;
-    QString message() const;      // the sentence shown ("" while exchanges are shown)
-    QString text() const;         // the selected exchange as shown
+    QString message() const; // the sentence shown ("" while exchanges are shown)
+    QString text() const;    // the selected exchange as shown
     // Selects the next occurrence of `text` in the exchange, from the top again after the last
     // one; false when there is none.
     bool find(const QString &text);

@@ -19,14 +19,17 @@ llm::Protocol protocolOf(const QString &name)
     return name == QLatin1String("anthropic") ? llm::Protocol::Anthropic : llm::Protocol::OpenAI;
 }
 
-
 QString label(ChoiceProblem::Field f)
 {
     switch (f) {
-    case ChoiceProblem::Field::Endpoint: return QObject::tr("Endpoint URL");
-    case ChoiceProblem::Field::Model: return QObject::tr("Model");
-    case ChoiceProblem::Field::Key: return QObject::tr("API key");
-    default: return QObject::tr("Generator settings");
+    case ChoiceProblem::Field::Endpoint:
+        return QObject::tr("Endpoint URL");
+    case ChoiceProblem::Field::Model:
+        return QObject::tr("Model");
+    case ChoiceProblem::Field::Key:
+        return QObject::tr("API key");
+    default:
+        return QObject::tr("Generator settings");
     }
 }
 
@@ -45,10 +48,10 @@ ChoiceProblem fromSettingsError(const std::string &message)
     const std::size_t end = message.find(' ', prefix.size());
     const std::string key = message.substr(prefix.size(), end - prefix.size());
     const QString rest = end == std::string::npos ? QString() : qs(message.substr(end + 1));
-    const ChoiceProblem::Field f = key == "base_url"                     ? ChoiceProblem::Field::Endpoint
-                                 : key == "model"                        ? ChoiceProblem::Field::Model
-                                 : key == "key_env" || key == "api_key" ? ChoiceProblem::Field::Key
-                                                                         : ChoiceProblem::Field::Other;
+    const ChoiceProblem::Field f = key == "base_url" ? ChoiceProblem::Field::Endpoint
+        : key == "model"                             ? ChoiceProblem::Field::Model
+        : key == "key_env" || key == "api_key"       ? ChoiceProblem::Field::Key
+                                                     : ChoiceProblem::Field::Other;
     return problem(f, f == ChoiceProblem::Field::Other ? qs(message) : rest);
 }
 
@@ -57,9 +60,12 @@ ChoiceProblem fromSettingsError(const std::string &message)
 QString toString(KeySource s)
 {
     switch (s) {
-    case KeySource::File: return QStringLiteral("file");
-    case KeySource::None: return QStringLiteral("none");
-    default: return QStringLiteral("environment");
+    case KeySource::File:
+        return QStringLiteral("file");
+    case KeySource::None:
+        return QStringLiteral("none");
+    default:
+        return QStringLiteral("environment");
     }
 }
 
@@ -126,17 +132,21 @@ ChoiceProblem checkChoice(const GeneratorChoice &c)
         return fromSettingsError(config.error().message);
     const QUrl url(qs(config->baseUrl), QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty())
-        return problem(Field::Endpoint, QObject::tr("“%1” is not a URL with a host name").arg(qs(config->publicBaseUrl())));
+        return problem(Field::Endpoint,
+                       QObject::tr("“%1” is not a URL with a host name").arg(qs(config->publicBaseUrl())));
     switch (c.keySource) {
     case KeySource::Environment: {
         const QString var = qs(config->keyEnv);
         if (var.isEmpty()) // left empty, for a server that is not the provider's own API
-            return problem(Field::Key, QObject::tr("name the environment variable that holds the key for %1 (%2 is "
-                                                   "sent only to %3), or choose “none” for a server that needs no key")
-                                           .arg(url.host(), c.defaultKeyEnv(), QUrl(c.defaultBaseUrl()).host()));
+            return problem(Field::Key,
+                           QObject::tr("name the environment variable that holds the key for %1 (%2 is "
+                                       "sent only to %3), or choose “none” for a server that needs no key")
+                               .arg(url.host(), c.defaultKeyEnv(), QUrl(c.defaultBaseUrl()).host()));
         if (qEnvironmentVariableIsEmpty(var.toLocal8Bit().constData()))
-            return problem(Field::Key, QObject::tr("the environment variable %1 is not set (choose “none” for a "
-                                                   "local server that needs no key)").arg(var));
+            return problem(Field::Key,
+                           QObject::tr("the environment variable %1 is not set (choose “none” for a "
+                                       "local server that needs no key)")
+                               .arg(var));
         break;
     }
     case KeySource::File: {

@@ -12,15 +12,15 @@
 namespace kf::ui {
 
 enum class KeySource { Environment, File, None };
-QString toString(KeySource);                 // "environment", "file", "none"
-KeySource parseKeySource(const QString &);   // anything else: Environment
+QString toString(KeySource);               // "environment", "file", "none"
+KeySource parseKeySource(const QString &); // anything else: Environment
 
 struct GeneratorChoice {
     QString name = QStringLiteral("builtin");
-    QString baseUrl;                          // "" : the protocol's default server
+    QString baseUrl; // "" : the protocol's default server
     QString model;
     KeySource keySource = KeySource::Environment;
-    QString keyEnv;                           // "" : the protocol's variable (OPENAI_API_KEY, ...)
+    QString keyEnv; // "" : the protocol's variable (OPENAI_API_KEY, ...)
     QString keyFile;
 
     // The choice of a generator with nothing filled in yet.
@@ -48,7 +48,7 @@ struct GeneratorChoice {
 struct ChoiceProblem {
     enum class Field { None, Endpoint, Model, Key, Other };
     Field field = Field::None;
-    QString message;                          // names the field: "Model: is needed (...)"
+    QString message; // names the field: "Model: is needed (...)"
     explicit operator bool() const { return field != Field::None; }
 };
 
@@ -68,8 +68,8 @@ GeneratorChoice withSessionSettings(GeneratorChoice, const nlohmann::json &store
 // thread. The result holds the key; it is handed to the generator and nowhere else.
 struct GeneratorRequest {
     std::string name = "builtin";
-    nlohmann::json settings;                  // settingsJson()
-    std::string keyFile;                      // "" unless the key comes from a file
+    nlohmann::json settings; // settingsJson()
+    std::string keyFile;     // "" unless the key comes from a file
 };
 GeneratorRequest toRequest(const GeneratorChoice &);
 Result<nlohmann::json> generatorSettings(const GeneratorRequest &, const std::string &sessionGenerator,

@@ -46,7 +46,8 @@ public:
         }
         if (expandable && !expanded) {
             const NodeCounts c = countBelow(s, n.id());
-            m_line2 = QObject::tr("+%1 below").arg(c.candidates) + (m_line2.isEmpty() ? QString() : QStringLiteral(" · ") + m_line2);
+            m_line2 = QObject::tr("+%1 below").arg(c.candidates) +
+                (m_line2.isEmpty() ? QString() : QStringLiteral(" · ") + m_line2);
         }
         setFlag(ItemIsSelectable);
         setToolTip(nodeToolTip(s, n));
@@ -87,9 +88,10 @@ public:
         f.setBold(false);
         p->setFont(f);
         p->setPen(QColor(0x45, 0x45, 0x50));
-        p->drawText(QRectF(6, kHeight / 2, kWidth - 6 - (m_expandable ? kHandle : 6), kHeight / 2 - 2),
-                    Qt::AlignVCenter | Qt::AlignLeft,
-                    p->fontMetrics().elidedText(m_line2, Qt::ElideRight, int(kWidth - 6 - (m_expandable ? kHandle : 6))));
+        p->drawText(
+            QRectF(6, kHeight / 2, kWidth - 6 - (m_expandable ? kHandle : 6), kHeight / 2 - 2),
+            Qt::AlignVCenter | Qt::AlignLeft,
+            p->fontMetrics().elidedText(m_line2, Qt::ElideRight, int(kWidth - 6 - (m_expandable ? kHandle : 6))));
         if (m_expandable) {
             const QRectF h = handleRect();
             p->setPen(QPen(QColor(0x50, 0x58, 0x68), 1));

@@ -21,21 +21,26 @@ QString aboutText(const GpuStatus &g)
                                "ideas and kernels, a worker verifies them against PyTorch and times them.</p>")
                        .arg(QStringLiteral(KF_VERSION));
     html += QStringLiteral("<table cellspacing=4>");
-    html += row(QObject::tr("Qt"), QObject::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(KF_QT_BUILD_VERSION)));
+    html += row(
+        QObject::tr("Qt"),
+        QObject::tr("%1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(KF_QT_BUILD_VERSION)));
     if (!g.checked) {
         html += row(QObject::tr("Worker"), QObject::tr("still asking kernelforge-worker…"));
     } else if (g.workerVersion.isEmpty()) {
         html += row(QObject::tr("Worker"), QObject::tr("did not start: %1").arg(g.reason));
     } else {
         html += row(QObject::tr("Worker"), QObject::tr("kernelforge-worker %1").arg(g.workerVersion));
-        html += row(QObject::tr("libtorch (worker)"), g.torch.isEmpty() ? QObject::tr("none (a compile-only worker)") : g.torch);
+        html += row(QObject::tr("libtorch (worker)"),
+                    g.torch.isEmpty() ? QObject::tr("none (a compile-only worker)") : g.torch);
         const QString runtime = cudaVersionText(g.cudaRuntime), driver = cudaVersionText(g.cudaDriver);
-        html += row(QObject::tr("CUDA (worker)"), runtime.isEmpty() && driver.isEmpty()
-                                                      ? QObject::tr("not reported")
+        html +=
+            row(QObject::tr("CUDA (worker)"),
+                runtime.isEmpty() && driver.isEmpty() ? QObject::tr("not reported")
                                                       : QObject::tr("runtime %1, driver %2")
                                                             .arg(runtime.isEmpty() ? QObject::tr("unknown") : runtime,
                                                                  driver.isEmpty() ? QObject::tr("none") : driver));
-        html += row(QObject::tr("GPU"), g.present ? QStringLiteral("%1 (%2)").arg(g.name, g.arch) : QObject::tr("none: %1").arg(g.reason));
+        html += row(QObject::tr("GPU"),
+                    g.present ? QStringLiteral("%1 (%2)").arg(g.name, g.arch) : QObject::tr("none: %1").arg(g.reason));
     }
     return html + QStringLiteral("</table>");
 }

@@ -22,8 +22,8 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFontDatabase>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
@@ -117,19 +117,19 @@ QWidget *MainWindow::buildOutline()
         m_outline->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_outline->header()->setMinimumSectionSize(40);
     m_outline->setColumnHidden(OutlineModel::StatusColumn, true); // the icon and the tooltip say it
-    m_outline->viewport()->installEventFilter(this); // a narrow outline drops "% of floor" (eventFilter)
+    m_outline->viewport()->installEventFilter(this);              // a narrow outline drops "% of floor" (eventFilter)
     m_show = new QComboBox(this);
     m_show->setObjectName(QStringLiteral("statusFilter"));
     m_show->setToolTip(tr("Show the candidates of one status (rounds and ideas above them stay)"));
     using Show = OutlineFilter::Show;
-    for (const auto &[text, show] : {std::pair{tr("All"), Show::All}, std::pair{tr("Correct"), Show::Correct},
-                                     std::pair{tr("Failed (any)"), Show::Failed}, std::pair{tr("Needs GPU"), Show::NeedsGpu},
-                                     std::pair{tr("Queued or running"), Show::Pending},
-                                     std::pair{tr("Hand-edited"), Show::HandEdited},
-                                     std::pair{tr("Sanitizer unchecked"), Show::Unchecked}})
-        m_show->addItem(show == Show::Unchecked ? statusIcon(QStringLiteral("correct"), true)
-                        : show == Show::NeedsGpu ? statusIcon(QStringLiteral("needs gpu"))
-                                                 : QIcon(),
+    for (const auto &[text, show] :
+         {std::pair{tr("All"), Show::All}, std::pair{tr("Correct"), Show::Correct},
+          std::pair{tr("Failed (any)"), Show::Failed}, std::pair{tr("Needs GPU"), Show::NeedsGpu},
+          std::pair{tr("Queued or running"), Show::Pending}, std::pair{tr("Hand-edited"), Show::HandEdited},
+          std::pair{tr("Sanitizer unchecked"), Show::Unchecked}})
+        m_show->addItem(show == Show::Unchecked      ? statusIcon(QStringLiteral("correct"), true)
+                            : show == Show::NeedsGpu ? statusIcon(QStringLiteral("needs gpu"))
+                                                     : QIcon(),
                         text, int(show));
     m_show->insertSeparator(m_show->count());
     for (const QString &status : candidateStatuses()) {
@@ -161,7 +161,8 @@ void MainWindow::connectOutline()
                 m_outline->expand(m_filter->index(r, 0));
     });
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] {
-        m_filter->setShow(OutlineFilter::Show(m_show->currentData().toInt()), m_show->currentData(Qt::UserRole + 1).toString());
+        m_filter->setShow(OutlineFilter::Show(m_show->currentData().toInt()),
+                          m_show->currentData(Qt::UserRole + 1).toString());
         m_outline->expandAll();
         syncGraphExpansion();
     });
@@ -283,9 +284,8 @@ void MainWindow::connectSelection()
     connect(m_graph, &GraphView::nodeSelected, this, &MainWindow::selectNode);
     connect(m_chart, &RoundChart::nodeClicked, this, &MainWindow::selectNode);
     connect(m_trajectoryView, &TrajectoryView::nodeActivated, this, &MainWindow::selectNode);
-    connect(m_trajectoryView, &TrajectoryView::message, this, [this](const QString &t, bool error) {
-        error ? showError(tr("Export CSV"), t) : showInfo(t);
-    });
+    connect(m_trajectoryView, &TrajectoryView::message, this,
+            [this](const QString &t, bool error) { error ? showError(tr("Export CSV"), t) : showInfo(t); });
 }
 
 void MainWindow::connectCandidatePane()
@@ -302,15 +302,17 @@ void MainWindow::connectCandidatePane()
         statusBar()->showMessage(tr("Compiling #%1 with NVRTC…").arg(node));
         log(tr("Compile check of #%1…").arg(node));
     });
-    connect(m_candidate, &CandidatePane::compileFinished, this, [this](std::int64_t node, const QString &summary, bool) {
-        const QString text = tr("Compile check of #%1: %2").arg(node).arg(summary);
-        statusBar()->showMessage(text, 30000);
-        log(text);
-    });
+    connect(m_candidate, &CandidatePane::compileFinished, this,
+            [this](std::int64_t node, const QString &summary, bool) {
+                const QString text = tr("Compile check of #%1: %2").arg(node).arg(summary);
+                statusBar()->showMessage(text, 30000);
+                log(text);
+            });
     connect(m_candidate, &CandidatePane::pinRequested, this, [this](std::int64_t node) {
         m_candidate->setPinned(node);
         if (node)
-            showInfo(tr("Pinned #%1 as the baseline: the Metrics tab shows it beside the selected candidate").arg(node));
+            showInfo(
+                tr("Pinned #%1 as the baseline: the Metrics tab shows it beside the selected candidate").arg(node));
     });
     connect(m_candidate, &CandidatePane::exportRequested, this, [this] { onExportSelected(); });
     connect(m_candidate, &CandidatePane::profileRequested, m_engine, &Engine::profile);
@@ -377,18 +379,20 @@ void MainWindow::connectEngine()
     });
     connect(m_engine, &Engine::searchEvent, this, [this](const QString &line) { log(line); });
     connect(m_engine, &Engine::searchProgress, m_search, &SearchPanel::showProgress);
-    connect(m_engine, &Engine::searchProgress, m_chart, [this](const SearchProgress &p) { m_chart->setLiveStatus(p.live); });
-    connect(m_engine, &Engine::searchFinished, this, [this](const QString &reason, bool failed, const QString &summary) {
-        m_search->setRunning(false);
-        m_search->showFinished(summary, failed);
-        m_chart->setLiveStatus({});
-        log(failed ? tr("Search failed: %1").arg(reason) : summary);
-        if (failed)
-            showError(tr("Search"), reason);
-        else
-            showInfo(summary);
-        updateActions();
-    });
+    connect(m_engine, &Engine::searchProgress, m_chart,
+            [this](const SearchProgress &p) { m_chart->setLiveStatus(p.live); });
+    connect(m_engine, &Engine::searchFinished, this,
+            [this](const QString &reason, bool failed, const QString &summary) {
+                m_search->setRunning(false);
+                m_search->showFinished(summary, failed);
+                m_chart->setLiveStatus({});
+                log(failed ? tr("Search failed: %1").arg(reason) : summary);
+                if (failed)
+                    showError(tr("Search"), reason);
+                else
+                    showInfo(summary);
+                updateActions();
+            });
     connect(m_engine, &Engine::rebenchmarked, this, [this](std::int64_t node, const QString &verdict) {
         // The edit is in the session now, as the new node: it is no longer unsaved.
         m_candidate->dropDraft(m_rebenchParent);
@@ -466,7 +470,8 @@ void MainWindow::setSession(const SnapshotPtr &s, bool fresh)
         selectNode(s && s->bestNode ? s->bestNode : 0);
         syncGraphExpansion();
     } else {
-        const std::int64_t next = m_selectAfterRefresh && s->node(m_selectAfterRefresh) ? m_selectAfterRefresh : m_selected;
+        const std::int64_t next =
+            m_selectAfterRefresh && s->node(m_selectAfterRefresh) ? m_selectAfterRefresh : m_selected;
         if (next == m_selectAfterRefresh)
             m_selectAfterRefresh = 0;
         m_selected = 0;
@@ -501,7 +506,8 @@ void MainWindow::showView(View v) { m_views->setCurrentIndex(v); }
 
 void MainWindow::showError(const QString &what, const QString &message)
 {
-    m_message->showMessage(MessageBar::Kind::Error, QStringLiteral("<b>%1</b>: %2").arg(what.toHtmlEscaped(), message.toHtmlEscaped()));
+    m_message->showMessage(MessageBar::Kind::Error,
+                           QStringLiteral("<b>%1</b>: %2").arg(what.toHtmlEscaped(), message.toHtmlEscaped()));
 }
 
 void MainWindow::showInfo(const QString &message)
@@ -536,7 +542,8 @@ void MainWindow::updateTitle()
         m_sessionLabel->setText(tr("No session open"));
         return;
     }
-    setWindowTitle(tr("%1 – %2 – KernelForge").arg(QFileInfo(qs(m_session->path)).fileName(), qs(m_session->meta.problemName)));
+    setWindowTitle(
+        tr("%1 – %2 – KernelForge").arg(QFileInfo(qs(m_session->path)).fileName(), qs(m_session->meta.problemName)));
     QString status = qs(m_session->path);
     if (m_session->readOnly)
         status += tr("  (read-only)");
@@ -585,9 +592,11 @@ void MainWindow::applyDefaultDockSizes()
 {
     // The docks' shares of the window, as on a first start.
     const int w = std::max(width(), 800);
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock")), findChild<QDockWidget *>(QStringLiteral("searchDock"))},
+    resizeDocks({findChild<QDockWidget *>(QStringLiteral("outlineDock")),
+                 findChild<QDockWidget *>(QStringLiteral("searchDock"))},
                 {std::clamp(w * 30 / 100, 280, 520), std::clamp(w * 22 / 100, 280, 360)}, Qt::Horizontal);
-    resizeDocks({findChild<QDockWidget *>(QStringLiteral("logDock"))}, {std::clamp(height() / 8, 60, 110)}, Qt::Vertical);
+    resizeDocks({findChild<QDockWidget *>(QStringLiteral("logDock"))}, {std::clamp(height() / 8, 60, 110)},
+                Qt::Vertical);
 }
 
 void MainWindow::syncGraphExpansion()

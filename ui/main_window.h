@@ -150,9 +150,9 @@ private:
     std::int64_t m_selectAfterRefresh = 0; // a re-benchmarked node, selected once it is read
     bool m_selecting = false;
     QString m_openingPath;
-    std::int64_t m_rebenchParent = 0;    // the candidate whose edit is being re-benchmarked
+    std::int64_t m_rebenchParent = 0; // the candidate whose edit is being re-benchmarked
     bool m_graphSyncPending = false;
-    QByteArray m_defaultState;           // the docks and tool bar as built, for Reset layout
+    QByteArray m_defaultState; // the docks and tool bar as built, for Reset layout
 
     MessageBar *m_message, *m_gpuBanner;
     QTreeView *m_outline;

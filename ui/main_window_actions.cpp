@@ -42,7 +42,8 @@ void MainWindow::buildActions()
     make(QStringLiteral("actionNew"), tr("&New session…"), QKeySequence::New, [this] { onNew(); });
     make(QStringLiteral("actionOpen"), tr("&Open session…"), QKeySequence::Open, [this] { onOpen(); });
     // Spelled out: the platform's standard keys for these are empty on some desktops.
-    make(QStringLiteral("actionSaveAs"), tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { onSaveAs(); });
+    make(QStringLiteral("actionSaveAs"), tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
+         [this] { onSaveAs(); });
     make(QStringLiteral("actionClose"), tr("&Close session"), QKeySequence(Qt::CTRL | Qt::Key_W), [this] {
         if (confirmDropEdits(tr("Closing the session")))
             closeSession();
@@ -51,43 +52,61 @@ void MainWindow::buildActions()
     make(QStringLiteral("actionSaveSource"), tr("&Save edited source as .cu…"), QKeySequence(Qt::CTRL | Qt::Key_S),
          [this] { onSaveSource(); });
     make(QStringLiteral("actionStart"), tr("&Start search"), QKeySequence(Qt::Key_F5), [this] { onStart(); });
-    make(QStringLiteral("actionCancel"), tr("&Cancel search"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { m_engine->cancel(); });
-    make(QStringLiteral("actionCompile"), tr("Compile &check"), QKeySequence(Qt::CTRL | Qt::Key_B), [this] { m_candidate->compileCheck(); });
-    make(QStringLiteral("actionRebenchmark"), tr("&Re-benchmark"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { m_candidate->rebenchmark(); });
+    make(QStringLiteral("actionCancel"), tr("&Cancel search"), QKeySequence(Qt::SHIFT | Qt::Key_F5),
+         [this] { m_engine->cancel(); });
+    make(QStringLiteral("actionCompile"), tr("Compile &check"), QKeySequence(Qt::CTRL | Qt::Key_B),
+         [this] { m_candidate->compileCheck(); });
+    make(QStringLiteral("actionRebenchmark"), tr("&Re-benchmark"), QKeySequence(Qt::CTRL | Qt::Key_R),
+         [this] { m_candidate->rebenchmark(); });
     make(QStringLiteral("actionRevert"), tr("Re&vert edits"), QKeySequence(), [this] { m_candidate->revert(); });
     make(QStringLiteral("actionPin"), tr("&Pin as baseline"), QKeySequence(Qt::CTRL | Qt::Key_P), [this] {
         if (m_selected)
             m_candidate->setPinned(m_candidate->pinned() == m_selected ? 0 : m_selected);
     });
-    make(QStringLiteral("actionProfile"), tr("Pro&file with Nsight Compute"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
-         [this] { m_engine->profile(m_selected); });
+    make(QStringLiteral("actionProfile"), tr("Pro&file with Nsight Compute"),
+         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), [this] { m_engine->profile(m_selected); });
     make(QStringLiteral("actionSelectBest"), tr("Select the &best kernel"), QKeySequence(Qt::CTRL | Qt::Key_G), [this] {
         if (m_session)
             selectNode(m_session->bestNode);
     });
-    make(QStringLiteral("actionExportSelected"), tr("&Export selected kernel…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] { onExportSelected(); });
-    make(QStringLiteral("actionExportBest"), tr("Export the &best kernel…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), [this] { onExportBest(); });
-    make(QStringLiteral("actionExportBank"), tr("Export the &bank to a folder…"), QKeySequence(), [this] { onExportBank(); });
+    make(QStringLiteral("actionExportSelected"), tr("&Export selected kernel…"), QKeySequence(Qt::CTRL | Qt::Key_E),
+         [this] { onExportSelected(); });
+    make(QStringLiteral("actionExportBest"), tr("Export the &best kernel…"),
+         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), [this] { onExportBest(); });
+    make(QStringLiteral("actionExportBank"), tr("Export the &bank to a folder…"), QKeySequence(),
+         [this] { onExportBank(); });
     make(QStringLiteral("actionSaveChart"), tr("Save &chart as PNG…"), QKeySequence(), [this] { onSaveChart(); });
-    make(QStringLiteral("actionCopyTrajectory"), tr("Copy &trajectory"), QKeySequence(), [this] { m_trajectoryView->copy(); });
-    make(QStringLiteral("actionExportCsv"), tr("Export trajectory &CSV…"), QKeySequence(), [this] { m_trajectoryView->exportCsv(); });
-    make(QStringLiteral("actionImportCompile"), tr("Import &torch.compile time…"), QKeySequence(), [this] { onImportCompileTime(); });
-    make(QStringLiteral("actionAddFolder"), tr("Add problem &folder…"), QKeySequence(), [this] { onAddProblemFolder(); });
-    make(QStringLiteral("actionFocusOutline"), tr("Search &tree"), QKeySequence(Qt::CTRL | Qt::Key_1), [this] { m_outline->setFocus(); });
-    make(QStringLiteral("actionShowGraph"), tr("&Graph"), QKeySequence(Qt::CTRL | Qt::Key_2), [this] { showView(GraphTab); });
-    make(QStringLiteral("actionShowChart"), tr("&Chart"), QKeySequence(Qt::CTRL | Qt::Key_3), [this] { showView(ChartTab); });
-    make(QStringLiteral("actionShowTrajectory"), tr("&Trajectory"), QKeySequence(Qt::CTRL | Qt::Key_4), [this] { showView(TrajectoryTab); });
-    make(QStringLiteral("actionShowProblems"), tr("&Problems"), QKeySequence(Qt::CTRL | Qt::Key_5), [this] { showView(ProblemsTab); });
+    make(QStringLiteral("actionCopyTrajectory"), tr("Copy &trajectory"), QKeySequence(),
+         [this] { m_trajectoryView->copy(); });
+    make(QStringLiteral("actionExportCsv"), tr("Export trajectory &CSV…"), QKeySequence(),
+         [this] { m_trajectoryView->exportCsv(); });
+    make(QStringLiteral("actionImportCompile"), tr("Import &torch.compile time…"), QKeySequence(),
+         [this] { onImportCompileTime(); });
+    make(QStringLiteral("actionAddFolder"), tr("Add problem &folder…"), QKeySequence(),
+         [this] { onAddProblemFolder(); });
+    make(QStringLiteral("actionFocusOutline"), tr("Search &tree"), QKeySequence(Qt::CTRL | Qt::Key_1),
+         [this] { m_outline->setFocus(); });
+    make(QStringLiteral("actionShowGraph"), tr("&Graph"), QKeySequence(Qt::CTRL | Qt::Key_2),
+         [this] { showView(GraphTab); });
+    make(QStringLiteral("actionShowChart"), tr("&Chart"), QKeySequence(Qt::CTRL | Qt::Key_3),
+         [this] { showView(ChartTab); });
+    make(QStringLiteral("actionShowTrajectory"), tr("&Trajectory"), QKeySequence(Qt::CTRL | Qt::Key_4),
+         [this] { showView(TrajectoryTab); });
+    make(QStringLiteral("actionShowProblems"), tr("&Problems"), QKeySequence(Qt::CTRL | Qt::Key_5),
+         [this] { showView(ProblemsTab); });
     make(QStringLiteral("actionShowSource"), tr("&Source"), QKeySequence(Qt::CTRL | Qt::Key_6), [this] {
         m_candidate->tabs()->setCurrentIndex(CandidatePane::SourceTab);
         m_candidate->editor()->setFocus();
     });
     make(QStringLiteral("actionZoomIn"), tr("Zoom &in"), QKeySequence::ZoomIn, [this] { m_graph->zoomIn(); });
     make(QStringLiteral("actionZoomOut"), tr("Zoom &out"), QKeySequence::ZoomOut, [this] { m_graph->zoomOut(); });
-    make(QStringLiteral("actionZoomFit"), tr("&Fit graph"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_graph->fit(); });
+    make(QStringLiteral("actionZoomFit"), tr("&Fit graph"), QKeySequence(Qt::CTRL | Qt::Key_0),
+         [this] { m_graph->fit(); });
     make(QStringLiteral("actionResetLayout"), tr("&Reset layout"), QKeySequence(), [this] { resetLayout(); });
-    make(QStringLiteral("actionDocs"), tr("&Documentation"), QKeySequence::HelpContents, [this] { openDocumentation(QStringLiteral("README.md")); });
-    make(QStringLiteral("actionGuide"), tr("The &workbench"), QKeySequence(), [this] { openDocumentation(QStringLiteral("gui.md")); });
+    make(QStringLiteral("actionDocs"), tr("&Documentation"), QKeySequence::HelpContents,
+         [this] { openDocumentation(QStringLiteral("README.md")); });
+    make(QStringLiteral("actionGuide"), tr("The &workbench"), QKeySequence(),
+         [this] { openDocumentation(QStringLiteral("gui.md")); });
     make(QStringLiteral("actionShortcuts"), tr("&Keyboard shortcuts"), QKeySequence(), [this] {
         showHelpDialog(m_shortcuts, QStringLiteral("shortcutsDialog"), tr("Keyboard shortcuts"),
                        shortcutsText(findChildren<QAction *>(Qt::FindDirectChildrenOnly)));
@@ -124,12 +143,12 @@ void MainWindow::buildMenus()
     for (const char *n : {"actionStart", "actionCancel"})
         search->addAction(action(QLatin1String(n)));
     QMenu *kernel = menuBar()->addMenu(tr("&Kernel"));
-    for (const char *n : {"actionCompile", "actionRebenchmark", "actionRevert", "actionSaveSource", "actionPin", "actionProfile",
-                          "actionSelectBest"})
+    for (const char *n : {"actionCompile", "actionRebenchmark", "actionRevert", "actionSaveSource", "actionPin",
+                          "actionProfile", "actionSelectBest"})
         kernel->addAction(action(QLatin1String(n)));
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    for (const char *n : {"actionFocusOutline", "actionShowGraph", "actionShowChart", "actionShowTrajectory", "actionShowProblems",
-                          "actionShowSource"})
+    for (const char *n : {"actionFocusOutline", "actionShowGraph", "actionShowChart", "actionShowTrajectory",
+                          "actionShowProblems", "actionShowSource"})
         view->addAction(action(QLatin1String(n)));
     view->addSeparator();
     for (const char *n : {"actionZoomIn", "actionZoomOut", "actionZoomFit", "actionCopyTrajectory"})
@@ -162,7 +181,8 @@ void MainWindow::buildMenus()
     updateRecentMenu();
     for (const QString &dir : exampleFolders())
         for (const QFileInfo &f : QDir(dir).entryInfoList({QStringLiteral("*.kfsession")}, QDir::Files, QDir::Name))
-            m_examplesMenu->addAction(f.completeBaseName(), this, [this, path = f.absoluteFilePath()] { openSession(path); });
+            m_examplesMenu->addAction(f.completeBaseName(), this,
+                                      [this, path = f.absoluteFilePath()] { openSession(path); });
     if (m_examplesMenu->isEmpty())
         m_examplesMenu->addAction(tr("(no example sessions installed)"))->setEnabled(false);
 }
@@ -184,7 +204,8 @@ void MainWindow::updateActions()
     const bool searching = m_engine->searching();
     m_search->setStartBlocked(searching ? QString() : startBlockedReason(false));
     action(QStringLiteral("actionStart"))->setEnabled(blocked.isEmpty() && !searching && !m_engine->gpuBusy());
-    action(QStringLiteral("actionStart"))->setToolTip(blocked.isEmpty() ? tr("Start the search (F5)") : tr("Start is unavailable: %1").arg(blocked));
+    action(QStringLiteral("actionStart"))
+        ->setToolTip(blocked.isEmpty() ? tr("Start the search (F5)") : tr("Start is unavailable: %1").arg(blocked));
     action(QStringLiteral("actionCancel"))->setEnabled(searching || m_engine->gpuBusy());
     action(QStringLiteral("actionSaveAs"))->setEnabled(session && !searching);
     action(QStringLiteral("actionClose"))->setEnabled(session && !searching);
@@ -208,7 +229,8 @@ void MainWindow::updateActions()
 
 QString MainWindow::askSaveFile(const QString &title, const QString &filter, const QString &suggested)
 {
-    const QString file = QFileDialog::getSaveFileName(this, title, QDir(m_settings->lastFolder()).filePath(suggested), filter);
+    const QString file =
+        QFileDialog::getSaveFileName(this, title, QDir(m_settings->lastFolder()).filePath(suggested), filter);
     if (!file.isEmpty())
         m_settings->setLastFolder(QFileInfo(file).absolutePath());
     return file;
@@ -251,7 +273,10 @@ QString MainWindow::exportNote(std::int64_t node) const
     return notes.join(QStringLiteral(". "));
 }
 
-void MainWindow::exportSelected(const QString &file) { m_engine->exportCandidate(m_selected, file, exportNote(m_selected)); }
+void MainWindow::exportSelected(const QString &file)
+{
+    m_engine->exportCandidate(m_selected, file, exportNote(m_selected));
+}
 
 void MainWindow::exportBest(const QString &file)
 {
@@ -320,8 +345,8 @@ void MainWindow::onExportSelected()
         return;
     // The export is of the kernel as stored; the title says so when the editor holds edits of it.
     const QString title = m_candidate->draftNodes().contains(n->id())
-                              ? tr("Export the stored kernel #%1 (without the editor's unsaved edits)").arg(n->id())
-                              : tr("Export kernel #%1").arg(n->id());
+        ? tr("Export the stored kernel #%1 (without the editor's unsaved edits)").arg(n->id())
+        : tr("Export kernel #%1").arg(n->id());
     const QString file = askSaveFile(title, tr("CUDA sources (*.cu)"),
                                      QStringLiteral("%1_node%2.cu").arg(qs(m_session->meta.problemName)).arg(n->id()));
     if (!file.isEmpty())
@@ -342,22 +367,25 @@ void MainWindow::onExportBank()
 {
     if (!m_session)
         return;
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the bank to a folder"), m_settings->lastFolder());
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export the bank to a folder"), m_settings->lastFolder());
     if (!folder.isEmpty())
         exportBank(folder);
 }
 
 void MainWindow::onSaveChart()
 {
-    const QString file = askSaveFile(tr("Save chart"), tr("PNG images (*.png)"),
-                                     QStringLiteral("%1_chart.png").arg(m_session ? qs(m_session->meta.problemName) : QStringLiteral("session")));
+    const QString file = askSaveFile(
+        tr("Save chart"), tr("PNG images (*.png)"),
+        QStringLiteral("%1_chart.png").arg(m_session ? qs(m_session->meta.problemName) : QStringLiteral("session")));
     if (!file.isEmpty())
         saveChart(file);
 }
 
 void MainWindow::onAddProblemFolder()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Add a folder of problem files"), m_settings->lastFolder());
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Add a folder of problem files"), m_settings->lastFolder());
     if (folder.isEmpty())
         return;
     QStringList folders = m_settings->problemFolders();
@@ -369,8 +397,9 @@ void MainWindow::onAddProblemFolder()
 
 void MainWindow::onImportCompileTime()
 {
-    const QString file = QFileDialog::getOpenFileName(this, tr("torch.compile time (tools/compile-baseline.py --json)"),
-                                                      m_settings->lastFolder(), tr("JSON files (*.json);;All files (*)"));
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("torch.compile time (tools/compile-baseline.py --json)"),
+                                     m_settings->lastFolder(), tr("JSON files (*.json);;All files (*)"));
     if (!file.isEmpty())
         m_engine->importCompileTime(file);
 }

@@ -47,7 +47,8 @@ bool MainWindow::saveSource(std::int64_t node, const QString &file)
     } else {
         const NodeView *n = m_session ? m_session->node(node) : nullptr;
         if (!n || !n->isCandidate()) {
-            showError(tr("Save source"), tr("#%1 is not a candidate of the open session; nothing was written").arg(node));
+            showError(tr("Save source"),
+                      tr("#%1 is not a candidate of the open session; nothing was written").arg(node));
             return false;
         }
         text = qs(n->record.text);
@@ -88,8 +89,8 @@ bool MainWindow::saveSourcesAsked(const QList<qint64> &nodes)
         showInfo(tr("Saved the source of #%1 as %2").arg(nodes.first()).arg(file));
         return true;
     }
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("A folder for the edited sources of %1").arg(nodeList(nodes)),
-                                                             m_settings->lastFolder());
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("A folder for the edited sources of %1").arg(nodeList(nodes)), m_settings->lastFolder());
     if (folder.isEmpty())
         return false;
     m_settings->setLastFolder(folder);
@@ -99,7 +100,8 @@ bool MainWindow::saveSourcesAsked(const QList<qint64> &nodes)
         if (QFileInfo::exists(QDir(folder).filePath(suggestedSourceName(node))))
             existing << suggestedSourceName(node);
     if (!existing.isEmpty()) {
-        showError(tr("Save sources"), tr("%1 already holds %2; nothing was written").arg(folder, existing.join(QStringLiteral(", "))));
+        showError(tr("Save sources"),
+                  tr("%1 already holds %2; nothing was written").arg(folder, existing.join(QStringLiteral(", "))));
         return false;
     }
     for (qint64 node : nodes)
@@ -120,8 +122,9 @@ bool MainWindow::confirmDropEdits(const QString &action)
                         .arg(nodeList(drafts), action),
                     QMessageBox::NoButton, this);
     box.setObjectName(QStringLiteral("unsavedEdits"));
-    QPushButton *save = box.addButton(drafts.size() == 1 ? tr("Save edited source as .cu…") : tr("Save edited sources as .cu…"),
-                                      QMessageBox::AcceptRole);
+    QPushButton *save =
+        box.addButton(drafts.size() == 1 ? tr("Save edited source as .cu…") : tr("Save edited sources as .cu…"),
+                      QMessageBox::AcceptRole);
     save->setObjectName(QStringLiteral("saveEdits"));
     box.addButton(tr("Discard edits"), QMessageBox::DestructiveRole)->setObjectName(QStringLiteral("discardEdits"));
     box.addButton(QMessageBox::Cancel)->setObjectName(QStringLiteral("keepEditing"));
@@ -182,7 +185,8 @@ void MainWindow::openDocumentation(const QString &page)
 {
     const QString file = documentationFile(page);
     if (file.isEmpty()) {
-        showError(tr("Documentation"), tr("%1 is neither installed (share/doc/kernelforge) nor in a source tree here").arg(page));
+        showError(tr("Documentation"),
+                  tr("%1 is neither installed (share/doc/kernelforge) nor in a source tree here").arg(page));
         return;
     }
     if (!QDesktopServices::openUrl(QUrl::fromLocalFile(file)))

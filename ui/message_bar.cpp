@@ -38,9 +38,9 @@ void MessageBar::showMessage(Kind kind, const QString &text, int autoCloseMs)
                                    "#fde8e8; border: 1px solid #e08080"};
     setStyleSheet(QStringLiteral("#messageBar { background: %1; border-radius: 4px; } QLabel { color: #202020; }")
                       .arg(QLatin1String(colors[int(kind)])));
-    const QStyle::StandardPixmap icon = kind == Kind::Error     ? QStyle::SP_MessageBoxCritical
-                                        : kind == Kind::Warning ? QStyle::SP_MessageBoxWarning
-                                                                : QStyle::SP_MessageBoxInformation;
+    const QStyle::StandardPixmap icon = kind == Kind::Error ? QStyle::SP_MessageBoxCritical
+        : kind == Kind::Warning                             ? QStyle::SP_MessageBoxWarning
+                                                            : QStyle::SP_MessageBoxInformation;
     m_icon->setPixmap(style()->standardIcon(icon).pixmap(20, 20));
     m_text->setText(text);
     m_timer->stop();

@@ -129,7 +129,8 @@ void ProblemPage::setProblems(const ProblemListPtr &list)
     if (list)
         for (const Error &e : list->errors)
             errors << qs(e.text());
-    m_errors->setText(errors.isEmpty() ? QString() : tr("Problem files with errors:\n%1").arg(errors.join(QLatin1Char('\n'))));
+    m_errors->setText(errors.isEmpty() ? QString()
+                                       : tr("Problem files with errors:\n%1").arg(errors.join(QLatin1Char('\n'))));
     m_errors->setVisible(!errors.isEmpty());
     const bool none = !list || list->problems.empty();
     if (none) {
@@ -210,18 +211,19 @@ void ProblemPage::showCurrent()
         row(tr("output"), t, {});
     html += QStringLiteral("</table><p>FLOPs: <b>%1</b>%2 &nbsp; bytes: <b>%3</b> &nbsp; tolerance: <b>%4</b></p>")
                 .arg(p->flops ? formatCount(*p->flops) : tr("derived from the op graph by the worker"),
-                     p->flops ? QString() : QString(),
-                     formatBytes(p->bytes()), qs(toString(p->policy)));
+                     p->flops ? QString() : QString(), formatBytes(p->bytes()), qs(toString(p->policy)));
     m_details->setText(html);
 
     // The datasheet's floor at each precision, and the one the open session measured for this
     // problem, each labelled: they differ by the rates they come from.
     const Ceilings c = datasheetCeilings(m_gpu->currentText().toStdString());
-    QString floor = tr("<b>Datasheet rates</b> (%1): %2").arg(describeCeilings(c), describeFloors(p->flops.value_or(0), p->bytes(), c));
+    QString floor = tr("<b>Datasheet rates</b> (%1): %2")
+                        .arg(describeCeilings(c), describeFloors(p->flops.value_or(0), p->bytes(), c));
     if (!p->flops)
         floor += tr("<br><i>The FLOPs are derived by the worker, so this floor counts the memory traffic only.</i>");
     if (!m_sessionFloors.isEmpty() && m_sessionProblem == qs(p->name))
-        floor += tr("<br><b>%1</b> — the open session judged its kernels against these.").arg(m_sessionFloors.toHtmlEscaped());
+        floor += tr("<br><b>%1</b> — the open session judged its kernels against these.")
+                     .arg(m_sessionFloors.toHtmlEscaped());
     m_floor->setText(floor);
     m_reference->setReadOnly(false);
     m_reference->setText(qs(p->referenceSource));

@@ -22,7 +22,7 @@ public:
     explicit ProblemPage(QWidget *parent = nullptr);
 
     void setProblems(const ProblemListPtr &);
-    void setLocalGpu(const QString &name);      // picks the floor's GPU when it is in the table
+    void setLocalGpu(const QString &name); // picks the floor's GPU when it is in the table
     // The open session's measured floors (sessionFloorsText), shown with its problem's datasheet floors.
     void setSessionFloors(const QString &problem, const QString &text);
     bool showsEmptyState() const;

@@ -29,17 +29,18 @@ const char *const kMetrics[] = {
 };
 const char *const kStallPrefix = "smsp__average_warps_issue_stalled_";
 const char *const kStallSuffix = "_per_issue_active.ratio";
-const char *const kStalls[] = {"barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
-                               "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
-                               "no_instruction", "not_selected", "selected", "short_scoreboard", "sleeping",
-                               "tex_throttle", "wait"};
+const char *const kStalls[] = {
+    "barrier",         "branch_resolving",   "dispatch_stall",   "drain",        "imc_miss",     "lg_throttle",
+    "long_scoreboard", "math_pipe_throttle", "membar",           "mio_throttle", "misc",         "no_instruction",
+    "not_selected",    "selected",           "short_scoreboard", "sleeping",     "tex_throttle", "wait"};
 
 QString label(const QString &metric)
 {
     static const std::map<QString, QString> names = {
         {QStringLiteral("gpu__time_duration.sum"), QObject::tr("Duration")},
         {QStringLiteral("sm__throughput.avg.pct_of_peak_sustained_elapsed"), QObject::tr("SM throughput")},
-        {QStringLiteral("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"), QObject::tr("Memory throughput")},
+        {QStringLiteral("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+         QObject::tr("Memory throughput")},
         {QStringLiteral("dram__throughput.avg.pct_of_peak_sustained_elapsed"), QObject::tr("DRAM throughput")},
         {QStringLiteral("sm__warps_active.avg.pct_of_peak_sustained_active"), QObject::tr("Achieved occupancy")},
     };
@@ -135,7 +136,8 @@ ProfileReport parseNcuCsv(const QString &csv, const QStringList &kernels)
             stalls.emplace_back(v, reason);
     std::sort(stalls.begin(), stalls.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     for (std::size_t i = 0; i < stalls.size() && i < 4; ++i)
-        r.stalls << QStringLiteral("%1 (%2 cycles per issue)").arg(stalls[i].second.replace(QLatin1Char('_'), QLatin1Char(' ')))
+        r.stalls << QStringLiteral("%1 (%2 cycles per issue)")
+                        .arg(stalls[i].second.replace(QLatin1Char('_'), QLatin1Char(' ')))
                         .arg(stalls[i].first, 0, 'f', 2);
     r.ok = true;
     return r;
@@ -173,10 +175,22 @@ ProfileReport profileCandidate(const SessionSnapshot &s, std::int64_t node, cons
         metrics << QLatin1String(kStallPrefix) + QLatin1String(m) + QLatin1String(kStallSuffix);
 
     CandidateRunOptions o;
-    o.worker.argv = {ncu.toStdString(), "--target-processes", "all", "--kernel-name-base", "function", "--kernel-name",
-                     ("regex:^(" + kernels.join(QLatin1Char('|')) + ")$").toStdString(), "--launch-count", "4",
-                     "--metrics", metrics.join(QLatin1Char(',')).toStdString(), "--csv", "--page", "raw",
-                     "--log-file", report.toStdString()};
+    o.worker.argv = {ncu.toStdString(),
+                     "--target-processes",
+                     "all",
+                     "--kernel-name-base",
+                     "function",
+                     "--kernel-name",
+                     ("regex:^(" + kernels.join(QLatin1Char('|')) + ")$").toStdString(),
+                     "--launch-count",
+                     "4",
+                     "--metrics",
+                     metrics.join(QLatin1Char(',')).toStdString(),
+                     "--csv",
+                     "--page",
+                     "raw",
+                     "--log-file",
+                     report.toStdString()};
     const std::vector<std::string> worker = config.workerArgv.empty() ? defaultWorkerArgv() : config.workerArgv;
     o.worker.argv.insert(o.worker.argv.end(), worker.begin(), worker.end());
     // Kernels run tens of times slower under ncu's replay.

@@ -6,9 +6,9 @@
 #include "model/status_style.h"
 #include "model/trajectory_model.h"
 
-#include <QHelpEvent>
 #include <QChart>
 #include <QChartView>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -85,7 +85,8 @@ RoundChart::RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget
     pointMap->setSeries(m_points);
     pointMap->setModel(points);
 
-    for (QAbstractSeries *s : std::initializer_list<QAbstractSeries *>{m_eager, m_compile, m_points, m_best, m_selected})
+    for (QAbstractSeries *s :
+         std::initializer_list<QAbstractSeries *>{m_eager, m_compile, m_points, m_best, m_selected})
         m_chart->addSeries(s);
     m_x = new QValueAxis(this);
     m_x->setTitleText(tr("round"));
@@ -123,7 +124,8 @@ RoundChart::RoundChart(TrajectoryModel *trajectory, PointsModel *points, QWidget
         if (const std::int64_t node = nodeNear(p))
             emit nodeClicked(node);
     });
-    for (QAbstractItemModel *m : {static_cast<QAbstractItemModel *>(trajectory), static_cast<QAbstractItemModel *>(points)}) {
+    for (QAbstractItemModel *m :
+         {static_cast<QAbstractItemModel *>(trajectory), static_cast<QAbstractItemModel *>(points)}) {
         connect(m, &QAbstractItemModel::modelReset, this, &RoundChart::updateRange);
         connect(m, &QAbstractItemModel::rowsInserted, this, &RoundChart::updateRange);
         connect(m, &QAbstractItemModel::dataChanged, this, &RoundChart::updateRange);
@@ -239,7 +241,9 @@ QString RoundChart::toolTipAt(const QPoint &pos) const
         const QModelIndex best = m_timedRounds->index(r, TrajectoryModel::BestMsColumn);
         const double speedup = m_timedRounds->index(r, TrajectoryModel::SpeedupColumn).data().toDouble();
         consider({row.data().toDouble(), speedup}, m_best,
-                 tr("Best after round %1: %2, %3").arg(row.data().toInt()).arg(formatMs(best.data().toDouble()), formatSpeedup(speedup)));
+                 tr("Best after round %1: %2, %3")
+                     .arg(row.data().toInt())
+                     .arg(formatMs(best.data().toDouble()), formatSpeedup(speedup)));
     }
     return tip;
 }

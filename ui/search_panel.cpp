@@ -41,7 +41,7 @@ QString eta(double seconds)
         return QObject::tr("estimating…");
     const int s = int(seconds + 0.5);
     return s >= 3600 ? QObject::tr("%1 h %2 min left").arg(s / 3600).arg((s % 3600) / 60)
-         : s >= 60   ? QObject::tr("%1 min %2 s left").arg(s / 60).arg(s % 60)
+        : s >= 60    ? QObject::tr("%1 min %2 s left").arg(s / 60).arg(s % 60)
                      : QObject::tr("%1 s left").arg(s);
 }
 
@@ -181,7 +181,8 @@ QWidget *SearchPanel::buildModelGroup()
     m_tokenBudget->setGroupSeparatorShown(true);
     m_tokenBudget->setSpecialValueText(tr("none"));
     m_tokenBudget->setSuffix(tr(" tokens"));
-    m_tokenBudget->setToolTip(tr("Prompt and completion tokens of the whole session; the search stops when they are spent"));
+    m_tokenBudget->setToolTip(
+        tr("Prompt and completion tokens of the whole session; the search stops when they are spent"));
     m_costBudget = new QDoubleSpinBox(m_modelGroup);
     m_costBudget->setObjectName(QStringLiteral("costBudget"));
     m_costBudget->setRange(0, 1e6);

@@ -86,7 +86,7 @@ private:
     QLineEdit *m_baseUrl, *m_model, *m_keyEnv, *m_keyFile;
     QComboBox *m_keySource;
     QFormLayout *m_modelForm;
-    QHBoxLayout *m_keyRow;         // the variable, or the file and its button
+    QHBoxLayout *m_keyRow; // the variable, or the file and its button
     QToolButton *m_browseKey;
     QSpinBox *m_tokenBudget;
     QDoubleSpinBox *m_costBudget;

@@ -66,10 +66,7 @@ void Settings::setProblemFolders(const QStringList &folders)
 QString Settings::workerCommand() const { return m_settings->value(key::WorkerCommand).toString(); }
 void Settings::setWorkerCommand(const QString &c) { m_settings->setValue(key::WorkerCommand, c); }
 
-QString Settings::generator() const
-{
-    return m_settings->value(key::Generator, QStringLiteral("builtin")).toString();
-}
+QString Settings::generator() const { return m_settings->value(key::Generator, QStringLiteral("builtin")).toString(); }
 void Settings::setGenerator(const QString &g) { m_settings->setValue(key::Generator, g); }
 
 static QString generatorKey(const QString &generator, const QString &field)

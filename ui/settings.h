@@ -27,27 +27,27 @@ public:
     void addRecentFile(const QString &path); // most recent first, no duplicates, capped
     void removeRecentFile(const QString &path);
 
-    QStringList problemFolders() const;      // folders added to the problem browser
+    QStringList problemFolders() const; // folders added to the problem browser
     void setProblemFolders(const QStringList &);
 
-    QString workerCommand() const;           // "" = the local kernelforge-worker
+    QString workerCommand() const; // "" = the local kernelforge-worker
     void setWorkerCommand(const QString &);
 
-    QString generator() const;               // "builtin"
+    QString generator() const; // "builtin"
     void setGenerator(const QString &);
     // The fields of a language-model generator (server, model, where the key is): per generator,
     // as openai and anthropic servers differ. Never a key itself.
     GeneratorChoice generatorChoice(const QString &generator) const;
     void setGeneratorChoice(const GeneratorChoice &);
 
-    SearchSettings searchSettings() const;   // the last ones used, defaults otherwise
+    SearchSettings searchSettings() const; // the last ones used, defaults otherwise
     void setSearchSettings(const SearchSettings &);
 
-    QString lastFolder() const;              // where file dialogs start
+    QString lastFolder() const; // where file dialogs start
     void setLastFolder(const QString &);
 
     QByteArray windowGeometry() const;
-    QByteArray windowState() const;          // empty when saved by another layout version
+    QByteArray windowState() const; // empty when saved by another layout version
     void setWindow(const QByteArray &geometry, const QByteArray &state);
 
 signals:

@@ -6,8 +6,8 @@
 #include "search/trajectory.h"
 
 #include <QApplication>
-#include <QEvent>
 #include <QClipboard>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -49,8 +49,8 @@ TrajectoryView::TrajectoryView(TrajectoryModel *model, QWidget *parent) : QWidge
     QHeaderView *header = m_view->horizontalHeader();
     header->setStretchLastSection(false);
     for (int c = 0; c < TrajectoryModel::ColumnCount; ++c)
-        header->setSectionResizeMode(c, c == TrajectoryModel::IdeaColumn ? QHeaderView::Interactive
-                                                                         : QHeaderView::ResizeToContents);
+        header->setSectionResizeMode(
+            c, c == TrajectoryModel::IdeaColumn ? QHeaderView::Interactive : QHeaderView::ResizeToContents);
     // Shown last, so every number stays in view however long the titles are; Copy keeps the
     // model's order.
     header->moveSection(header->visualIndex(TrajectoryModel::IdeaColumn), TrajectoryModel::ColumnCount - 1);
@@ -118,7 +118,8 @@ bool TrajectoryView::writeCsv(const QString &file, QString *error) const
     }
     QSaveFile f(file);
     const std::string text = trajectoryCsv(m_model->snapshot()->trajectory);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) || !f.commit()) {
+    if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+        !f.commit()) {
         if (error)
             *error = tr("cannot write %1: %2").arg(file, f.errorString());
         return false;
@@ -128,7 +129,8 @@ bool TrajectoryView::writeCsv(const QString &file, QString *error) const
 
 void TrajectoryView::exportCsv()
 {
-    const QString file = QFileDialog::getSaveFileName(this, tr("Export trajectory"), QString(), tr("CSV files (*.csv)"));
+    const QString file =
+        QFileDialog::getSaveFileName(this, tr("Export trajectory"), QString(), tr("CSV files (*.csv)"));
     if (file.isEmpty())
         return;
     QString error;

@@ -25,7 +25,8 @@ void printError(const Error &e) { std::fprintf(stderr, "kernelforge-cli: %s\n", 
 std::string shapeText(const std::vector<std::int64_t> &s)
 {
     std::string t = "[";
-    for (std::size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+    for (std::size_t i = 0; i < s.size(); ++i)
+        t += (i ? "," : "") + std::to_string(s[i]);
     return t + "]";
 }
 
@@ -33,7 +34,10 @@ std::string human(double v, const char *unit)
 {
     const char *prefix[] = {"", "K", "M", "G", "T", "P"};
     int p = 0;
-    while (v >= 1000 && p < 5) { v /= 1000; ++p; }
+    while (v >= 1000 && p < 5) {
+        v /= 1000;
+        ++p;
+    }
     char b[64];
     std::snprintf(b, sizeof b, "%.3g %s%s", v, prefix[p], unit);
     return b;
@@ -80,18 +84,25 @@ int cmdProblems(const Args &a)
         ProblemListing l = listProblems(dir);
         if (l.problems.empty() && l.errors.empty())
             continue;
-        for (const Error &e : l.errors) printError(e);
+        for (const Error &e : l.errors)
+            printError(e);
         if (!a.flag("--json"))
-            std::printf("%s\n  %-28s %-34s %12s %12s %10s\n", dir.c_str(), "name", "inputs", "FLOPs", "bytes", "FLOP/B");
+            std::printf("%s\n  %-28s %-34s %12s %12s %10s\n", dir.c_str(), "name", "inputs", "FLOPs", "bytes",
+                        "FLOP/B");
         for (const Problem &p : l.problems) {
             std::string ins;
-            for (const auto &t : p.inputs) ins += (ins.empty() ? "" : " ") + t.name + shapeText(t.shape);
+            for (const auto &t : p.inputs)
+                ins += (ins.empty() ? "" : " ") + t.name + shapeText(t.shape);
             const double flops = p.flops.value_or(0), bytes = p.bytes();
             if (a.flag("--json")) {
-                list.push_back({{"name", p.name}, {"path", p.path}, {"description", p.description}, {"flops", flops}, {"bytes", bytes}});
+                list.push_back({{"name", p.name},
+                                {"path", p.path},
+                                {"description", p.description},
+                                {"flops", flops},
+                                {"bytes", bytes}});
             } else {
-                std::printf("  %-28s %-34s %12s %12s %10.1f\n", p.name.c_str(), ins.c_str(),
-                            human(flops, "").c_str(), human(bytes, "B").c_str(), bytes > 0 ? flops / bytes : 0.0);
+                std::printf("  %-28s %-34s %12s %12s %10.1f\n", p.name.c_str(), ins.c_str(), human(flops, "").c_str(),
+                            human(bytes, "B").c_str(), bytes > 0 ? flops / bytes : 0.0);
             }
             ++count;
         }
@@ -100,7 +111,8 @@ int cmdProblems(const Args &a)
     if (a.flag("--json"))
         std::cout << list.dump(2) << "\n";
     if (count == 0) {
-        std::fprintf(stderr, "kernelforge-cli: no problems found; set KERNELFORGE_PROBLEMS to a folder of problem files\n");
+        std::fprintf(stderr,
+                     "kernelforge-cli: no problems found; set KERNELFORGE_PROBLEMS to a folder of problem files\n");
         return BadInput;
     }
     return Success;
@@ -120,11 +132,16 @@ int cmdShow(const Args &a)
     if (!p)
         return badProblem(p.error());
     std::printf("%s  (%s)\n%s\n\n", p->name.c_str(), p->path.c_str(), p->description.c_str());
-    for (const auto &t : p->inputs) std::printf("  input  %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
-    for (const auto &t : p->params) std::printf("  param  %-10s %-22s %s (%s)\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str(), t.init.c_str());
-    for (const auto &t : p->outputs) std::printf("  output %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
+    for (const auto &t : p->inputs)
+        std::printf("  input  %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
+    for (const auto &t : p->params)
+        std::printf("  param  %-10s %-22s %s (%s)\n", t.name.c_str(), shapeText(t.shape).c_str(),
+                    toString(t.dtype).c_str(), t.init.c_str());
+    for (const auto &t : p->outputs)
+        std::printf("  output %-10s %-22s %s\n", t.name.c_str(), shapeText(t.shape).c_str(), toString(t.dtype).c_str());
     std::printf("\n  constants:");
-    for (const auto &[k, v] : p->constants) std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
+    for (const auto &[k, v] : p->constants)
+        std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
     std::printf("\n  FLOPs %s, bytes %s, policy %s\n\nreference:\n%s\n", human(p->flops.value_or(0), "").c_str(),
                 human(p->bytes(), "B").c_str(), toString(p->policy).c_str(), p->referenceSource.c_str());
     return Success;
@@ -136,17 +153,31 @@ int cmdBaseline(const Args &a)
     if (!p)
         return badProblem(p.error());
     WorkerClient w(workerConfig(a));
-    if (Status s = w.start(); !s) { printError(s.error()); return WorkerFailed; }
+    if (Status s = w.start(); !s) {
+        printError(s.error());
+        return WorkerFailed;
+    }
     if (!w.info()->gpu.present) {
         std::fprintf(stderr, "kernelforge-cli: timing needs an NVIDIA GPU: %s\n", w.info()->gpu.reason.c_str());
         return NoGpu;
     }
     auto l = w.load(*p);
-    if (!l) { printError(l.error()); return l.error().code == ErrorCode::Reference || l.error().code == ErrorCode::Parse ? BadInput : WorkerFailed; }
+    if (!l) {
+        printError(l.error());
+        return l.error().code == ErrorCode::Reference || l.error().code == ErrorCode::Parse ? BadInput : WorkerFailed;
+    }
     auto b = w.baseline(a.intOption("--trials", 100));
-    if (!b) { printError(b.error()); return WorkerFailed; }
+    if (!b) {
+        printError(b.error());
+        return WorkerFailed;
+    }
     if (a.flag("--json")) {
-        std::cout << nlohmann::json{{"problem", p->name}, {"gpu", w.info()->gpu.name}, {"timing", b->timing}, {"flags", b->flags}}.dump(2) << "\n";
+        std::cout << nlohmann::json{{"problem", p->name},
+                                    {"gpu", w.info()->gpu.name},
+                                    {"timing", b->timing},
+                                    {"flags", b->flags}}
+                         .dump(2)
+                  << "\n";
     } else {
         std::printf("%s on %s: eager PyTorch median %.4f ms (min %.4f, p10 %.4f, p90 %.4f, %d runs, L2 flushed)\n",
                     p->name.c_str(), w.info()->gpu.name.c_str(), b->timing.medianMs, b->timing.minMs, b->timing.p10Ms,
@@ -170,15 +201,17 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
     if (r.seed != 0)
         std::printf("seed        %llu (--seed %llu replays these inputs)\n", (unsigned long long)r.seed,
                     (unsigned long long)r.seed);
-    std::printf("precision   %s, policy %s (tolerance %.0e)\n", toString(r.precision).c_str(), toString(r.policy).c_str(),
-                tolerance(r.policy));
+    std::printf("precision   %s, policy %s (tolerance %.0e)\n", toString(r.precision).c_str(),
+                toString(r.policy).c_str(), tolerance(r.policy));
     if (!r.trials.empty()) {
-        std::printf("trials      %-3s %-12s %-7s %-13s %-13s %-6s %s\n", "#", "inputs", "params", "max scaled", "max abs",
-                    "pass", "KernelBench");
+        std::printf("trials      %-3s %-12s %-7s %-13s %-13s %-6s %s\n", "#", "inputs", "params", "max scaled",
+                    "max abs", "pass", "KernelBench");
         for (const TrialResult &t : r.trials)
-            std::printf("            %-3d %-12s %-7s %-13.3e %-13.3e %-6s %s\n", t.index, t.distribution.c_str(),
-                        t.randomParams ? "random" : "init", t.maxScaledError, t.maxAbsError, t.passed ? "yes" : "NO",
-                        (t.kernelbenchPassed ? "pass" : "fail (worst " + fmtRatio(t.kernelbenchRatio) + "x its allowance)").c_str());
+            std::printf(
+                "            %-3d %-12s %-7s %-13.3e %-13.3e %-6s %s\n", t.index, t.distribution.c_str(),
+                t.randomParams ? "random" : "init", t.maxScaledError, t.maxAbsError, t.passed ? "yes" : "NO",
+                (t.kernelbenchPassed ? "pass" : "fail (worst " + fmtRatio(t.kernelbenchRatio) + "x its allowance)")
+                    .c_str());
     }
     for (const auto &[k, res] : r.resources)
         std::printf("kernel      %s: %d registers, %d B static shared, %d B stack\n", k.c_str(), res.registers,
@@ -213,8 +246,7 @@ void printResult(const EvalResult &r, const std::optional<Timing> &eager)
         std::snprintf(when, sizeof when, "%.1f s", c.seconds);
         std::printf("sanitizer   %s (%s; %s)%s%s\n",
                     c.outcome == "unchecked" ? "UNCHECKED: compute-sanitizer could not judge it" : c.outcome.c_str(),
-                    tools.c_str(),
-                    c.sameAs ? ("same source as #" + std::to_string(c.sameAs)).c_str() : when,
+                    tools.c_str(), c.sameAs ? ("same source as #" + std::to_string(c.sameAs)).c_str() : when,
                     c.note.empty() ? "" : ": ", c.note.c_str());
     }
     if (!r.sanitizerReport.empty())
@@ -239,7 +271,8 @@ int showNode(const Args &a)
         if (used != text.size())
             throw std::invalid_argument("node");
     } catch (const std::exception &) {
-        std::fprintf(stderr, "kernelforge-cli: a node is a number (as `report` and the workbench show them), not '%s'\n",
+        std::fprintf(stderr,
+                     "kernelforge-cli: a node is a number (as `report` and the workbench show them), not '%s'\n",
                      a.positional[1].c_str());
         return BadInput;
     }
@@ -248,10 +281,12 @@ int showNode(const Args &a)
         std::fprintf(stderr, "kernelforge-cli: %s has no node %lld\n", a.positional[0].c_str(), (long long)id);
         return BadInput;
     }
-    std::printf("#%lld %s: %s, round %d\n", (long long)id, node->title.c_str(), toString(node->kind).c_str(), node->round);
+    std::printf("#%lld %s: %s, round %d\n", (long long)id, node->title.c_str(), toString(node->kind).c_str(),
+                node->round);
     auto reading = readCandidate(*node);
     if (!reading) {
-        std::printf("status      %s%s%s\n", node->status.c_str(), node->reason.empty() ? "" : ": ", node->reason.c_str());
+        std::printf("status      %s%s%s\n", node->status.c_str(), node->reason.empty() ? "" : ": ",
+                    node->reason.c_str());
         return Success;
     }
     std::optional<Timing> eager;
@@ -265,8 +300,9 @@ int showNode(const Args &a)
     return Success;
 }
 
-int recordSession(const std::string &path, const Problem &p, const std::string &source, const std::string &candidatePath,
-                  const EvalResult &r, const std::optional<BaselineResult> &baseline, const Hello &hello)
+int recordSession(const std::string &path, const Problem &p, const std::string &source,
+                  const std::string &candidatePath, const EvalResult &r, const std::optional<BaselineResult> &baseline,
+                  const Hello &hello)
 {
     SessionMeta m = sessionMetaFor(p, "manual", "kernelforge-cli " + hello.worker);
     m.gpuName = hello.gpu.name;
@@ -389,17 +425,23 @@ int cmdEval(const Args &a)
     if (!input)
         return badProblem(input.error());
     auto cand = parseCandidate(input->source, input->label);
-    if (!cand) return badProblem(cand.error());
-    if (Status s = checkCandidate(*cand, input->problem, input->label); !s) return badProblem(s.error());
+    if (!cand)
+        return badProblem(cand.error());
+    if (Status s = checkCandidate(*cand, input->problem, input->label); !s)
+        return badProblem(s.error());
     auto seed = seedOption(a);
-    if (!seed) return badProblem(seed.error());
+    if (!seed)
+        return badProblem(seed.error());
 
     CandidateRunOptions o;
     o.worker = workerConfig(a);
     o.policy = input->problem.policy;
     if (auto v = a.option("--policy")) {
         auto pol = parsePolicy(*v);
-        if (!pol) { std::fprintf(stderr, "kernelforge-cli: --policy is strict or loose, not '%s'\n", v->c_str()); return BadInput; }
+        if (!pol) {
+            std::fprintf(stderr, "kernelforge-cli: --policy is strict or loose, not '%s'\n", v->c_str());
+            return BadInput;
+        }
         o.policy = *pol;
     }
     o.trials = a.intOption("--trials", 5);
@@ -433,15 +475,17 @@ int cmdEval(const Args &a)
             rc != Success)
             return rc;
     if (a.flag("--json")) {
-        nlohmann::json j{{"problem", input->problem.name}, {"candidate", input->label}, {"gpu", run->hello.gpu.name},
-                         {"result", r}};
+        nlohmann::json j{
+            {"problem", input->problem.name}, {"candidate", input->label}, {"gpu", run->hello.gpu.name}, {"result", r}};
         if (run->baseline) {
             j["eager"] = run->baseline->timing;
-            if (r.timing && r.timing->medianMs > 0) j["speedup"] = run->baseline->timing.medianMs / r.timing->medianMs;
+            if (r.timing && r.timing->medianMs > 0)
+                j["speedup"] = run->baseline->timing.medianMs / r.timing->medianMs;
         }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::printf("%s on %s, candidate %s\n", input->problem.name.c_str(), run->hello.gpu.name.c_str(), input->label.c_str());
+        std::printf("%s on %s, candidate %s\n", input->problem.name.c_str(), run->hello.gpu.name.c_str(),
+                    input->label.c_str());
         printResult(r, run->baseline ? std::optional<Timing>(run->baseline->timing) : std::nullopt);
     }
     return r.verdict == Verdict::Correct ? Success : NotCorrect;
@@ -457,23 +501,31 @@ int cmdExport(const Args &a)
         return BadInput;
     }
     auto source = readFile(a.positional[1]);
-    if (!source) return badProblem(source.error());
+    if (!source)
+        return badProblem(source.error());
     auto cand = parseCandidate(*source, a.positional[1]);
-    if (!cand) return badProblem(cand.error());
+    if (!cand)
+        return badProblem(cand.error());
     ExportInfo info;
     info.arch = a.option("--arch").value_or("sm_90a");
     try {
-        if (auto s = a.option("--speedup")) info.speedup = std::stod(*s);
-        if (auto s = a.option("--max-error")) info.maxError = std::stod(*s);
+        if (auto s = a.option("--speedup"))
+            info.speedup = std::stod(*s);
+        if (auto s = a.option("--max-error"))
+            info.maxError = std::stod(*s);
     } catch (const std::exception &) {
         std::fprintf(stderr, "kernelforge-cli: --speedup and --max-error take numbers\n");
         return BadInput;
     }
     auto text = exportCandidate(*cand, *p, info);
-    if (!text) return badProblem(text.error());
+    if (!text)
+        return badProblem(text.error());
     const std::string out = *a.option("--output");
     std::ofstream f(out, std::ios::binary);
-    if (!(f << *text)) { std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", out.c_str()); return BadInput; }
+    if (!(f << *text)) {
+        std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", out.c_str());
+        return BadInput;
+    }
     std::printf("wrote %s (launcher %s)\n", out.c_str(), exportLauncherName(*p).c_str());
     return Success;
 }

@@ -18,8 +18,8 @@ namespace kf::cli {
 namespace {
 
 // DIR/PROBLEM/IDEA.cu for every idea that applies, and DIR/PROBLEM/problem.json.
-int writeCandidates(const std::string &dir, const std::vector<OpNode> &graph, const Problem &p, Policy policy, int points,
-                    const GpuInfo &gpu)
+int writeCandidates(const std::string &dir, const std::vector<OpNode> &graph, const Problem &p, Policy policy,
+                    int points, const GpuInfo &gpu)
 {
     // For this GPU when the worker has one, else for an H200.
     auto rendered = builtin::renderCandidates(graph, p, policy, std::max(points, 1), gpu.present ? gpu.sms : 132,
@@ -33,13 +33,16 @@ int writeCandidates(const std::string &dir, const std::vector<OpNode> &graph, co
     fs::create_directories(folder, ec);
     auto write = [&](const fs::path &file, const std::string &text) {
         std::ofstream f(file, std::ios::binary);
-        if (f << text) return true;
+        if (f << text)
+            return true;
         std::fprintf(stderr, "kernelforge-cli: cannot write %s\n", file.string().c_str());
         return false;
     };
-    if (!write(folder / "problem.json", builtin::problemJson(p).dump(2) + "\n")) return BadInput;
+    if (!write(folder / "problem.json", builtin::problemJson(p).dump(2) + "\n"))
+        return BadInput;
     for (const builtin::RenderedCandidate &c : *rendered) {
-        if (!write(folder / c.file, c.source)) return BadInput;
+        if (!write(folder / c.file, c.source))
+            return BadInput;
         std::printf("    wrote %s (%s)\n", (folder / c.file).string().c_str(), c.params.c_str());
     }
     return Success;
@@ -123,8 +126,9 @@ int cmdCoverage(const Args &a)
             std::printf("%-32s not covered%s%s: %s\n", p->name.c_str(), c.stoppedBy.empty() ? "" : ", stopped by ",
                         c.stoppedBy.c_str(), c.reason.c_str());
         if (render && c.covered)
-            if (int rc = writeCandidates(*render, loaded->graph, *p, policy, a.intOption("--points", 1),
-                                     worker.info()->gpu); rc != Success)
+            if (int rc =
+                    writeCandidates(*render, loaded->graph, *p, policy, a.intOption("--points", 1), worker.info()->gpu);
+                rc != Success)
                 return rc;
         // Module problems carry their modules: let each go once it is judged.
         p = makeError(ErrorCode::Done, "");

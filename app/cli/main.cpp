@@ -60,8 +60,9 @@ int main(int argc, char **argv)
 {
     using namespace kf::cli;
     Args args;
-    std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session", "--output",
-                                 "--worker", "--arch", "--speedup", "--max-error", "--seed", "--render", "--points"};
+    std::set<std::string> valued{"--policy", "--trials", "--timing-trials", "--variant", "--session",
+                                 "--output", "--worker", "--arch",          "--speedup", "--max-error",
+                                 "--seed",   "--render", "--points"};
     valued.insert(searchValuedOptions().begin(), searchValuedOptions().end());
     valued.insert(generatorValuedOptions().begin(), generatorValuedOptions().end());
     valued.insert(suiteValuedOptions().begin(), suiteValuedOptions().end());
@@ -74,17 +75,28 @@ int main(int argc, char **argv)
         std::fputs(kUsage, args.command.empty() && !args.flag("--help") ? stderr : stdout);
         return args.command.empty() && !args.flag("--help") ? BadInput : Success;
     }
-    if (args.command == "problems") return cmdProblems(args);
-    if (args.command == "show") return cmdShow(args);
-    if (args.command == "baseline") return cmdBaseline(args);
-    if (args.command == "eval") return cmdEval(args);
-    if (args.command == "export") return cmdExport(args);
-    if (args.command == "search") return cmdSearch(args);
-    if (args.command == "report") return cmdReport(args);
-    if (args.command == "suite") return cmdSuite(args);
-    if (args.command == "coverage") return cmdCoverage(args);
-    if (args.command == "exchanges") return cmdExchanges(args);
-    if (args.command == "models") return cmdModels(args);
+    if (args.command == "problems")
+        return cmdProblems(args);
+    if (args.command == "show")
+        return cmdShow(args);
+    if (args.command == "baseline")
+        return cmdBaseline(args);
+    if (args.command == "eval")
+        return cmdEval(args);
+    if (args.command == "export")
+        return cmdExport(args);
+    if (args.command == "search")
+        return cmdSearch(args);
+    if (args.command == "report")
+        return cmdReport(args);
+    if (args.command == "suite")
+        return cmdSuite(args);
+    if (args.command == "coverage")
+        return cmdCoverage(args);
+    if (args.command == "exchanges")
+        return cmdExchanges(args);
+    if (args.command == "models")
+        return cmdModels(args);
     std::fprintf(stderr, "kernelforge-cli: unknown command '%s'\n%s", args.command.c_str(), kUsage);
     return BadInput;
 }

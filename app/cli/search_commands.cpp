@@ -58,10 +58,14 @@ bool readInt(const Args &a, const std::string &name, int &out)
 bool applySearchOptions(const Args &a, SearchSettings &s)
 {
     const std::pair<const char *, int SearchSettings::*> ints[] = {
-        {"--rounds", &SearchSettings::rounds}, {"--ideas", &SearchSettings::ideasPerRound},
-        {"--impls", &SearchSettings::implsPerIdea}, {"--top-k", &SearchSettings::topK},
-        {"--bank", &SearchSettings::bankSize}, {"--trials", &SearchSettings::trials},
-        {"--timing-trials", &SearchSettings::timingTrials}, {"--repairs", &SearchSettings::repairs},
+        {"--rounds", &SearchSettings::rounds},
+        {"--ideas", &SearchSettings::ideasPerRound},
+        {"--impls", &SearchSettings::implsPerIdea},
+        {"--top-k", &SearchSettings::topK},
+        {"--bank", &SearchSettings::bankSize},
+        {"--trials", &SearchSettings::trials},
+        {"--timing-trials", &SearchSettings::timingTrials},
+        {"--repairs", &SearchSettings::repairs},
     };
     for (const auto &[name, field] : ints)
         if (!readInt(a, name, s.*field))
@@ -175,8 +179,8 @@ int exitFor(const Error &e)
 {
     if (e.code == ErrorCode::NoGpu)
         return NoGpu;
-    if (e.code == ErrorCode::Worker || e.code == ErrorCode::WorkerStart || e.code == ErrorCode::Crashed || e.code == ErrorCode::Timeout ||
-        e.code == ErrorCode::Protocol)
+    if (e.code == ErrorCode::Worker || e.code == ErrorCode::WorkerStart || e.code == ErrorCode::Crashed ||
+        e.code == ErrorCode::Timeout || e.code == ErrorCode::Protocol)
         return WorkerFailed;
     if (e.code == ErrorCode::Llm || e.code == ErrorCode::LlmAnswer)
         return GeneratorFailed;
@@ -185,10 +189,9 @@ int exitFor(const Error &e)
 
 const std::set<std::string> &searchValuedOptions()
 {
-    static const std::set<std::string> names{"--rounds", "--ideas",   "--impls",   "--top-k",           "--bank",
-                                             "--budget", "--repairs", "--generator", "--compiler",      "--gpus",
-                                             "--workers-per-gpu", "--compilers", "--token-budget",
-                                             "--cost-budget"};
+    static const std::set<std::string> names{
+        "--rounds",    "--ideas",    "--impls", "--top-k",           "--bank",      "--budget",       "--repairs",
+        "--generator", "--compiler", "--gpus",  "--workers-per-gpu", "--compilers", "--token-budget", "--cost-budget"};
     return names;
 }
 
@@ -286,10 +289,11 @@ void printSearchSummary(const SessionStore &store, const Generator &generator, c
             failed += !e.error.empty();
         }
         auto *llm = dynamic_cast<const llm::LlmGenerator *>(&generator);
-        std::printf("language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
-                    "cost %.4f %s\n",
-                    exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
-                    llm ? llm->prices().currency.c_str() : "");
+        std::printf(
+            "language model: %zu requests (%d unusable), %lld prompt + %lld completion tokens (%lld reasoning), "
+            "cost %.4f %s\n",
+            exchanges->size(), failed, (long long)prompt, (long long)completion, (long long)reasoning, cost,
+            llm ? llm->prices().currency.c_str() : "");
     }
     std::printf("session: %s\n", sessionPath.c_str());
     // The last line: where the budget went, and whether the best passed the sanitizer gate.
@@ -436,15 +440,16 @@ int cmdExchanges(const Args &a)
         for (auto n : e.nodes)
             nodes += (nodes.empty() ? "#" : ", #") + std::to_string(n);
         // How the answer ended, where it did not simply end: "; stopped: length (truncated)".
-        const std::string stop = e.stopReason.empty() && e.ending.empty() ? std::string()
-                                 : "; stopped: " + (e.stopReason.empty() ? std::string("-") : e.stopReason) +
-                                       (e.ending.empty() || e.ending == "complete" ? "" : " (" + e.ending + ")");
+        const std::string stop = e.stopReason.empty() && e.ending.empty()
+            ? std::string()
+            : "; stopped: " + (e.stopReason.empty() ? std::string("-") : e.stopReason) +
+                (e.ending.empty() || e.ending == "complete" ? "" : " (" + e.ending + ")");
         std::printf("exchange %lld, round %d, %s, %s at %s: HTTP %d, %d attempt(s), %.0f ms, %lld + %lld tokens, cost "
                     "%.4f; nodes %s%s%s%s\n",
                     (long long)e.id, e.round, e.purpose.c_str(), e.model.c_str(), e.endpoint.c_str(), e.httpStatus,
                     e.attempts, e.latencyMs, (long long)e.promptTokens, (long long)e.completionTokens, e.cost,
-                    nodes.empty() ? "none" : nodes.c_str(), stop.c_str(), e.error.empty() ? "" : "; failed: ",
-                    e.error.c_str());
+                    nodes.empty() ? "none" : nodes.c_str(), stop.c_str(),
+                    e.error.empty() ? "" : "; failed: ", e.error.c_str());
         if (node)
             std::printf("\n--- prompt ---\n%s\n--- answer ---\n%s\n\n", e.prompt.c_str(),
                         e.answer.empty() ? e.response.c_str() : e.answer.c_str());

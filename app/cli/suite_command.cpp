@@ -128,8 +128,9 @@ const std::set<std::string> &suiteValuedOptions()
 int cmdSuite(const Args &a)
 {
     if (a.positional.empty()) {
-        std::fprintf(stderr, "kernelforge-cli: suite needs a FOLDER of problem files "
-                             "(tools/kernelbench-import.py makes one from KernelBench files)\n");
+        std::fprintf(stderr,
+                     "kernelforge-cli: suite needs a FOLDER of problem files "
+                     "(tools/kernelbench-import.py makes one from KernelBench files)\n");
         return BadInput;
     }
     SuiteOptions o;
@@ -196,13 +197,15 @@ int cmdSuite(const Args &a)
     if (!ran) {
         std::fprintf(stderr, "kernelforge-cli: %s\n", ran.error().text().c_str());
         if (ran.error().code == ErrorCode::NoGpu)
-            std::fprintf(stderr, "kernelforge-cli: the suite needs an NVIDIA GPU; add --compile-only to compile "
-                                 "candidates without one\n");
+            std::fprintf(stderr,
+                         "kernelforge-cli: the suite needs an NVIDIA GPU; add --compile-only to compile "
+                         "candidates without one\n");
         if (!runner.state().problems.empty())
             printSummary(runner);
-        return ran.error().code == ErrorCode::Io || ran.error().code == ErrorCode::Suite || ran.error().code == ErrorCode::Generator
-                   ? int(BadInput)
-                   : exitFor(ran.error());
+        return ran.error().code == ErrorCode::Io || ran.error().code == ErrorCode::Suite ||
+                ran.error().code == ErrorCode::Generator
+            ? int(BadInput)
+            : exitFor(ran.error());
     }
     printSummary(runner);
     if (g_stop) {

@@ -7,9 +7,8 @@ namespace kf {
 namespace {
 
 constexpr std::array<const char *, 14> kVerdictNames = {
-    "queued", "compiling", "compile error", "launch error", "wrong", "racy",
-    "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer",
-    "inconsistent", "engine error"};
+    "queued",  "compiling", "compile error", "launch error", "wrong",     "racy",         "correct",
+    "crashed", "timed out", "suspect",       "needs gpu",    "sanitizer", "inconsistent", "engine error"};
 
 } // namespace
 

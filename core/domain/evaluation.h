@@ -15,12 +15,22 @@
 namespace kf {
 
 enum class Verdict {
-    Queued, Compiling, CompileError, LaunchError, Wrong, Racy, Correct, Crashed, TimedOut, Suspect, NeedsGpu,
+    Queued,
+    Compiling,
+    CompileError,
+    LaunchError,
+    Wrong,
+    Racy,
+    Correct,
+    Crashed,
+    TimedOut,
+    Suspect,
+    NeedsGpu,
     Sanitizer,    // passed verification, then compute-sanitizer memcheck found errors (docs/search.md)
     Inconsistent, // passed verification, then a timed run's output failed its check (docs/verification.md)
     EngineError   // the engine could not judge it (out of GPU memory, a failure of its own): not the kernel's verdict
 };
-std::string toString(Verdict);          // "compile error", "timed out", ...
+std::string toString(Verdict); // "compile error", "timed out", ...
 std::optional<Verdict> parseVerdict(std::string_view);
 
 struct Timing {
@@ -32,17 +42,17 @@ struct Timing {
 struct TrialResult {
     int index = 0;
     std::uint64_t seed = 0;
-    std::string distribution;     // "uniform", ..., "offset" (the large-offset trial)
+    std::string distribution; // "uniform", ..., "offset" (the large-offset trial)
     bool randomParams = false;
-    double maxScaledError = 0;    // max |out-ref| / (|ref| + rms(ref))
+    double maxScaledError = 0; // max |out-ref| / (|ref| + rms(ref))
     double maxAbsError = 0;
-    double tolerance = 0;         // the one this trial was judged at
+    double tolerance = 0; // the one this trial was judged at
     bool passed = false;
     bool kernelbenchPassed = false; // allclose(out, eager, atol=tol, rtol=tol)
     // The largest |out - eager| / (atol + rtol |eager|) of that check: above 1 it failed, and by how much.
     double kernelbenchRatio = 0;
-    std::int64_t unwritten = 0;   // elements still poisoned
-    std::int64_t nonFinite = 0;   // NaN/Inf where the reference is finite
+    std::int64_t unwritten = 0; // elements still poisoned
+    std::int64_t nonFinite = 0; // NaN/Inf where the reference is finite
     std::string note;
 };
 
@@ -58,15 +68,15 @@ struct SanitizerCheck {
 
 // How the timed runs of a candidate were checked and judged (docs/verification.md).
 struct TimingCheck {
-    bool checked = true;          // false only for a measurement of the checks' own cost
-    int runs = 0;                 // timed runs whose outputs were compared with their reference
-    int inputSets = 0;            // verified trials' input sets the timed runs cycled through
-    double worstScaledError = 0;  // over every checked timed run
-    double physicalFloorMs = 0;   // the FLOPs at the fastest rate, the bytes at the highest bandwidth
-    double launchMs = 0;          // one empty launch on this GPU
-    std::string floorNote;        // set where the floor check cannot tell (the floor is under a launch)
-    double wallSeconds = 0;       // the whole timing step: module load, warm-up, runs, checks
-    double checkSeconds = 0;      // of which poisoning and comparing, outside the event windows
+    bool checked = true;         // false only for a measurement of the checks' own cost
+    int runs = 0;                // timed runs whose outputs were compared with their reference
+    int inputSets = 0;           // verified trials' input sets the timed runs cycled through
+    double worstScaledError = 0; // over every checked timed run
+    double physicalFloorMs = 0;  // the FLOPs at the fastest rate, the bytes at the highest bandwidth
+    double launchMs = 0;         // one empty launch on this GPU
+    std::string floorNote;       // set where the floor check cannot tell (the floor is under a launch)
+    double wallSeconds = 0;      // the whole timing step: module load, warm-up, runs, checks
+    double checkSeconds = 0;     // of which poisoning and comparing, outside the event windows
 };
 
 // The answer to a timing request: a time only when every timed run passed its check.
@@ -86,13 +96,13 @@ struct EvalResult {
     double maxScaledError = 0;
     bool kernelbenchPassed = false;
     std::optional<Timing> timing;
-    double floorMs = 0;          // roofline floor at the declared precision
+    double floorMs = 0;                               // roofline floor at the declared precision
     std::map<std::string, KernelResources> resources; // from the loaded module
     std::string compileLog;
     double compileSeconds = 0;
-    std::string sanitizerReport;  // the tool's output for a finding (or for a run that could not judge)
+    std::string sanitizerReport;             // the tool's output for a finding (or for a run that could not judge)
     std::optional<SanitizerCheck> sanitizer; // absent until the gate has looked at it
-    std::uint64_t seed = 0;       // the evaluation's random seed: `eval --seed` replays its inputs
+    std::uint64_t seed = 0;                  // the evaluation's random seed: `eval --seed` replays its inputs
     std::optional<TimingCheck> timingCheck;
     std::int64_t peakGpuBytes = 0; // the most GPU memory in use while the worker judged it
 };

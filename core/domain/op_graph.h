@@ -11,10 +11,10 @@
 namespace kf {
 
 struct OpNode {
-    std::string op;                              // "aten::conv2d"
-    std::vector<std::string> inputs, outputs;    // value names
+    std::string op;                                                   // "aten::conv2d"
+    std::vector<std::string> inputs, outputs;                         // value names
     std::vector<std::vector<std::int64_t>> inputShapes, outputShapes; // [] where not a tensor or unknown
-    nlohmann::json constants;                    // scalar / list arguments, in order (null where a tensor)
+    nlohmann::json constants; // scalar / list arguments, in order (null where a tensor)
     double flops = 0;
 };
 

@@ -32,7 +32,8 @@ Result<CandidateRun> runCandidate(const Problem &problem, const std::string &sou
     if (!run.hello.gpu.present) {
         if (!o.compileArchWithoutGpu.empty()) {
             auto parsed = parseCandidate(source);
-            auto c = w.compile(source, parsed ? kernelNames(*parsed) : std::vector<std::string>{}, o.compileArchWithoutGpu);
+            auto c =
+                w.compile(source, parsed ? kernelNames(*parsed) : std::vector<std::string>{}, o.compileArchWithoutGpu);
             if (c)
                 run.compiled = *c;
         }
@@ -53,9 +54,9 @@ Result<CandidateRun> runCandidate(const Problem &problem, const std::string &sou
     }
     (void)w.ceilings(); // for the roofline floor at the kernel's precision
     auto r = o.timingTrials > 0
-                 ? w.evaluate("candidate", source, o.cubin, o.policy, o.trials, o.timingTrials, o.timeout, o.seed,
-                              o.loweredNames)
-                 : w.verify("candidate", source, o.cubin, o.policy, o.trials, o.timeout, true, o.seed, o.loweredNames);
+        ? w.evaluate("candidate", source, o.cubin, o.policy, o.trials, o.timingTrials, o.timeout, o.seed,
+                     o.loweredNames)
+        : w.verify("candidate", source, o.cubin, o.policy, o.trials, o.timeout, true, o.seed, o.loweredNames);
     // A wrapper such as Nsight Compute writes its report when the worker exits.
     w.stop();
     run.stderrTail = w.stderrTail();

@@ -13,16 +13,16 @@
 namespace kf {
 
 struct CandidateRunOptions {
-    WorkerConfig worker;                     // may wrap the worker (Nsight Compute for Profile)
+    WorkerConfig worker; // may wrap the worker (Nsight Compute for Profile)
     Policy policy = Policy::Strict;
     int trials = 5;
-    int timingTrials = 100;                  // 0: verify only, no baseline needed
+    int timingTrials = 100; // 0: verify only, no baseline needed
     int baselineTrials = 100;
-    std::optional<std::uint64_t> seed;       // replays an evaluation
-    std::optional<BaselineResult> baseline;  // a session's: used as it is, never measured again
-    std::string cubin;                       // compiled already, or "" to let the worker compile
+    std::optional<std::uint64_t> seed;      // replays an evaluation
+    std::optional<BaselineResult> baseline; // a session's: used as it is, never measured again
+    std::string cubin;                      // compiled already, or "" to let the worker compile
     std::map<std::string, std::string> loweredNames;
-    std::optional<milliseconds> timeout;     // per step; default from the baseline
+    std::optional<milliseconds> timeout; // per step; default from the baseline
     // Without a GPU, compile for this architecture so the caller can still say whether it compiles
     // ("" leaves it out).
     std::string compileArchWithoutGpu;
@@ -32,12 +32,12 @@ struct CandidateRunOptions {
 
 struct CandidateRun {
     Hello hello;
-    std::optional<EvalResult> result;          // absent without a GPU
-    std::optional<BaselineResult> baseline;    // the pinned one, or the one measured here
-    bool baselineMeasured = false;             // true when measured by this run (a session may keep it)
-    std::optional<Error> baselineError;        // the baseline could not be measured: no speedup
-    std::optional<CompileOutput> compiled;     // without a GPU, when compileArchWithoutGpu was given
-    std::string stderrTail;                    // the worker's last lines (a wrapper's messages)
+    std::optional<EvalResult> result;       // absent without a GPU
+    std::optional<BaselineResult> baseline; // the pinned one, or the one measured here
+    bool baselineMeasured = false;          // true when measured by this run (a session may keep it)
+    std::optional<Error> baselineError;     // the baseline could not be measured: no speedup
+    std::optional<CompileOutput> compiled;  // without a GPU, when compileArchWithoutGpu was given
+    std::string stderrTail;                 // the worker's last lines (a wrapper's messages)
 };
 
 // Errors: the worker did not start (code from WorkerClient::start), the problem did not load

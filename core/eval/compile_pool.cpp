@@ -51,10 +51,7 @@ void CompilePool::cancel()
         client->interrupt();
 }
 
-Result<CompileOutput> CompilePool::compile(const CompileJob &job)
-{
-    return std::move(compileAll({job}).front());
-}
+Result<CompileOutput> CompilePool::compile(const CompileJob &job) { return std::move(compileAll({job}).front()); }
 
 std::vector<Result<CompileOutput>> CompilePool::compileAll(const std::vector<CompileJob> &jobs, ResultCallback onResult)
 {
@@ -111,7 +108,9 @@ std::vector<Result<CompileOutput>> CompilePool::compileAll(const std::vector<Com
         finish(misses[item], error);
     };
     hooks.stopping = [&] { return m_cancel.load(); };
-    hooks.cancelled = [&](std::size_t item) { finish(misses[item], makeError(ErrorCode::Cancelled, "the compile was cancelled")); };
+    hooks.cancelled = [&](std::size_t item) {
+        finish(misses[item], makeError(ErrorCode::Cancelled, "the compile was cancelled"));
+    };
     WorkQueue::run(misses.size(), m_clients.size(), hooks);
 
     std::vector<Result<CompileOutput>> out;

@@ -23,7 +23,7 @@ struct CompileJob {
 struct CompilePoolConfig {
     std::vector<std::string> argv; // the worker command; "--compile" is appended. Empty: defaultWorkerArgv()
     std::vector<std::string> env;
-    int processes = 0;             // 0: std::thread::hardware_concurrency()
+    int processes = 0; // 0: std::thread::hardware_concurrency()
     milliseconds handshakeTimeout{30'000};
     milliseconds compileTimeout{180'000};
     // Looked up before a job goes to a process (the compiler's disk cache); nullopt is a miss.

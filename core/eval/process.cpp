@@ -56,8 +56,7 @@ ssize_t writeWithoutSigpipe(int fd, const char *data, std::size_t size)
     int saved = errno;
     if (n < 0 && saved == EPIPE && !wasPending) {
         timespec zero{};
-        while (sigtimedwait(&pipeSet, nullptr, &zero) < 0 && errno == EINTR) {
-        }
+        while (sigtimedwait(&pipeSet, nullptr, &zero) < 0 && errno == EINTR) {}
     }
     pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
     errno = saved;
@@ -328,10 +327,7 @@ IoStatus Process::readLine(std::string &line, Clock::time_point deadline)
     }
 }
 
-void Process::closeStdin()
-{
-    closeFd(m_in);
-}
+void Process::closeStdin() { closeFd(m_in); }
 
 void Process::drainStderr(Clock::time_point deadline)
 {
@@ -405,15 +401,13 @@ void Process::reap(bool block)
     // under the lock.
     siginfo_t info{};
     int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
-    while (waitid(P_PID, id_t(m_pid), &info, flags) != 0 && errno == EINTR) {
-    }
+    while (waitid(P_PID, id_t(m_pid), &info, flags) != 0 && errno == EINTR) {}
     std::lock_guard lock(m_mutex);
     if (m_reaped)
         return;
     int status = 0;
     pid_t r;
-    while ((r = waitpid(m_pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
-    }
+    while ((r = waitpid(m_pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {}
     if (r == m_pid) {
         m_status = status;
         m_reaped = true;

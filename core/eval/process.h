@@ -21,9 +21,9 @@ namespace kf {
 using Clock = std::chrono::steady_clock;
 
 struct ProcessOptions {
-    std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
-    std::vector<std::string> env;   // "NAME=value", added to (or replacing in) the engine's environment
-    std::size_t stderrLimit = 64 * 1024;          // the tail kept for crash reports
+    std::vector<std::string> argv;                 // argv[0] is looked up on PATH when it has no '/'
+    std::vector<std::string> env;                  // "NAME=value", added to (or replacing in) the engine's environment
+    std::size_t stderrLimit = 64 * 1024;           // the tail kept for crash reports
     std::size_t maxLineBytes = 1024 * 1024 * 1024; // a longer stdout line is a protocol error
 };
 
@@ -60,7 +60,7 @@ public:
     void signalGroup(int signal);
 
     std::optional<int> waitStatus() const { return m_status; } // raw waitpid status once reaped
-    std::string exitDescription() const; // "exited with 3", "killed by signal 11", "running"
+    std::string exitDescription() const;                       // "exited with 3", "killed by signal 11", "running"
     const std::string &stderrTail() const { return m_err; }
     std::string lastError() const { return m_error; } // what went wrong on IoStatus::Error
 

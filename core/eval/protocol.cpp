@@ -65,8 +65,7 @@ void optNumberMap(const json &j, const char *key, std::map<std::string, double> 
 }
 
 template <typename E>
-void optEnum(const json &j, const char *key, E &field, std::optional<E> (*parse)(std::string_view),
-             const char *what)
+void optEnum(const json &j, const char *key, E &field, std::optional<E> (*parse)(std::string_view), const char *what)
 {
     auto it = j.find(key);
     if (it == j.end() || it->is_null())
@@ -90,9 +89,17 @@ void requireObject(const json &j, const char *what)
 
 void to_json(json &j, const GpuInfo &g)
 {
-    j = json{{"present", g.present}, {"reason", g.reason}, {"name", g.name}, {"arch", g.arch},
-             {"major", g.major}, {"minor", g.minor}, {"sms", g.sms}, {"l2_bytes", g.l2Bytes},
-             {"memory_bytes", g.memoryBytes}, {"smem_per_block_optin", g.smemPerBlockOptin}, {"smem_per_sm", g.smemPerSm}};
+    j = json{{"present", g.present},
+             {"reason", g.reason},
+             {"name", g.name},
+             {"arch", g.arch},
+             {"major", g.major},
+             {"minor", g.minor},
+             {"sms", g.sms},
+             {"l2_bytes", g.l2Bytes},
+             {"memory_bytes", g.memoryBytes},
+             {"smem_per_block_optin", g.smemPerBlockOptin},
+             {"smem_per_sm", g.smemPerSm}};
 }
 
 void from_json(const json &j, GpuInfo &g)
@@ -114,7 +121,7 @@ void from_json(const json &j, GpuInfo &g)
 
 void to_json(json &j, const Hello &h)
 {
-    j = json{{"protocol", h.protocol}, {"worker", h.worker}, {"torch", h.torch},
+    j = json{{"protocol", h.protocol},        {"worker", h.worker},          {"torch", h.torch},
              {"cuda_runtime", h.cudaRuntime}, {"cuda_driver", h.cudaDriver}, {"gpu", h.gpu}};
 }
 
@@ -149,9 +156,13 @@ void from_json(const json &j, Ceilings &c)
 
 void to_json(json &j, const Timing &t)
 {
-    j = json{{"median_ms", number(t.medianMs)}, {"min_ms", number(t.minMs)},
-             {"max_ms", number(t.maxMs)}, {"mean_ms", number(t.meanMs)},
-             {"p10_ms", number(t.p10Ms)}, {"p90_ms", number(t.p90Ms)}, {"trials", t.trials}};
+    j = json{{"median_ms", number(t.medianMs)},
+             {"min_ms", number(t.minMs)},
+             {"max_ms", number(t.maxMs)},
+             {"mean_ms", number(t.meanMs)},
+             {"p10_ms", number(t.p10Ms)},
+             {"p90_ms", number(t.p90Ms)},
+             {"trials", t.trials}};
 }
 
 void from_json(const json &j, Timing &t)
@@ -171,9 +182,13 @@ void from_json(const json &j, Timing &t)
 
 void to_json(json &j, const OpNode &n)
 {
-    j = json{{"op", n.op}, {"inputs", n.inputs}, {"outputs", n.outputs},
-             {"input_shapes", n.inputShapes}, {"output_shapes", n.outputShapes},
-             {"constants", n.constants}, {"flops", number(n.flops)}};
+    j = json{{"op", n.op},
+             {"inputs", n.inputs},
+             {"outputs", n.outputs},
+             {"input_shapes", n.inputShapes},
+             {"output_shapes", n.outputShapes},
+             {"constants", n.constants},
+             {"flops", number(n.flops)}};
 }
 
 void from_json(const json &j, OpNode &n)
@@ -206,8 +221,11 @@ void from_json(const json &j, TensorSpec &t)
 
 void to_json(json &j, const LoadedProblem &p)
 {
-    j = json{{"graph", p.graph}, {"flops", number(p.flops)}, {"flops_source", p.flopsSource},
-             {"bytes", number(p.bytes)}, {"outputs", p.outputs}};
+    j = json{{"graph", p.graph},
+             {"flops", number(p.flops)},
+             {"flops_source", p.flopsSource},
+             {"bytes", number(p.bytes)},
+             {"outputs", p.outputs}};
 }
 
 void from_json(const json &j, LoadedProblem &p)
@@ -225,12 +243,19 @@ void from_json(const json &j, LoadedProblem &p)
 
 void to_json(json &j, const TrialResult &t)
 {
-    j = json{{"index", t.index}, {"seed", t.seed}, {"distribution", t.distribution},
-             {"random_params", t.randomParams}, {"max_scaled_error", number(t.maxScaledError)},
-             {"max_abs_error", number(t.maxAbsError)}, {"tolerance", number(t.tolerance)},
-             {"passed", t.passed}, {"kernelbench_passed", t.kernelbenchPassed},
+    j = json{{"index", t.index},
+             {"seed", t.seed},
+             {"distribution", t.distribution},
+             {"random_params", t.randomParams},
+             {"max_scaled_error", number(t.maxScaledError)},
+             {"max_abs_error", number(t.maxAbsError)},
+             {"tolerance", number(t.tolerance)},
+             {"passed", t.passed},
+             {"kernelbench_passed", t.kernelbenchPassed},
              {"kernelbench_ratio", number(t.kernelbenchRatio)},
-             {"unwritten", t.unwritten}, {"non_finite", t.nonFinite}, {"note", t.note}};
+             {"unwritten", t.unwritten},
+             {"non_finite", t.nonFinite},
+             {"note", t.note}};
 }
 
 void from_json(const json &j, TrialResult &t)
@@ -254,8 +279,10 @@ void from_json(const json &j, TrialResult &t)
 
 void to_json(json &j, const KernelResources &r)
 {
-    j = json{{"registers", r.registers}, {"shared_bytes", r.sharedBytes},
-             {"stack_bytes", r.stackBytes}, {"spill_stores", r.spillStores},
+    j = json{{"registers", r.registers},
+             {"shared_bytes", r.sharedBytes},
+             {"stack_bytes", r.stackBytes},
+             {"spill_stores", r.spillStores},
              {"spill_loads", r.spillLoads}};
 }
 
@@ -290,11 +317,16 @@ void from_json(const json &j, SanitizerCheck &c)
 
 void to_json(json &j, const EvalResult &r)
 {
-    j = json{{"verdict", toString(r.verdict)}, {"reason", r.reason},
-             {"precision", toString(r.precision)}, {"policy", toString(r.policy)},
-             {"trials", r.trials}, {"max_scaled_error", number(r.maxScaledError)},
-             {"kernelbench_passed", r.kernelbenchPassed}, {"floor_ms", number(r.floorMs)},
-             {"resources", r.resources}, {"compile_log", r.compileLog},
+    j = json{{"verdict", toString(r.verdict)},
+             {"reason", r.reason},
+             {"precision", toString(r.precision)},
+             {"policy", toString(r.policy)},
+             {"trials", r.trials},
+             {"max_scaled_error", number(r.maxScaledError)},
+             {"kernelbench_passed", r.kernelbenchPassed},
+             {"floor_ms", number(r.floorMs)},
+             {"resources", r.resources},
+             {"compile_log", r.compileLog},
              {"compile_seconds", number(r.compileSeconds)},
              {"sanitizer_report", r.sanitizerReport}};
     if (r.timing)
@@ -337,10 +369,15 @@ void from_json(const json &j, EvalResult &r)
 
 void to_json(json &j, const TimingCheck &c)
 {
-    j = json{{"checked", c.checked}, {"runs", c.runs}, {"input_sets", c.inputSets},
-             {"worst_scaled_error", number(c.worstScaledError)}, {"physical_floor_ms", number(c.physicalFloorMs)},
-             {"launch_ms", number(c.launchMs)}, {"floor_note", c.floorNote},
-             {"wall_seconds", number(c.wallSeconds)}, {"check_seconds", number(c.checkSeconds)}};
+    j = json{{"checked", c.checked},
+             {"runs", c.runs},
+             {"input_sets", c.inputSets},
+             {"worst_scaled_error", number(c.worstScaledError)},
+             {"physical_floor_ms", number(c.physicalFloorMs)},
+             {"launch_ms", number(c.launchMs)},
+             {"floor_note", c.floorNote},
+             {"wall_seconds", number(c.wallSeconds)},
+             {"check_seconds", number(c.checkSeconds)}};
 }
 
 void from_json(const json &j, TimingCheck &c)
@@ -395,9 +432,16 @@ void from_json(const json &j, Diagnostic &d)
 
 void to_json(json &j, const CompileOutput &c)
 {
-    j = json{{"ok", c.ok}, {"arch", c.arch}, {"log", c.log}, {"diagnostics", c.diagnostics},
-             {"ptx", c.ptx}, {"cubin", base64Encode(c.cubin)}, {"lowered_names", c.loweredNames},
-             {"resources", c.resources}, {"seconds", number(c.seconds)}, {"cached", c.cached}};
+    j = json{{"ok", c.ok},
+             {"arch", c.arch},
+             {"log", c.log},
+             {"diagnostics", c.diagnostics},
+             {"ptx", c.ptx},
+             {"cubin", base64Encode(c.cubin)},
+             {"lowered_names", c.loweredNames},
+             {"resources", c.resources},
+             {"seconds", number(c.seconds)},
+             {"cached", c.cached}};
 }
 
 void from_json(const json &j, CompileOutput &c)

@@ -19,9 +19,9 @@ inline constexpr int kProtocolVersion = 1;
 
 struct Hello {
     int protocol = kProtocolVersion;
-    std::string worker;        // worker version
-    std::string torch;         // libtorch version ("" in compile-only mode)
-    int cudaRuntime = 0;       // cudaRuntimeGetVersion
+    std::string worker;  // worker version
+    std::string torch;   // libtorch version ("" in compile-only mode)
+    int cudaRuntime = 0; // cudaRuntimeGetVersion
     int cudaDriver = 0;
     GpuInfo gpu;
 };

@@ -161,7 +161,8 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
         else if (cancelled())
             error = stop;
         else if (auto v = client.verify(req.key, req.source, "", req.policy, 1,
-                                        req.timeout.value_or(sanitizerTimeout(setup.baselineMs)), false); !v)
+                                        req.timeout.value_or(sanitizerTimeout(setup.baselineMs)), false);
+                 !v)
             error = v.error();
         else
             out.verdict = *v;
@@ -189,9 +190,9 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
     if (parsed.errors > 0 || flagged) {
         out.outcome = "finding";
         out.note = name + ": " +
-                   (parsed.errors > 0 ? std::to_string(parsed.errors) + (parsed.errors == 1 ? " error" : " errors")
-                                      : "exit status " + std::to_string(kSanitizerExitCode)) +
-                   (parsed.first.empty() ? "" : ": " + parsed.first);
+            (parsed.errors > 0 ? std::to_string(parsed.errors) + (parsed.errors == 1 ? " error" : " errors")
+                               : "exit status " + std::to_string(kSanitizerExitCode)) +
+            (parsed.first.empty() ? "" : ": " + parsed.first);
         out.report = trimSanitizerReport(text);
         return out;
     }
@@ -202,10 +203,10 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
         out.note = name + ": " + failure;
     else if (!parsed.summary)
         out.note = name + ": the tool wrote no ERROR SUMMARY" +
-                   (status ? " (" + describeWaitStatus(*status) + ")" : std::string(" (it had to be killed)"));
+            (status ? " (" + describeWaitStatus(*status) + ")" : std::string(" (it had to be killed)"));
     else if (out.verdict->verdict != Verdict::Correct)
         out.note = name + ": under the tool the candidate was " + toString(out.verdict->verdict) +
-                   (out.verdict->reason.empty() ? "" : " (" + out.verdict->reason + ")");
+            (out.verdict->reason.empty() ? "" : " (" + out.verdict->reason + ")");
     else {
         out.outcome = "clean";
         out.report.clear();
@@ -260,7 +261,8 @@ def forward(x: Tensor) -> Tensor:
 '''
 )";
 
-const char *kProbeKernel = R"(// The sanitizer probe: y = 2x, with a swap of neighbours through shared memory so that racecheck
+const char *kProbeKernel =
+    R"(// The sanitizer probe: y = 2x, with a swap of neighbours through shared memory so that racecheck
 // has accesses to check. Clean under memcheck and racecheck.
 // @launch kf_sanitizer_probe grid(cdiv(x.numel, 256)) block(256) args(x, out, i32(x.numel))
 extern "C" __global__ void kf_sanitizer_probe(const float *x, float *out, int n)
@@ -343,11 +345,12 @@ std::vector<std::string> sanitizerArgv(const std::vector<std::string> &tool, San
                                        const std::vector<std::string> &worker)
 {
     std::vector<std::string> argv = tool;
-    argv.insert(argv.end(), {"--tool", toString(which), "--error-exitcode", std::to_string(kSanitizerExitCode),
-                             "--print-limit", "20",
-                             // A failing CUDA call of the worker's own (libtorch probing a feature)
-                             // says nothing about the candidate's kernels.
-                             "--report-api-errors", "no", "--log-file", logFile});
+    argv.insert(argv.end(),
+                {"--tool", toString(which), "--error-exitcode", std::to_string(kSanitizerExitCode), "--print-limit",
+                 "20",
+                 // A failing CUDA call of the worker's own (libtorch probing a feature)
+                 // says nothing about the candidate's kernels.
+                 "--report-api-errors", "no", "--log-file", logFile});
     if (which == SanitizerTool::Racecheck)
         argv.insert(argv.end(), {"--racecheck-report", "analysis"});
     // cudaMalloc may place two tensors back to back; a read just past one would land in the next
@@ -393,10 +396,7 @@ std::string trimSanitizerReport(const std::string &log, std::size_t limit)
     return log.substr(0, cut) + "\n… (" + std::to_string(from - cut) + " bytes left out)" + log.substr(from);
 }
 
-milliseconds sanitizerTimeout(double baselineMs)
-{
-    return evalTimeout(baselineMs, 1, 0) * 10;
-}
+milliseconds sanitizerTimeout(double baselineMs) { return evalTimeout(baselineMs, 1, 0) * 10; }
 
 SanitizeResult runSanitizer(const SanitizerSetup &setup, const Problem &problem, const SanitizeRequest &req,
                             const ClientTracker &track, const std::atomic<bool> *cancel)

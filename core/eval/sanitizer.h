@@ -45,7 +45,7 @@ std::vector<std::string> sanitizerArgv(const std::vector<std::string> &tool, San
 struct SanitizerLog {
     bool summary = false; // an "ERROR SUMMARY" line was found
     int errors = 0;
-    std::string first;    // the first reported problem, without the "========= " prefix
+    std::string first; // the first reported problem, without the "========= " prefix
 };
 SanitizerLog parseSanitizerLog(const std::string &log);
 // The first `limit` characters and the last lines of a long report, so a session stays small.
@@ -53,20 +53,20 @@ std::string trimSanitizerReport(const std::string &log, std::size_t limit = 16 *
 
 // One candidate for the gate.
 struct SanitizeRequest {
-    std::string key;                  // the worker's module key
+    std::string key; // the worker's module key
     std::string source;
     std::vector<std::string> kernels; // as written in the @launch lines, for the filter
     Policy policy = Policy::Strict;
-    std::vector<SanitizerTool> tools; // in order; a finding ends the list early
+    std::vector<SanitizerTool> tools;    // in order; a finding ends the list early
     std::optional<milliseconds> timeout; // per run; default sanitizerTimeout()
 };
 
 struct SanitizeResult {
-    SanitizerCheck check;                    // outcome, tools that ran, seconds, note
-    std::optional<SanitizerTool> finding;    // the tool that found something
-    std::string report;                      // its output (trimmed); or the output of a run that could not judge
-    std::optional<EvalResult> verdict;       // the worker's verdict under the last tool, when it answered
-    bool cancelled = false;                  // stopped from outside: nothing is known
+    SanitizerCheck check;                 // outcome, tools that ran, seconds, note
+    std::optional<SanitizerTool> finding; // the tool that found something
+    std::string report;                   // its output (trimmed); or the output of a run that could not judge
+    std::optional<EvalResult> verdict;    // the worker's verdict under the last tool, when it answered
+    bool cancelled = false;               // stopped from outside: nothing is known
 };
 
 // Time for the verification under the tool: ten times the normal one for a single trial (memcheck

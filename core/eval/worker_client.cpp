@@ -20,8 +20,8 @@ using nlohmann::json;
 struct WorkerReply {
     enum class Kind { Ok, Refused, Died, TimedOut, Garbled, Cancelled, NotRunning };
     Kind kind = Kind::Ok;
-    json body;      // the reply object when Ok
-    Error error;    // the worker's error (Refused), or what went wrong
+    json body;   // the reply object when Ok
+    Error error; // the worker's error (Refused), or what went wrong
     milliseconds timeout{0};
 };
 using Kind = WorkerReply::Kind;
@@ -66,10 +66,7 @@ std::string quotedLine(const std::string &line)
 }
 
 // Candidate text comes from generators and people: invalid UTF-8 is replaced, never a throw.
-std::string dumpLine(const json &message)
-{
-    return message.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string dumpLine(const json &message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 Error errorFromJson(const json &reply)
 {
@@ -87,7 +84,8 @@ Error errorFromJson(const json &reply)
     };
     std::string code;
     text("code", code);
-    if (!code.empty()) e.code = errorCodeFrom(code);
+    if (!code.empty())
+        e.code = errorCodeFrom(code);
     text("message", e.message);
     text("where", e.where);
     return e;
@@ -156,8 +154,8 @@ std::vector<std::string> defaultWorkerArgv()
     // Installed, the worker sits next to the GUI and the CLI; in the build tree it is in a sibling.
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        for (const fs::path &candidate : {self.parent_path() / "kernelforge-worker",
-                                          self.parent_path() / ".." / "worker" / "kernelforge-worker"})
+        for (const fs::path &candidate :
+             {self.parent_path() / "kernelforge-worker", self.parent_path() / ".." / "worker" / "kernelforge-worker"})
             if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
                 return {candidate.lexically_normal().string()};
     }
@@ -181,10 +179,7 @@ WorkerClient::WorkerClient(WorkerConfig config) : m_config(std::move(config))
         m_config.argv = defaultWorkerArgv();
 }
 
-WorkerClient::~WorkerClient()
-{
-    retire(true);
-}
+WorkerClient::~WorkerClient() { retire(true); }
 
 Status WorkerClient::start()
 {
@@ -223,10 +218,7 @@ std::optional<int> WorkerClient::quit(milliseconds wait)
     return m_deadStatus;
 }
 
-bool WorkerClient::running()
-{
-    return m_process && !m_needsRestart && m_process->isRunning();
-}
+bool WorkerClient::running() { return m_process && !m_needsRestart && m_process->isRunning(); }
 
 std::string WorkerClient::stderrTail() const
 {
@@ -275,8 +267,8 @@ Status WorkerClient::ensureRunning()
     m_everStarted = true;
     if (!m_problem)
         return Ok{};
-    json message{{"op", "load"}, {"problem", m_problem->text}, {"path", m_problem->path},
-                 {"variant", m_problem->variant}};
+    json message{
+        {"op", "load"}, {"problem", m_problem->text}, {"path", m_problem->path}, {"variant", m_problem->variant}};
     WorkerReply reply = exchange(message, m_config.loadTimeout);
     auto loaded = reply.kind == Kind::Ok ? field<LoadedProblem>(reply.body, "problem", "load")
                                          : Result<LoadedProblem>(replyError(reply, "load"));
@@ -315,33 +307,40 @@ Status WorkerClient::spawnAndHandshake()
     case Kind::Ok: {
         auto hello = field<Hello>(reply.body, "hello", "hello");
         if (!hello) {
-            failure = makeError(ErrorCode::Protocol, "the worker " + command + " does not speak the KernelForge worker protocol: "
-                                                + hello.error().message);
+            failure = makeError(ErrorCode::Protocol,
+                                "the worker " + command +
+                                    " does not speak the KernelForge worker protocol: " + hello.error().message);
             break;
         }
         if (hello->protocol != kProtocolVersion) {
-            failure = makeError(ErrorCode::Protocol, "the worker " + command + " speaks worker protocol version "
-                                                + std::to_string(hello->protocol) + ", this engine speaks version "
-                                                + std::to_string(kProtocolVersion) + "; install matching versions");
+            failure = makeError(ErrorCode::Protocol,
+                                "the worker " + command + " speaks worker protocol version " +
+                                    std::to_string(hello->protocol) + ", this engine speaks version " +
+                                    std::to_string(kProtocolVersion) + "; install matching versions");
             break;
         }
         m_hello = *hello;
         return Ok{};
     }
     case Kind::Died:
-        failure = makeError(ErrorCode::WorkerStart, withTail("the worker " + command + " exited before the handshake ("
-                                                         + m_deadExit + ")", m_deadTail));
+        failure = makeError(
+            ErrorCode::WorkerStart,
+            withTail("the worker " + command + " exited before the handshake (" + m_deadExit + ")", m_deadTail));
         break;
     case Kind::TimedOut:
-        failure = makeError(ErrorCode::WorkerStart, withTail("the worker " + command + " did not answer the handshake within "
-                                                         + secondsText(reply.timeout), m_deadTail));
+        failure = makeError(
+            ErrorCode::WorkerStart,
+            withTail("the worker " + command + " did not answer the handshake within " + secondsText(reply.timeout),
+                     m_deadTail));
         break;
     case Kind::Garbled:
-        failure = makeError(ErrorCode::Protocol, "the worker " + command + " does not speak the KernelForge worker protocol: "
-                                            + reply.error.message);
+        failure = makeError(ErrorCode::Protocol,
+                            "the worker " + command +
+                                " does not speak the KernelForge worker protocol: " + reply.error.message);
         break;
     case Kind::Refused:
-        failure = makeError(ErrorCode::WorkerStart, "the worker " + command + " refused the handshake: " + reply.error.text());
+        failure = makeError(ErrorCode::WorkerStart,
+                            "the worker " + command + " refused the handshake: " + reply.error.text());
         break;
     case Kind::Cancelled:
     case Kind::NotRunning:
@@ -393,7 +392,8 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         afterDeath();
         if (m_interrupted.exchange(false))
             return WorkerReply{Kind::Cancelled, {}, makeError(ErrorCode::Cancelled, "cancelled"), timeout};
-        return WorkerReply{Kind::Died, {}, makeError(ErrorCode::Crashed, "the worker died (" + m_deadExit + ")"), timeout};
+        return WorkerReply{
+            Kind::Died, {}, makeError(ErrorCode::Crashed, "the worker died (" + m_deadExit + ")"), timeout};
     };
     auto killed = [&](Kind kind, Error error) {
         p.kill();
@@ -408,27 +408,37 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
     };
 
     switch (p.writeLine(dumpLine(message), deadline)) {
-    case IoStatus::Ok: break;
+    case IoStatus::Ok:
+        break;
     // A worker that already exited may have left lines behind (a program that is no worker at
     // all prints its own text and quits): read them before calling it dead.
-    case IoStatus::Eof: break;
-    case IoStatus::Timeout: return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "the worker stopped reading"));
-    case IoStatus::Error: return killed(Kind::Garbled, makeError(ErrorCode::Protocol, p.lastError()));
+    case IoStatus::Eof:
+        break;
+    case IoStatus::Timeout:
+        return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "the worker stopped reading"));
+    case IoStatus::Error:
+        return killed(Kind::Garbled, makeError(ErrorCode::Protocol, p.lastError()));
     }
 
     for (;;) {
         std::string line;
         switch (p.readLine(line, deadline)) {
-        case IoStatus::Ok: break;
-        case IoStatus::Eof: return died();
-        case IoStatus::Timeout: return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "no reply"));
-        case IoStatus::Error: return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "the worker wrote " + p.lastError()));
+        case IoStatus::Ok:
+            break;
+        case IoStatus::Eof:
+            return died();
+        case IoStatus::Timeout:
+            return killed(Kind::TimedOut, makeError(ErrorCode::Timeout, "no reply"));
+        case IoStatus::Error:
+            return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "the worker wrote " + p.lastError()));
         }
         if (line.find_first_not_of(" \t") == std::string::npos)
             continue;
         json reply = json::parse(line, nullptr, false);
         if (reply.is_discarded() || !reply.is_object())
-            return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "the worker wrote a line that is not a JSON object: " + quotedLine(line)));
+            return killed(Kind::Garbled,
+                          makeError(ErrorCode::Protocol,
+                                    "the worker wrote a line that is not a JSON object: " + quotedLine(line)));
         if (auto event = reply.find("event"); event != reply.end()) {
             auto text = reply.find("message");
             if (m_config.onProgress && text != reply.end() && text->is_string())
@@ -438,8 +448,10 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         auto replyId = reply.find("id");
         auto ok = reply.find("ok");
         if (replyId == reply.end() || *replyId != id || ok == reply.end() || !ok->is_boolean())
-            return killed(Kind::Garbled, makeError(ErrorCode::Protocol, "expected the reply to request " + std::to_string(id)
-                                                                   + ", got " + quotedLine(line)));
+            return killed(
+                Kind::Garbled,
+                makeError(ErrorCode::Protocol,
+                          "expected the reply to request " + std::to_string(id) + ", got " + quotedLine(line)));
         if (ok->get<bool>())
             return WorkerReply{Kind::Ok, std::move(reply), {}, timeout};
         Error error = errorFromJson(reply);
@@ -452,16 +464,21 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
 Error WorkerClient::replyError(const WorkerReply &reply, const std::string &what) const
 {
     switch (reply.kind) {
-    case Kind::Ok: return makeError(ErrorCode::Protocol, "unexpected reply to " + what);
+    case Kind::Ok:
+        return makeError(ErrorCode::Protocol, "unexpected reply to " + what);
     case Kind::Refused:
-    case Kind::NotRunning: return reply.error;
+    case Kind::NotRunning:
+        return reply.error;
     case Kind::Died:
-        return makeError(ErrorCode::Crashed, withTail("the worker died during " + what + " (" + m_deadExit + ")", m_deadTail));
+        return makeError(ErrorCode::Crashed,
+                         withTail("the worker died during " + what + " (" + m_deadExit + ")", m_deadTail));
     case Kind::TimedOut:
-        return makeError(ErrorCode::Timeout, "no answer to " + what + " within " + secondsText(reply.timeout)
-                                        + "; the worker was killed");
-    case Kind::Garbled: return makeError(ErrorCode::Protocol, "protocol error during " + what + ": " + reply.error.message);
-    case Kind::Cancelled: return makeError(ErrorCode::Cancelled, what + " was cancelled");
+        return makeError(ErrorCode::Timeout,
+                         "no answer to " + what + " within " + secondsText(reply.timeout) + "; the worker was killed");
+    case Kind::Garbled:
+        return makeError(ErrorCode::Protocol, "protocol error during " + what + ": " + reply.error.message);
+    case Kind::Cancelled:
+        return makeError(ErrorCode::Cancelled, what + " was cancelled");
     }
     return reply.error;
 }
@@ -475,8 +492,8 @@ EvalResult WorkerClient::failedResult(const WorkerReply &reply, const std::strin
         result.precision = candidate->precision;
     if (reply.kind == Kind::TimedOut) {
         result.verdict = Verdict::TimedOut;
-        result.reason = "no result within " + secondsText(reply.timeout) + " while " + what
-                      + " (the limit is max(20 s, 50 × the eager baseline × launch sequences)); the worker was killed";
+        result.reason = "no result within " + secondsText(reply.timeout) + " while " + what +
+            " (the limit is max(20 s, 50 × the eager baseline × launch sequences)); the worker was killed";
     } else {
         result.verdict = Verdict::Crashed;
         result.reason = withTail("the worker died while " + what + " (" + m_deadExit + ")", m_deadTail);
@@ -570,11 +587,12 @@ Result<CompileOutput> WorkerClient::compile(const std::string &source, const std
 }
 
 Result<EvalResult> WorkerClient::verify(const std::string &key, const std::string &source, const std::string &cubin,
-                                        Policy policy, int trials, std::optional<milliseconds> timeout,
-                                        bool raceRerun, std::optional<std::uint64_t> seed,
+                                        Policy policy, int trials, std::optional<milliseconds> timeout, bool raceRerun,
+                                        std::optional<std::uint64_t> seed,
                                         const std::map<std::string, std::string> &loweredNames)
 {
-    json message{{"op", "verify"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)}, {"trials", trials}};
+    json message{
+        {"op", "verify"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)}, {"trials", trials}};
     if (seed)
         message["seed"] = *seed;
     if (!raceRerun)
@@ -597,7 +615,8 @@ Result<EvalResult> WorkerClient::verify(const std::string &key, const std::strin
     return result;
 }
 
-Result<TimedRun> WorkerClient::time(const std::string &key, int trials, std::optional<milliseconds> timeout, bool checked)
+Result<TimedRun> WorkerClient::time(const std::string &key, int trials, std::optional<milliseconds> timeout,
+                                    bool checked)
 {
     json message{{"op", "time"}, {"key", key}, {"trials", trials}};
     if (!checked)
@@ -614,8 +633,8 @@ Result<EvalResult> WorkerClient::evaluate(const std::string &key, const std::str
                                           std::optional<milliseconds> timeout, std::optional<std::uint64_t> seed,
                                           const std::map<std::string, std::string> &loweredNames)
 {
-    json message{{"op", "evaluate"}, {"key", key}, {"candidate", source}, {"policy", toString(policy)},
-                 {"trials", trials}, {"timing_trials", timingTrials}};
+    json message{{"op", "evaluate"},           {"key", key},       {"candidate", source},
+                 {"policy", toString(policy)}, {"trials", trials}, {"timing_trials", timingTrials}};
     if (seed)
         message["seed"] = *seed;
     if (!cubin.empty()) {

@@ -24,9 +24,9 @@ namespace kf {
 using std::chrono::milliseconds;
 
 struct WorkerConfig {
-    std::vector<std::string> argv;    // empty: defaultWorkerArgv(); may be `ssh host kernelforge-worker`
-    std::vector<std::string> env;     // "NAME=value" added to the worker's environment
-    std::string name = "worker";      // how messages name this worker ("gpu 1")
+    std::vector<std::string> argv;         // empty: defaultWorkerArgv(); may be `ssh host kernelforge-worker`
+    std::vector<std::string> env;          // "NAME=value" added to the worker's environment
+    std::string name = "worker";           // how messages name this worker ("gpu 1")
     milliseconds handshakeTimeout{60'000}; // a CUDA context and libtorch take seconds to come up
     milliseconds requestTimeout{60'000};   // hello, release and other quick ops
     milliseconds loadTimeout{600'000};     // compiling the reference, the op graph, fp64 outputs

@@ -168,7 +168,9 @@ EvalResult WorkerPool::runOne(Slot &slot, const EvalRequest &request, bool &hand
             const Error &e = timed.error();
             if (e.code == ErrorCode::Cancelled)
                 return unfinished(request, Verdict::Queued, "cancelled");
-            result.verdict = e.code == ErrorCode::Timeout ? Verdict::TimedOut : e.code == ErrorCode::Engine ? Verdict::EngineError : Verdict::Crashed;
+            result.verdict = e.code == ErrorCode::Timeout ? Verdict::TimedOut
+                : e.code == ErrorCode::Engine             ? Verdict::EngineError
+                                                          : Verdict::Crashed;
             result.reason = "verified, then failed while timing: " + e.text();
         }
     }
@@ -224,7 +226,8 @@ void GpuLock::lock()
 
 void GpuLock::unlock()
 {
-    m_heldNs += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - m_since).count();
+    m_heldNs +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - m_since).count();
     m_mutex.unlock();
 }
 
@@ -284,7 +287,7 @@ SanitizerProbe WorkerPool::probeSanitizer()
         SanitizerProbe p;
         p.command = joinArgv(setup.tool);
         p.reason = "the worker command `" + joinArgv(setup.worker.argv) +
-                   "` runs the worker on another machine, where compute-sanitizer on this one cannot see its kernels";
+            "` runs the worker on another machine, where compute-sanitizer on this one cannot see its kernels";
         return p;
     }
     std::lock_guard lock(gpuLock(m_slots[0].gpu));

@@ -22,20 +22,20 @@
 namespace kf {
 
 struct EvalRequest {
-    std::string key;        // the candidate's id; the worker keeps its module under it until released
-    std::string source;     // the candidate file
-    std::string cubin;      // compiled binary, or "" to let the worker compile
+    std::string key;    // the candidate's id; the worker keeps its module under it until released
+    std::string source; // the candidate file
+    std::string cubin;  // compiled binary, or "" to let the worker compile
     std::map<std::string, std::string> loweredNames; // the cubin's kernel symbols, by name as written
     Policy policy = Policy::Strict;
     int trials = 5;
-    int timingTrials = 100; // 0: verify only
+    int timingTrials = 100;              // 0: verify only
     std::optional<milliseconds> timeout; // per step; default evalTimeout() from the baseline
     std::optional<std::uint64_t> seed;   // replays an evaluation; none draws a fresh one (the default)
 };
 
 struct PoolConfig {
-    WorkerConfig worker;        // argv and time-outs shared by every worker
-    std::vector<int> gpus{0};   // GPU indices
+    WorkerConfig worker;      // argv and time-outs shared by every worker
+    std::vector<int> gpus{0}; // GPU indices
     int workersPerGpu = 1;
     // Each worker is started with CUDA_VISIBLE_DEVICES=<gpu>. Off when the command picks the GPU
     // itself (`srun --gres=gpu:1 ...`) or runs elsewhere (`ssh host ...` does not pass it on).
@@ -124,7 +124,7 @@ private:
     std::atomic<bool> m_sanitizeCancel{false}; // cancel() or cancelSanitize(); what sanitize() checks
     std::optional<Problem> m_problem;          // the loaded one, for the sanitizer's own workers
     std::mutex m_activeMutex;
-    std::set<WorkerClient *> m_active;         // sanitizer workers running now, for cancel()
+    std::set<WorkerClient *> m_active; // sanitizer workers running now, for cancel()
 };
 
 } // namespace kf

@@ -11,10 +11,7 @@
 
 namespace kf {
 
-std::vector<std::string> generatorNames()
-{
-    return {"builtin", "openai", "anthropic"};
-}
+std::vector<std::string> generatorNames() { return {"builtin", "openai", "anthropic"}; }
 
 std::shared_ptr<Generator> makeGenerator(const std::string &name, std::string *error)
 {

@@ -16,29 +16,29 @@ namespace kf {
 
 // A candidate already evaluated, as generators see it.
 struct KernelRecord {
-    std::int64_t node = 0;       // id in the session
-    std::string ideaId;          // the catalogue id or idea title that produced it
-    std::string source;          // the candidate file
-    EvalResult result;           // verdict, timing, resources, errors
-    nlohmann::json params;       // the parameter point it was generated at (built-in), or null
+    std::int64_t node = 0; // id in the session
+    std::string ideaId;    // the catalogue id or idea title that produced it
+    std::string source;    // the candidate file
+    EvalResult result;     // verdict, timing, resources, errors
+    nlohmann::json params; // the parameter point it was generated at (built-in), or null
 };
 
 // An idea tried earlier and how it did.
 struct IdeaRecord {
     std::int64_t node = 0;
     int round = 0;
-    std::string ideaId;          // stable key (catalogue id + parameters for the built-in generator)
+    std::string ideaId; // stable key (catalogue id + parameters for the built-in generator)
     std::string title;
     std::string text;
     std::int64_t parentNode = 0; // the kernel it was applied to (0: from the reference)
     double bestMs = 0;           // best correct time among its candidates, 0 when none was correct
     int correct = 0, failed = 0;
-    int unjudged = 0;            // compiled but not evaluated (a compile-only search, no GPU)
-    std::string failure;         // the most common failure reason, when none was correct
+    int unjudged = 0;                   // compiled but not evaluated (a compile-only search, no GPU)
+    std::string failure;                // the most common failure reason, when none was correct
     std::vector<nlohmann::json> points; // parameters of its evaluated candidates (repairs included), when known
 };
 
-struct Usage {                   // what one call cost (LLM generators; zero for the built-in one)
+struct Usage { // what one call cost (LLM generators; zero for the built-in one)
     std::int64_t promptTokens = 0, completionTokens = 0, reasoningTokens = 0;
     double cost = 0;
     std::int64_t tokens() const { return promptTokens + completionTokens; } // reasoning is part of completion
@@ -55,21 +55,21 @@ struct Usage {                   // what one call cost (LLM generators; zero for
 // One request to a language model and its answer, as the session keeps it so that a person can
 // read the exact prompt and answer behind an idea or a candidate. Never holds an API key.
 struct Exchange {
-    std::string purpose;         // "ideas", "implement", "repair"
-    std::int64_t node = 0;       // the node it was made for: the idea (implement), the failed candidate (repair); 0: none yet
+    std::string purpose;   // "ideas", "implement", "repair"
+    std::int64_t node = 0; // the node it was made for: the idea (implement), the failed candidate (repair); 0: none yet
     std::string model;
-    std::string endpoint;        // the URL posted to
-    std::string request;         // the request body as sent (JSON)
-    std::string prompt;          // the user message, for reading
-    std::string response;        // the response body as received (or what arrived of it)
-    std::string answer;          // the answer's text (thinking excluded)
-    std::string reasoning;       // the model's visible thinking, when it returns one
-    std::string error;           // empty when the answer was usable; else why not, for people
-    std::string stopReason;      // why the model stopped, as the server said it ("stop", "length", "end_turn", "refusal")
-    std::string ending;          // "complete", "truncated" (cut at a limit), "refused"; "" when no answer came
-    int httpStatus = 0;          // 0: no HTTP answer (no server, time-out, dropped connection)
-    int attempts = 0;            // 1 + retries
-    double latencyMs = 0;        // from the first attempt to the answer
+    std::string endpoint;   // the URL posted to
+    std::string request;    // the request body as sent (JSON)
+    std::string prompt;     // the user message, for reading
+    std::string response;   // the response body as received (or what arrived of it)
+    std::string answer;     // the answer's text (thinking excluded)
+    std::string reasoning;  // the model's visible thinking, when it returns one
+    std::string error;      // empty when the answer was usable; else why not, for people
+    std::string stopReason; // why the model stopped, as the server said it ("stop", "length", "end_turn", "refusal")
+    std::string ending;     // "complete", "truncated" (cut at a limit), "refused"; "" when no answer came
+    int httpStatus = 0;     // 0: no HTTP answer (no server, time-out, dropped connection)
+    int attempts = 0;       // 1 + retries
+    double latencyMs = 0;   // from the first attempt to the answer
     Usage usage;
 };
 
@@ -78,17 +78,17 @@ using ExchangeSink = std::function<std::int64_t(const Exchange &)>;
 
 struct GenContext {
     Problem problem;
-    LoadedProblem loaded;        // op graph with shapes, FLOPs, bytes
+    LoadedProblem loaded; // op graph with shapes, FLOPs, bytes
     GpuInfo gpu;
     Ceilings ceilings;
     std::optional<Timing> eager; // the eager baseline
     Policy policy = Policy::Strict;
     int round = 0;
-    std::vector<KernelRecord> topK;  // the best correct kernels so far, fastest first
-    std::vector<KernelRecord> bank;  // good kernels kept for seeding
-    std::vector<IdeaRecord> tried;   // every idea so far, oldest first
+    std::vector<KernelRecord> topK; // the best correct kernels so far, fastest first
+    std::vector<KernelRecord> bank; // good kernels kept for seeding
+    std::vector<IdeaRecord> tried;  // every idea so far, oldest first
     const std::atomic<bool> *cancel = nullptr;
-    ExchangeSink record;             // where a generator that asks a model reports each exchange; may be empty
+    ExchangeSink record; // where a generator that asks a model reports each exchange; may be empty
 };
 
 struct Idea {
@@ -103,10 +103,10 @@ struct Idea {
 };
 
 struct Draft {
-    std::string title;           // "block 256, 4 rows per block"
-    std::string source;          // a complete candidate file (directives included)
+    std::string title;  // "block 256, 4 rows per block"
+    std::string source; // a complete candidate file (directives included)
     nlohmann::json params;
-    std::int64_t exchange = 0;   // the stored exchange that wrote it, 0: none
+    std::int64_t exchange = 0; // the stored exchange that wrote it, 0: none
 };
 
 // A failed candidate to repair, with the idea it implements.
@@ -124,7 +124,8 @@ public:
     // Up to `count` ideas not yet tried on their parent, each with why it was chosen.
     virtual Result<std::vector<Idea>> proposeIdeas(const GenContext &, int count, Usage *usage = nullptr) = 0;
     // Up to `count` different implementations of one idea.
-    virtual Result<std::vector<Draft>> implement(const GenContext &, const Idea &, int count, Usage *usage = nullptr) = 0;
+    virtual Result<std::vector<Draft>> implement(const GenContext &, const Idea &, int count,
+                                                 Usage *usage = nullptr) = 0;
     // A corrected candidate for one that failed to compile or verify, or nothing.
     virtual Result<std::optional<Draft>> repair(const GenContext &, const Idea &, const KernelRecord &failed,
                                                 Usage *usage = nullptr) = 0;
@@ -143,8 +144,8 @@ public:
         }
         return out;
     }
-    virtual std::vector<Result<std::optional<Draft>>> repairAll(const GenContext &ctx, const std::vector<RepairJob> &jobs,
-                                                                Usage *usage = nullptr)
+    virtual std::vector<Result<std::optional<Draft>>>
+    repairAll(const GenContext &ctx, const std::vector<RepairJob> &jobs, Usage *usage = nullptr)
     {
         std::vector<Result<std::optional<Draft>>> out;
         for (const RepairJob &j : jobs) {

@@ -17,11 +17,21 @@ double floorMs(double flops, double bytes, Precision precision, const Ceilings &
     };
     double tflops = 0;
     switch (precision) {
-    case Precision::FP32: tflops = rate("fp32"); break;
-    case Precision::TF32: tflops = rate("tf32"); break;
-    case Precision::TF32x3: tflops = rate("tf32") / 3; break;
-    case Precision::FP16: tflops = rate("fp16"); break;
-    case Precision::BF16: tflops = rate("bf16"); break;
+    case Precision::FP32:
+        tflops = rate("fp32");
+        break;
+    case Precision::TF32:
+        tflops = rate("tf32");
+        break;
+    case Precision::TF32x3:
+        tflops = rate("tf32") / 3;
+        break;
+    case Precision::FP16:
+        tflops = rate("fp16");
+        break;
+    case Precision::BF16:
+        tflops = rate("bf16");
+        break;
     }
     double computeMs = tflops > 0 && flops > 0 ? flops / (tflops * 1e12) * 1e3 : 0;
     double memoryMs = ceilings.bandwidthGBs > 0 && bytes > 0 ? bytes / (ceilings.bandwidthGBs * 1e9) * 1e3 : 0;
@@ -36,8 +46,10 @@ double physicalFloorMs(double flops, double bytes, const Ceilings &measured, con
 {
     const Datasheet sheet = datasheetFor(gpuName);
     double fastest = 0;
-    for (const auto &[name, rate] : measured.tflops) fastest = std::max(fastest, rate);
-    for (const auto &[name, rate] : sheet.tflops) fastest = std::max(fastest, rate);
+    for (const auto &[name, rate] : measured.tflops)
+        fastest = std::max(fastest, rate);
+    for (const auto &[name, rate] : sheet.tflops)
+        fastest = std::max(fastest, rate);
     const double bandwidth = std::max(measured.bandwidthGBs, sheet.bandwidthGBs);
     const double computeMs = fastest > 0 && flops > 0 ? flops / (fastest * 1e12) * 1e3 : 0;
     const double memoryMs = bandwidth > 0 && bytes > 0 ? bytes / (bandwidth * 1e9) * 1e3 : 0;

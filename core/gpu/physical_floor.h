@@ -24,8 +24,8 @@ inline constexpr double kSuspectFraction = 0.9;
 struct FloorJudgement {
     double physicalFloorMs = 0; // 0 when the problem has no FLOP or byte count
     bool suspect = false;
-    std::string reason;         // why suspect
-    std::string note;           // where the check cannot tell (the floor is below one launch)
+    std::string reason; // why suspect
+    std::string note;   // where the check cannot tell (the floor is below one launch)
 };
 
 // The highest of the measured ceilings and the datasheet's rates for the named GPU decide the

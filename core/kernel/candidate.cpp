@@ -12,11 +12,16 @@ namespace kf {
 std::string toString(Precision p)
 {
     switch (p) {
-    case Precision::FP32: return "fp32";
-    case Precision::TF32x3: return "tf32x3";
-    case Precision::TF32: return "tf32";
-    case Precision::FP16: return "fp16";
-    case Precision::BF16: return "bf16";
+    case Precision::FP32:
+        return "fp32";
+    case Precision::TF32x3:
+        return "tf32x3";
+    case Precision::TF32:
+        return "tf32";
+    case Precision::FP16:
+        return "fp16";
+    case Precision::BF16:
+        return "bf16";
     }
     return "fp32";
 }
@@ -26,11 +31,16 @@ std::optional<Precision> parsePrecision(std::string_view s)
     std::string t;
     for (char c : s)
         t += char(std::tolower(static_cast<unsigned char>(c)));
-    if (t == "fp32") return Precision::FP32;
-    if (t == "tf32x3" || t == "3xtf32") return Precision::TF32x3;
-    if (t == "tf32") return Precision::TF32;
-    if (t == "fp16") return Precision::FP16;
-    if (t == "bf16") return Precision::BF16;
+    if (t == "fp32")
+        return Precision::FP32;
+    if (t == "tf32x3" || t == "3xtf32")
+        return Precision::TF32x3;
+    if (t == "tf32")
+        return Precision::TF32;
+    if (t == "fp16")
+        return Precision::FP16;
+    if (t == "bf16")
+        return Precision::BF16;
     return std::nullopt;
 }
 
@@ -42,16 +52,20 @@ bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 
 std::string_view trim(std::string_view s)
 {
-    while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+    while (!s.empty() && isSpace(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isSpace(s.back()))
+        s.remove_suffix(1);
     return s;
 }
 
 bool isIdentifier(std::string_view s)
 {
-    if (s.empty() || !isIdentStart(s.front())) return false;
+    if (s.empty() || !isIdentStart(s.front()))
+        return false;
     for (char c : s)
-        if (!isIdentChar(c)) return false;
+        if (!isIdentChar(c))
+            return false;
     return true;
 }
 
@@ -70,8 +84,10 @@ std::vector<std::string> splitTopLevel(std::string_view s)
     std::size_t start = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         char c = s[i];
-        if (c == '(' || c == '[') ++depth;
-        else if (c == ')' || c == ']') --depth;
+        if (c == '(' || c == '[')
+            ++depth;
+        else if (c == ')' || c == ']')
+            --depth;
         else if (c == ',' && depth == 0) {
             out.emplace_back(trim(s.substr(start, i - start)));
             start = i + 1;
@@ -86,8 +102,10 @@ std::size_t matchingParen(std::string_view s, std::size_t open)
 {
     int depth = 0;
     for (std::size_t i = open; i < s.size(); ++i) {
-        if (s[i] == '(') ++depth;
-        else if (s[i] == ')' && --depth == 0) return i;
+        if (s[i] == '(')
+            ++depth;
+        else if (s[i] == ')' && --depth == 0)
+            return i;
     }
     return std::string_view::npos;
 }
@@ -95,26 +113,33 @@ std::size_t matchingParen(std::string_view s, std::size_t open)
 // f32(...) takes a number as C writes it; a trailing 'f' is allowed.
 std::optional<double> parseNumber(std::string text)
 {
-    if (!text.empty() && (text.back() == 'f' || text.back() == 'F')) text.pop_back();
-    if (text.empty()) return std::nullopt;
+    if (!text.empty() && (text.back() == 'f' || text.back() == 'F'))
+        text.pop_back();
+    if (text.empty())
+        return std::nullopt;
     char *end = nullptr;
     double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) return std::nullopt;
+    if (end != text.c_str() + text.size())
+        return std::nullopt;
     return v;
 }
 
 // A launch argument as written; bare identifiers stay Tensor until the problem is known.
 Result<LaunchArg> parseArg(std::string_view item, const std::string &path, int line)
 {
-    if (item.empty()) return parseError(path, line, "@launch: empty argument in args(...)");
+    if (item.empty())
+        return parseError(path, line, "@launch: empty argument in args(...)");
     for (auto [prefix, kind] : {std::pair{"i32", LaunchArg::Kind::Int32}, std::pair{"i64", LaunchArg::Kind::Int64},
                                 std::pair{"f32", LaunchArg::Kind::Float32}}) {
         std::string_view p = prefix;
-        if (item.substr(0, p.size()) != p) continue;
+        if (item.substr(0, p.size()) != p)
+            continue;
         std::string_view rest = trim(item.substr(p.size()));
         std::size_t offset = item.size() - rest.size();
-        if (rest.empty() || rest.front() != '(') continue;
-        if (matchingParen(item, offset) != item.size() - 1) continue;
+        if (rest.empty() || rest.front() != '(')
+            continue;
+        if (matchingParen(item, offset) != item.size() - 1)
+            continue;
         std::string inner(trim(item.substr(offset + 1, item.size() - offset - 2)));
         if (inner.empty())
             return parseError(path, line, "@launch: " + std::string(prefix) + "() needs a value");
@@ -122,7 +147,8 @@ Result<LaunchArg> parseArg(std::string_view item, const std::string &path, int l
             return parseError(path, line, "@launch: f32(" + inner + ") takes a number");
         return LaunchArg{kind, inner};
     }
-    if (isIdentifier(item)) return LaunchArg{LaunchArg::Kind::Tensor, std::string(item)};
+    if (isIdentifier(item))
+        return LaunchArg{LaunchArg::Kind::Tensor, std::string(item)};
     return LaunchArg{LaunchArg::Kind::Int32, std::string(item)};
 }
 
@@ -130,68 +156,93 @@ Status parseLaunch(std::string_view body, const std::string &path, int line, Lau
 {
     auto fail = [&](std::string msg) -> Status { return parseError(path, line, "@launch: " + msg); };
     std::size_t pos = 0;
-    while (pos < body.size() && isSpace(body[pos])) ++pos;
+    while (pos < body.size() && isSpace(body[pos]))
+        ++pos;
 
     // The kernel: an identifier, or a C++ name with '::' and template arguments, whose
     // spaces may only appear inside <...>.
     std::size_t start = pos;
     int angle = 0;
     while (pos < body.size() && (angle > 0 || !isSpace(body[pos]))) {
-        if (body[pos] == '<') ++angle;
-        else if (body[pos] == '>') --angle;
+        if (body[pos] == '<')
+            ++angle;
+        else if (body[pos] == '>')
+            --angle;
         ++pos;
     }
     std::string_view kernel = body.substr(start, pos - start);
-    if (kernel.empty()) return fail("missing kernel name");
+    if (kernel.empty())
+        return fail("missing kernel name");
     if (kernel.find('(') != std::string_view::npos || !(isIdentStart(kernel.front()) || kernel.front() == ':'))
         return fail("missing kernel name before '" + std::string(kernel) + "'");
     launch.kernel = std::string(kernel);
 
     std::set<std::string> seen;
     while (true) {
-        while (pos < body.size() && isSpace(body[pos])) ++pos;
-        if (pos >= body.size()) break;
+        while (pos < body.size() && isSpace(body[pos]))
+            ++pos;
+        if (pos >= body.size())
+            break;
         std::size_t wordStart = pos;
-        while (pos < body.size() && isIdentChar(body[pos])) ++pos;
+        while (pos < body.size() && isIdentChar(body[pos]))
+            ++pos;
         std::string word(body.substr(wordStart, pos - wordStart));
-        if (word.empty()) return fail("unexpected '" + std::string(body.substr(wordStart)) + "'");
+        if (word.empty())
+            return fail("unexpected '" + std::string(body.substr(wordStart)) + "'");
         static const std::set<std::string> clauses = {"grid", "block", "smem", "cluster", "args"};
-        if (!clauses.count(word)) return fail("unknown clause '" + word + "'");
-        if (!seen.insert(word).second) return fail(word + "(...) given twice");
-        while (pos < body.size() && isSpace(body[pos])) ++pos;
-        if (pos >= body.size() || body[pos] != '(') return fail("expected '(' after '" + word + "'");
+        if (!clauses.count(word))
+            return fail("unknown clause '" + word + "'");
+        if (!seen.insert(word).second)
+            return fail(word + "(...) given twice");
+        while (pos < body.size() && isSpace(body[pos]))
+            ++pos;
+        if (pos >= body.size() || body[pos] != '(')
+            return fail("expected '(' after '" + word + "'");
         std::size_t close = matchingParen(body, pos);
-        if (close == std::string_view::npos) return fail(word + "(...) is missing its ')'");
+        if (close == std::string_view::npos)
+            return fail(word + "(...) is missing its ')'");
         std::string_view inner = trim(body.substr(pos + 1, close - pos - 1));
         pos = close + 1;
 
         if (word == "args") {
-            if (inner.empty()) continue; // a kernel without parameters
+            if (inner.empty())
+                continue; // a kernel without parameters
             for (const auto &item : splitTopLevel(inner)) {
                 auto arg = parseArg(item, path, line);
-                if (!arg) return arg.error();
+                if (!arg)
+                    return arg.error();
                 launch.args.push_back(*arg);
             }
             continue;
         }
         auto items = splitTopLevel(inner);
         for (const auto &item : items)
-            if (item.empty()) return fail(word + "(...) has an empty expression");
+            if (item.empty())
+                return fail(word + "(...) has an empty expression");
         if (word == "smem") {
-            if (items.size() != 1) return fail("smem(...) takes one expression");
+            if (items.size() != 1)
+                return fail("smem(...) takes one expression");
             launch.smem = items[0];
             continue;
         }
-        if (items.size() > 3) return fail(word + "(...) takes one to three expressions");
+        if (items.size() > 3)
+            return fail(word + "(...) takes one to three expressions");
         std::array<std::string, 3> dims{"1", "1", "1"};
-        for (std::size_t i = 0; i < items.size(); ++i) dims[i] = items[i];
-        if (word == "grid") launch.grid = dims;
-        else if (word == "block") launch.block = dims;
-        else launch.cluster = dims;
+        for (std::size_t i = 0; i < items.size(); ++i)
+            dims[i] = items[i];
+        if (word == "grid")
+            launch.grid = dims;
+        else if (word == "block")
+            launch.block = dims;
+        else
+            launch.cluster = dims;
     }
-    if (!seen.count("grid")) return fail("missing grid(...)");
-    if (!seen.count("block")) return fail("missing block(...)");
-    if (!seen.count("args")) return fail("missing args(...)");
+    if (!seen.count("grid"))
+        return fail("missing grid(...)");
+    if (!seen.count("block"))
+        return fail("missing block(...)");
+    if (!seen.count("args"))
+        return fail("missing args(...)");
     return Ok{};
 }
 
@@ -201,11 +252,14 @@ Status parseLaunch(std::string_view body, const std::string &path, int line, Lau
 std::optional<std::pair<std::string, std::string_view>> directiveOf(std::string_view line)
 {
     std::string_view s = trim(line);
-    if (s.substr(0, 2) != "//") return std::nullopt;
+    if (s.substr(0, 2) != "//")
+        return std::nullopt;
     s = trim(s.substr(2));
-    if (s.size() < 2 || s[0] != '@' || !isIdentStart(s[1])) return std::nullopt;
+    if (s.size() < 2 || s[0] != '@' || !isIdentStart(s[1]))
+        return std::nullopt;
     std::size_t end = 1;
-    while (end < s.size() && isIdentChar(s[end])) ++end;
+    while (end < s.size() && isIdentChar(s[end]))
+        ++end;
     return std::pair{std::string(s.substr(1, end - 1)), trim(s.substr(end))};
 }
 
@@ -227,16 +281,18 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
         text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
 
         auto d = directiveOf(line);
-        if (!d) continue;
+        if (!d)
+            continue;
         auto &[word, body] = *d;
         if (word == "precision") {
             if (precisionLine)
-                return parseError(path, lineNo, "@precision: given twice (first on line " +
-                                                    std::to_string(precisionLine) + ")");
+                return parseError(path, lineNo,
+                                  "@precision: given twice (first on line " + std::to_string(precisionLine) + ")");
             auto p = parsePrecision(body);
             if (!p)
-                return parseError(path, lineNo, "@precision: unknown precision '" + std::string(body) +
-                                                    "' (fp32, tf32x3, tf32, fp16 or bf16)");
+                return parseError(path, lineNo,
+                                  "@precision: unknown precision '" + std::string(body) +
+                                      "' (fp32, tf32x3, tf32, fp16 or bf16)");
             c.precision = *p;
             precisionLine = lineNo;
         } else if (word == "scratch") {
@@ -249,8 +305,8 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
             std::string_view count = sp2 == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp2));
             // An optional last word `uninitialized` skips the zero fill.
             bool zeroed = true;
-            if (constexpr std::string_view kUninit = "uninitialized";
-                count.size() > kUninit.size() && count.substr(count.size() - kUninit.size()) == kUninit &&
+            if (constexpr std::string_view kUninit = "uninitialized"; count.size() > kUninit.size() &&
+                count.substr(count.size() - kUninit.size()) == kUninit &&
                 (count[count.size() - kUninit.size() - 1] == ' ' || count[count.size() - kUninit.size() - 1] == '\t')) {
                 zeroed = false;
                 count = trim(count.substr(0, count.size() - kUninit.size()));
@@ -263,22 +319,25 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
             if (!dt)
                 return parseError(path, lineNo, "@scratch: unknown dtype '" + std::string(dtype) + "'");
             if (auto it = scratchLines.find(std::string(name)); it != scratchLines.end())
-                return parseError(path, lineNo, "@scratch: '" + std::string(name) + "' is already declared on line " +
-                                                    std::to_string(it->second));
+                return parseError(path, lineNo,
+                                  "@scratch: '" + std::string(name) + "' is already declared on line " +
+                                      std::to_string(it->second));
             scratchLines[std::string(name)] = lineNo;
             c.scratch.push_back(ScratchDecl{std::string(name), *dt, std::string(count), lineNo, zeroed});
         } else if (word == "launch") {
             LaunchDecl launch;
             launch.line = lineNo;
-            if (auto st = parseLaunch(body, path, lineNo, launch); !st) return st.error();
+            if (auto st = parseLaunch(body, path, lineNo, launch); !st)
+                return st.error();
             c.launches.push_back(std::move(launch));
         } else if (word == "problem") {
             c.problem = std::string(body);
         } else if (word == "expect") {
             c.expect = std::string(body);
         } else {
-            return parseError(path, lineNo, "unknown directive @" + word +
-                                                " (known: @precision, @scratch, @launch, @problem, @expect)");
+            return parseError(path, lineNo,
+                              "unknown directive @" + word +
+                                  " (known: @precision, @scratch, @launch, @problem, @expect)");
         }
     }
     if (c.launches.empty())
@@ -295,10 +354,14 @@ Result<Candidate> parseCandidate(const std::string &source, const std::string &p
 ExprEnv launchEnv(const Problem &problem)
 {
     ExprEnv env;
-    for (const auto &[name, value] : problem.constants) env.constants[name] = value;
-    for (const auto &t : problem.inputs) env.shapes[t.name] = t.shape;
-    for (const auto &t : problem.params) env.shapes[t.name] = t.shape;
-    for (const auto &t : problem.outputs) env.shapes[t.name] = t.shape;
+    for (const auto &[name, value] : problem.constants)
+        env.constants[name] = value;
+    for (const auto &t : problem.inputs)
+        env.shapes[t.name] = t.shape;
+    for (const auto &t : problem.params)
+        env.shapes[t.name] = t.shape;
+    for (const auto &t : problem.outputs)
+        env.shapes[t.name] = t.shape;
     return env;
 }
 
@@ -308,7 +371,8 @@ bool isTensor(const Problem &problem, const std::string &name)
 {
     auto has = [&](const auto &list) {
         for (const auto &t : list)
-            if (t.name == name) return true;
+            if (t.name == name)
+                return true;
         return false;
     };
     return has(problem.inputs) || has(problem.params) || has(problem.outputs);
@@ -324,10 +388,13 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
     // Evaluates `text` for a directive on `line`; `what` names the field in the message.
     auto eval = [&](const std::string &text, int line, const std::string &what) -> Result<std::int64_t> {
         auto v = evalExpr(text, env, {});
-        if (!v) return makeError(ErrorCode::Check, what + ": " + v.error().text(), at(path, line));
+        if (!v)
+            return makeError(ErrorCode::Check, what + ": " + v.error().text(), at(path, line));
         return *v;
     };
-    auto fail = [&](int line, std::string msg) -> Error { return makeError(ErrorCode::Check, std::move(msg), at(path, line)); };
+    auto fail = [&](int line, std::string msg) -> Error {
+        return makeError(ErrorCode::Check, std::move(msg), at(path, line));
+    };
 
     std::set<std::string> scratchNames;
     for (const auto &s : c.scratch) {
@@ -336,7 +403,8 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
         if (problem.constants.count(s.name))
             return fail(s.line, "@scratch: '" + s.name + "' is the name of a problem constant");
         auto count = eval(s.countExpr, s.line, "@scratch " + s.name);
-        if (!count) return count.error();
+        if (!count)
+            return count.error();
         if (*count <= 0)
             return fail(s.line, "@scratch: '" + s.name + "' has " + std::to_string(*count) + " elements; needs > 0");
         plan.scratch.push_back(ResolvedScratch{s.name, s.dtype, *count, s.zeroed});
@@ -353,35 +421,43 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
             static const char *axis[] = {"x", "y", "z"};
             for (int i = 0; i < 3; ++i) {
                 auto v = eval(src[i], l.line, std::string("@launch: ") + what + "(...)." + axis[i]);
-                if (!v) return v.error();
+                if (!v)
+                    return v.error();
                 if (*v <= 0)
-                    return fail(l.line, std::string("@launch: ") + what + "(...)." + axis[i] + " is " +
-                                            std::to_string(*v) + "; must be positive");
+                    return fail(l.line,
+                                std::string("@launch: ") + what + "(...)." + axis[i] + " is " + std::to_string(*v) +
+                                    "; must be positive");
                 dst[i] = *v;
             }
             return Ok{};
         };
-        if (auto st = dims(l.grid, r.grid, "grid"); !st) return st.error();
-        if (auto st = dims(l.block, r.block, "block"); !st) return st.error();
+        if (auto st = dims(l.grid, r.grid, "grid"); !st)
+            return st.error();
+        if (auto st = dims(l.block, r.block, "block"); !st)
+            return st.error();
 
         // The hardware's limits, checked here so the user sees the line instead of a launch error.
         std::int64_t threads = r.block[0] * r.block[1] * r.block[2];
         if (threads > 1024)
             return fail(l.line, "@launch: block(...) has " + std::to_string(threads) + " threads; at most 1024");
-        if (r.block[2] > 64) return fail(l.line, "@launch: block(...).z is at most 64");
+        if (r.block[2] > 64)
+            return fail(l.line, "@launch: block(...).z is at most 64");
         if (r.grid[0] > std::numeric_limits<std::int32_t>::max())
             return fail(l.line, "@launch: grid(...).x is at most 2147483647");
         if (r.grid[1] > 65535 || r.grid[2] > 65535)
             return fail(l.line, "@launch: grid(...).y and .z are at most 65535");
 
         auto smem = eval(l.smem, l.line, "@launch: smem(...)");
-        if (!smem) return smem.error();
-        if (*smem < 0) return fail(l.line, "@launch: smem(...) is negative");
+        if (!smem)
+            return smem.error();
+        if (*smem < 0)
+            return fail(l.line, "@launch: smem(...) is negative");
         r.smem = *smem;
 
         if (l.cluster) {
             std::array<std::int64_t, 3> cl{};
-            if (auto st = dims(*l.cluster, cl, "cluster"); !st) return st.error();
+            if (auto st = dims(*l.cluster, cl, "cluster"); !st)
+                return st.error();
             for (int i = 0; i < 3; ++i)
                 if (r.grid[i] % cl[i] != 0)
                     return fail(l.line, "@launch: grid(...) must be a multiple of cluster(...) in every dimension");
@@ -412,13 +488,15 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
             case LaunchArg::Kind::Int32:
             case LaunchArg::Kind::Int64: {
                 auto v = eval(a.text, l.line, what);
-                if (!v) return v.error();
+                if (!v)
+                    return v.error();
                 ra.ivalue = *v;
                 break;
             }
             case LaunchArg::Kind::Float32: {
                 auto v = parseNumber(a.text);
-                if (!v) return fail(l.line, what + ": f32(" + a.text + ") takes a number");
+                if (!v)
+                    return fail(l.line, what + ": f32(" + a.text + ") takes a number");
                 ra.fvalue = *v;
                 break;
             }
@@ -426,8 +504,8 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
             if (ra.kind == LaunchArg::Kind::Int32 &&
                 (ra.ivalue < std::numeric_limits<std::int32_t>::min() ||
                  ra.ivalue > std::numeric_limits<std::int32_t>::max()))
-                return fail(l.line, what + ": " + std::to_string(ra.ivalue) +
-                                        " does not fit in 32 bits; pass it as i64(...)");
+                return fail(l.line,
+                            what + ": " + std::to_string(ra.ivalue) + " does not fit in 32 bits; pass it as i64(...)");
             r.args.push_back(ra);
         }
         plan.launches.push_back(std::move(r));
@@ -440,7 +518,8 @@ Status checkCandidate(const Candidate &c, const Problem &problem, const std::str
     // Resolving evaluates every expression, which is the check: a name that does not exist
     // cannot be evaluated.
     auto plan = resolveCandidate(c, problem, path);
-    if (!plan) return plan.error();
+    if (!plan)
+        return plan.error();
     return Ok{};
 }
 

@@ -36,7 +36,7 @@ struct LaunchDecl {
     std::string kernel;
     std::array<std::string, 3> grid{"1", "1", "1"};
     std::array<std::string, 3> block{"1", "1", "1"};
-    std::string smem = "0";                          // dynamic shared memory, bytes
+    std::string smem = "0";                            // dynamic shared memory, bytes
     std::optional<std::array<std::string, 3>> cluster; // thread-block cluster dims (Hopper)
     std::vector<LaunchArg> args;
     int line = 0;
@@ -65,7 +65,7 @@ ExprEnv launchEnv(const Problem &);
 // Launches with every expression evaluated.
 struct ResolvedArg {
     LaunchArg::Kind kind;
-    std::string name;       // tensor or scratch name (pointer kinds)
+    std::string name; // tensor or scratch name (pointer kinds)
     std::int64_t ivalue = 0;
     double fvalue = 0;
 };

@@ -31,7 +31,8 @@ std::vector<Diagnostic> diagnosticsFromLog(const std::string &log)
     std::string line;
     std::smatch m;
     while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
         if (std::regex_match(line, m, source)) {
             std::string file = m[1], severity = m[3] == "warning" ? "warning" : "error";
             if (file == "__nv_name_map") {
@@ -39,12 +40,14 @@ std::vector<Diagnostic> diagnosticsFromLog(const std::string &log)
                 // internal name table; say it in the user's terms instead.
                 std::smatch n;
                 std::string msg = m[5];
-                if (!std::regex_search(msg, n, nameExpr)) continue;
+                if (!std::regex_search(msg, n, nameExpr))
+                    continue;
                 std::string name = n[1];
                 // "cannot form address of a non-__global__ function", "must form address of a
                 // __global__ function or ...": the name exists but is no kernel.
                 if (msg.find("__global__") != std::string::npos)
-                    out.push_back(Diagnostic{0, "error", "'" + name + "' named in @launch is not a __global__ function"});
+                    out.push_back(
+                        Diagnostic{0, "error", "'" + name + "' named in @launch is not a __global__ function"});
                 else
                     out.push_back(Diagnostic{0, "error", "kernel '" + name + "' named in @launch is not defined"});
                 continue;

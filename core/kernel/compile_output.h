@@ -8,14 +8,14 @@
 namespace kf {
 
 struct Diagnostic {
-    int line = 0; // 1-based line in the candidate, 0 when none
+    int line = 0;         // 1-based line in the candidate, 0 when none
     std::string severity; // "error", "warning"
     std::string message;
 };
 
 struct KernelResources {
     int registers = 0;
-    int sharedBytes = 0;     // static shared memory
+    int sharedBytes = 0; // static shared memory
     int stackBytes = 0;
     int spillStores = 0;
     int spillLoads = 0;
@@ -23,21 +23,21 @@ struct KernelResources {
 
 struct CompileOutput {
     bool ok = false;
-    std::string arch;                 // "sm_90a"
-    std::string log;                  // NVRTC's program log (ptxas -v lines included)
+    std::string arch; // "sm_90a"
+    std::string log;  // NVRTC's program log (ptxas -v lines included)
     std::vector<Diagnostic> diagnostics;
     std::string ptx;
-    std::string cubin;                // binary, empty when !ok
-    std::map<std::string, std::string> loweredNames; // kernel name as written -> symbol
+    std::string cubin;                                // binary, empty when !ok
+    std::map<std::string, std::string> loweredNames;  // kernel name as written -> symbol
     std::map<std::string, KernelResources> resources; // by kernel name as written
     double seconds = 0;
     bool cached = false;
 };
 
 struct CompileOptions {
-    std::string arch = "sm_90a";      // the device's own; chosen by the caller
-    std::vector<std::string> extra;   // more NVRTC options
-    std::string cacheDir;             // "" = no cache
+    std::string arch = "sm_90a";    // the device's own; chosen by the caller
+    std::vector<std::string> extra; // more NVRTC options
+    std::string cacheDir;           // "" = no cache
 };
 
 // Default cache folder: $XDG_CACHE_HOME/kernelforge/nvrtc or ~/.cache/kernelforge/nvrtc.

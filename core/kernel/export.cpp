@@ -18,21 +18,30 @@ namespace {
 std::string identifier(const std::string &name)
 {
     std::string out;
-    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front()))) out.insert(out.begin(), '_');
+    for (char c : name)
+        out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front())))
+        out.insert(out.begin(), '_');
     return out;
 }
 
 const char *cType(DType t)
 {
     switch (t) {
-    case DType::F32: return "float";
-    case DType::F16: return "__half";
-    case DType::BF16: return "__nv_bfloat16";
-    case DType::F64: return "double";
-    case DType::I32: return "int";
-    case DType::I64: return "long long";
-    case DType::Bool: return "bool";
+    case DType::F32:
+        return "float";
+    case DType::F16:
+        return "__half";
+    case DType::BF16:
+        return "__nv_bfloat16";
+    case DType::F64:
+        return "double";
+    case DType::I32:
+        return "int";
+    case DType::I64:
+        return "long long";
+    case DType::Bool:
+        return "bool";
     }
     return "float";
 }
@@ -40,7 +49,8 @@ const char *cType(DType t)
 std::string shapeText(const std::vector<std::int64_t> &shape)
 {
     std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
 }
 
@@ -60,7 +70,8 @@ void commentBlock(std::ostringstream &out, const std::string &text, const std::s
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
-        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+            line.pop_back();
         out << (line.empty() ? "//" : "//" + indent + line) << "\n";
     }
 }
@@ -68,18 +79,22 @@ void commentBlock(std::ostringstream &out, const std::string &text, const std::s
 std::string floatLiteral(double v)
 {
     float f = float(v);
-    if (std::isnan(f)) return "__builtin_nanf(\"\")";
-    if (std::isinf(f)) return f > 0 ? "__builtin_huge_valf()" : "(-__builtin_huge_valf())";
+    if (std::isnan(f))
+        return "__builtin_nanf(\"\")";
+    if (std::isinf(f))
+        return f > 0 ? "__builtin_huge_valf()" : "(-__builtin_huge_valf())";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", double(f));
     std::string s = buf;
-    if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+    if (s.find_first_of(".eE") == std::string::npos)
+        s += ".0";
     return s + "f";
 }
 
 std::string int64Literal(std::int64_t v)
 {
-    if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1)";
+    if (v == std::numeric_limits<std::int64_t>::min())
+        return "(-9223372036854775807LL - 1)";
     return std::to_string(v) + "LL";
 }
 
@@ -103,17 +118,19 @@ struct Params {
 
 Params nameParams(const Problem &problem, const ResolvedPlan &plan)
 {
-    std::set<std::string> taken = {"scratch", "stream", "err", "auto", "bool", "char", "class", "const",
-                                   "default", "delete", "do", "double", "else", "enum", "float", "for",
-                                   "if", "int", "long", "new", "operator", "private", "public", "register",
-                                   "return", "short", "signed", "sizeof", "static", "struct", "switch",
-                                   "template", "this", "typedef", "union", "unsigned", "void", "while"};
-    for (const auto &l : plan.launches) taken.insert(l.kernel);
+    std::set<std::string> taken = {
+        "scratch",  "stream",   "err",    "auto",     "bool",   "char",     "class",  "const",  "default", "delete",
+        "do",       "double",   "else",   "enum",     "float",  "for",      "if",     "int",    "long",    "new",
+        "operator", "private",  "public", "register", "return", "short",    "signed", "sizeof", "static",  "struct",
+        "switch",   "template", "this",   "typedef",  "union",  "unsigned", "void",   "while"};
+    for (const auto &l : plan.launches)
+        taken.insert(l.kernel);
     Params out;
     auto add = [&](const auto &list, const char *role) {
         for (const auto &t : list) {
             std::string n = identifier(t.name);
-            while (taken.count(n) || n.rfind("kf_", 0) == 0) n += "_";
+            while (taken.count(n) || n.rfind("kf_", 0) == 0)
+                n += "_";
             taken.insert(n);
             out.list.push_back(Param{&t, role, n});
             out.cnameOf[t.name] = n;
@@ -164,7 +181,8 @@ void writeHeader(std::ostringstream &o, const Candidate &c, const Problem &probl
         commentBlock(o, "!!! " + info.warning, " ");
         o << "//\n";
     }
-    if (!problem.description.empty()) commentBlock(o, problem.description, " ");
+    if (!problem.description.empty())
+        commentBlock(o, problem.description, " ");
     o << "//\n";
     o << "//   GPU:        " << (info.gpu.empty() ? "unknown" : info.gpu) << " (" << arch << ")\n";
     o << "//   precision:  " << precision << "\n";
@@ -195,7 +213,8 @@ void writeHeader(std::ostringstream &o, const Candidate &c, const Problem &probl
     o << "//\n";
     o << "// Tensors (sizes are fixed):\n";
     std::size_t width = 0;
-    for (const auto &p : params.list) width = std::max(width, p.cname.size());
+    for (const auto &p : params.list)
+        width = std::max(width, p.cname.size());
     for (const auto &p : params.list)
         o << "//   " << p.cname << std::string(width - p.cname.size() + 2, ' ') << p.role
           << std::string(8 - p.role.size(), ' ') << toString(p.spec->dtype) << " " << shapeText(p.spec->shape) << "\n";
@@ -221,7 +240,8 @@ void writeScratch(std::ostringstream &o, const ScratchLayout &scratch)
         o << "    " << cType(s.s->dtype) << "* kf_s_" << s.s->name << " = reinterpret_cast<" << cType(s.s->dtype)
           << "*>(kf_base + " << s.offset << ");\n";
     for (const auto &s : scratch.slices) {
-        if (!s.s->zeroed) continue; // declared uninitialized: the kernels write it before reading
+        if (!s.s->zeroed)
+            continue; // declared uninitialized: the kernels write it before reading
         o << "    err = cudaMemsetAsync(kf_base + " << s.offset << ", 0, " << s.bytes << ", stream);\n";
         o << "    if (err != cudaSuccess) return err;\n";
     }
@@ -241,8 +261,12 @@ void writeLaunch(std::ostringstream &o, const ResolvedLaunch &l, const LaunchDec
         const ResolvedArg &a = l.args[ai];
         std::string var = "kf_a" + std::to_string(ai);
         switch (a.kind) {
-        case LaunchArg::Kind::Tensor: refs.push_back("&" + cnameOf.at(a.name)); break;
-        case LaunchArg::Kind::Scratch: refs.push_back("&kf_s_" + a.name); break;
+        case LaunchArg::Kind::Tensor:
+            refs.push_back("&" + cnameOf.at(a.name));
+            break;
+        case LaunchArg::Kind::Scratch:
+            refs.push_back("&kf_s_" + a.name);
+            break;
         case LaunchArg::Kind::Int32:
             o << "        int " << var << " = " << a.ivalue << ";\n";
             refs.push_back("&" + var);
@@ -263,7 +287,8 @@ void writeLaunch(std::ostringstream &o, const ResolvedLaunch &l, const LaunchDec
         o << "        void** kf_args = nullptr;\n";
     } else {
         o << "        void* kf_args[] = {";
-        for (std::size_t i = 0; i < refs.size(); ++i) o << (i ? ", " : "") << "(void*)" << refs[i];
+        for (std::size_t i = 0; i < refs.size(); ++i)
+            o << (i ? ", " : "") << "(void*)" << refs[i];
         o << "};\n";
     }
     if (l.smem > 48 * 1024) {
@@ -274,7 +299,8 @@ void writeLaunch(std::ostringstream &o, const ResolvedLaunch &l, const LaunchDec
     if (l.cluster) {
         const auto &cl = *l.cluster;
         if (cl[0] * cl[1] * cl[2] > 8) {
-            o << "        err = cudaFuncSetAttribute(" << fn << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+            o << "        err = cudaFuncSetAttribute(" << fn
+              << ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
             o << "        if (err != cudaSuccess) return err;\n";
         }
         o << "        cudaLaunchAttribute kf_attr[1];\n";
@@ -306,7 +332,8 @@ std::string exportScratchBytesName(const Problem &p) { return "kf_" + identifier
 Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, const ExportInfo &info)
 {
     auto planResult = resolveCandidate(c, problem);
-    if (!planResult) return planResult.error();
+    if (!planResult)
+        return planResult.error();
     const ResolvedPlan &plan = *planResult;
     const Params params = nameParams(problem, plan);
     const ScratchLayout scratch = layoutScratch(plan);
@@ -329,13 +356,16 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
     std::ostringstream o;
     writeHeader(o, c, problem, info, params, signature);
     o << "#include <cuda_runtime.h>\n";
-    if (needHalf) o << "#include <cuda_fp16.h>\n";
-    if (needBf16) o << "#include <cuda_bf16.h>\n";
+    if (needHalf)
+        o << "#include <cuda_fp16.h>\n";
+    if (needBf16)
+        o << "#include <cuda_bf16.h>\n";
     o << "#include <cstddef>\n\n";
 
     o << "// ---- kernels: the candidate as evaluated (its @ directives are comments) ----\n\n";
     o << c.source;
-    if (!c.source.empty() && c.source.back() != '\n') o << "\n";
+    if (!c.source.empty() && c.source.back() != '\n')
+        o << "\n";
     o << "\n// ---- host launcher ----\n\n";
 
     o << "extern \"C\" size_t " << exportScratchBytesName(problem) << "(void)\n{\n    return " << scratch.bytes

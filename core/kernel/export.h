@@ -11,12 +11,12 @@
 namespace kf {
 
 struct ExportInfo {
-    std::string gpu;                 // "NVIDIA H200"; "" when unknown
-    std::string arch = "sm_90a";     // the target of the build line in the header
-    std::string precision;           // "" = the candidate's @precision
-    std::optional<double> speedup;   // reference time / kernel time
-    std::optional<double> maxError;  // largest error the verifier measured
-    std::string date;                // "" = today (UTC, YYYY-MM-DD)
+    std::string gpu;                // "NVIDIA H200"; "" when unknown
+    std::string arch = "sm_90a";    // the target of the build line in the header
+    std::string precision;          // "" = the candidate's @precision
+    std::optional<double> speedup;  // reference time / kernel time
+    std::optional<double> maxError; // largest error the verifier measured
+    std::string date;               // "" = today (UTC, YYYY-MM-DD)
     // Why the kernel cannot be trusted as verified ("NOT VERIFIED: ..."), set apart at the top
     // of the header; "" for a kernel that passed verification.
     std::string warning;

@@ -7,17 +7,31 @@ namespace {
 
 // Canonical spellings first: toString() returns the first name listed for a value.
 constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
-    {DType::F32, "float32"}, {DType::F16, "float16"}, {DType::BF16, "bfloat16"}, {DType::F64, "float64"},
-    {DType::I32, "int32"},   {DType::I64, "int64"},   {DType::Bool, "bool"},
+    {DType::F32, "float32"},
+    {DType::F16, "float16"},
+    {DType::BF16, "bfloat16"},
+    {DType::F64, "float64"},
+    {DType::I32, "int32"},
+    {DType::I64, "int64"},
+    {DType::Bool, "bool"},
     // Short forms people write in directives and in CUDA-minded files.
-    {DType::F32, "fp32"},    {DType::F32, "f32"},     {DType::F32, "float"},     {DType::F16, "fp16"},
-    {DType::F16, "f16"},     {DType::F16, "half"},    {DType::BF16, "bf16"},     {DType::F64, "fp64"},
-    {DType::F64, "f64"},     {DType::F64, "double"},  {DType::I32, "i32"},       {DType::I32, "int"},
+    {DType::F32, "fp32"},
+    {DType::F32, "f32"},
+    {DType::F32, "float"},
+    {DType::F16, "fp16"},
+    {DType::F16, "f16"},
+    {DType::F16, "half"},
+    {DType::BF16, "bf16"},
+    {DType::F64, "fp64"},
+    {DType::F64, "f64"},
+    {DType::F64, "double"},
+    {DType::I32, "i32"},
+    {DType::I32, "int"},
     {DType::I64, "i64"},
 };
 
 constexpr std::pair<Dist, std::string_view> kDistNames[] = {
-    {Dist::Uniform, "uniform"}, {Dist::Normal, "normal"},           {Dist::Laplace, "laplace"},
+    {Dist::Uniform, "uniform"},     {Dist::Normal, "normal"},           {Dist::Laplace, "laplace"},
     {Dist::LogNormal, "lognormal"}, {Dist::Exponential, "exponential"},
 };
 
@@ -56,13 +70,20 @@ std::optional<Policy> parsePolicy(std::string_view s) { return valueOf(kPolicyNa
 std::size_t elementSize(DType t)
 {
     switch (t) {
-    case DType::F32: return 4;
-    case DType::F16: return 2;
-    case DType::BF16: return 2;
-    case DType::F64: return 8;
-    case DType::I32: return 4;
-    case DType::I64: return 8;
-    case DType::Bool: return 1;
+    case DType::F32:
+        return 4;
+    case DType::F16:
+        return 2;
+    case DType::BF16:
+        return 2;
+    case DType::F64:
+        return 8;
+    case DType::I32:
+        return 4;
+    case DType::I64:
+        return 8;
+    case DType::Bool:
+        return 1;
     }
     return 0;
 }

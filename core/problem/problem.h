@@ -50,21 +50,21 @@ struct ParamSpec : TensorSpec {
 struct Problem {
     std::string name;
     std::string description;
-    std::string path;     // where it was loaded from ("" when sent by content)
-    std::string text;     // the file's text: problems travel to workers by content
-    std::string variant;  // "" or the name of the size variant applied ("small")
+    std::string path;    // where it was loaded from ("" when sent by content)
+    std::string text;    // the file's text: problems travel to workers by content
+    std::string variant; // "" or the name of the size variant applied ("small")
     std::map<std::string, std::int64_t, std::less<>> constants;
     std::vector<InputSpec> inputs;
     std::vector<ParamSpec> params;
-    std::vector<TensorSpec> outputs;  // "out" or "out0", "out1", ...
-    std::string referenceSource;      // TorchScript: def forward(inputs..., params...); for a module
-                                      // problem, the Python it was imported from (for prompts)
+    std::vector<TensorSpec> outputs; // "out" or "out0", "out1", ...
+    std::string referenceSource;     // TorchScript: def forward(inputs..., params...); for a module
+        // problem, the Python it was imported from (for prompts)
     // Module problems (docs/formats.md, "Module problems"): the reference is a saved TorchScript
     // module. `module` holds its bytes, which travel inside `text` (the [module_data] table that
     // loadProblemFile appends), so a worker or a session needs no other file.
-    std::string modulePath;           // reference.module as written in the file ("" otherwise)
-    std::string module;               // the .pt file's bytes
-    std::string moduleTorch;          // the PyTorch version that saved it, "" when unknown
+    std::string modulePath;  // reference.module as written in the file ("" otherwise)
+    std::string module;      // the .pt file's bytes
+    std::string moduleTorch; // the PyTorch version that saved it, "" when unknown
     bool isModule() const { return !modulePath.empty(); }
     Policy policy = Policy::Strict;
     bool normalization = false;       // adds the large-offset trial (mean 1000, std 0.1)

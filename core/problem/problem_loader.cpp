@@ -40,11 +40,13 @@ public:
         p.text = m_text;
         p.variant = m_variant;
 
-        checkKeys(root, {"name", "description", "policy", "normalization", "flops", "bytes", "constants",
-                         "variants", "inputs", "params", "outputs", "reference", "module_data"},
+        checkKeys(root,
+                  {"name", "description", "policy", "normalization", "flops", "bytes", "constants", "variants",
+                   "inputs", "params", "outputs", "reference", "module_data"},
                   "");
         p.name = requireString(root, "name", "", 1);
-        if (p.name.empty() || std::any_of(p.name.begin(), p.name.end(), [](char c) { return std::isspace((unsigned char)c); }))
+        if (p.name.empty() ||
+            std::any_of(p.name.begin(), p.name.end(), [](char c) { return std::isspace((unsigned char)c); }))
             fail(root.get("name"), "name", "must be a non-empty word without spaces");
         p.description = optionalString(root, "description", "").value_or("");
         if (auto s = optionalString(root, "policy", "")) {
@@ -164,7 +166,8 @@ private:
         return n->as_string()->get();
     }
 
-    std::optional<std::string> optionalString(const toml::table &t, std::string_view key, const std::string &prefix) const
+    std::optional<std::string> optionalString(const toml::table &t, std::string_view key,
+                                              const std::string &prefix) const
     {
         const toml::node *n = t.get(key);
         if (!n)
@@ -236,8 +239,8 @@ private:
                 for (const auto &[key, value] : *table.as_table()) {
                     std::string field = prefix + "." + std::string(key.str());
                     if (!constants.count(key.str()))
-                        fail(&value, field, "overrides \"" + std::string(key.str()) +
-                                                "\", which is not in [constants]");
+                        fail(&value, field,
+                             "overrides \"" + std::string(key.str()) + "\", which is not in [constants]");
                     if (!value.is_integer())
                         fail(&value, field, "must be an integer");
                 }
@@ -385,7 +388,8 @@ private:
                     fail(t.get("attribute"), prefix + ".attribute",
                          "applies only to module problems (with reference.module)");
                 if (a->empty())
-                    fail(t.get("attribute"), prefix + ".attribute", "must name a module attribute, like \"conv.weight\"");
+                    fail(t.get("attribute"), prefix + ".attribute",
+                         "must name a module attribute, like \"conv.weight\"");
                 spec.attribute = *a;
             } else if (moduleProblem(root)) {
                 spec.attribute = spec.name; // a parameter of the model itself
@@ -399,7 +403,8 @@ private:
             bool ranged = init == "uniform" || init == "normal";
             for (std::string_view key : {"low", "high"})
                 if (t.get(key) && !ranged)
-                    fail(t.get(key), prefix + "." + std::string(key), "applies only to init = \"uniform\" or \"normal\"");
+                    fail(t.get(key), prefix + "." + std::string(key),
+                         "applies only to init = \"uniform\" or \"normal\"");
             if (t.get("fan_in") && init != "fan_in_uniform")
                 fail(t.get("fan_in"), prefix + ".fan_in", "applies only to init = \"fan_in_uniform\"");
             if (ranged) {
@@ -409,7 +414,8 @@ private:
                 if (init == "uniform" && !(spec.high > spec.low))
                     fail(t.get("high") ? t.get("high") : &t, prefix + ".high", "must be greater than low");
                 if (init == "normal" && !(spec.high > 0))
-                    fail(t.get("high") ? t.get("high") : &t, prefix + ".high", "the standard deviation must be positive");
+                    fail(t.get("high") ? t.get("high") : &t, prefix + ".high",
+                         "the standard deviation must be positive");
             }
             if (init == "fan_in_uniform")
                 spec.fanIn = readFanIn(t, prefix, spec.shape);
@@ -419,13 +425,15 @@ private:
 
     // PyTorch's fan-in of a weight is the product of all but its first dimension; a bias has no
     // such shape, so 1-d parameters must say theirs.
-    std::int64_t readFanIn(const toml::table &t, const std::string &prefix, const std::vector<std::int64_t> &shape) const
+    std::int64_t readFanIn(const toml::table &t, const std::string &prefix,
+                           const std::vector<std::int64_t> &shape) const
     {
         std::string field = prefix + ".fan_in";
         const toml::node *n = t.get("fan_in");
         if (!n) {
             if (shape.size() < 2)
-                failAt(lineOf(&t), field, "required for init = \"fan_in_uniform\" on a parameter with fewer than 2 dimensions");
+                failAt(lineOf(&t), field,
+                       "required for init = \"fan_in_uniform\" on a parameter with fewer than 2 dimensions");
             std::int64_t f = 1;
             for (std::size_t k = 1; k < shape.size(); ++k)
                 f *= shape[k];
@@ -461,7 +469,8 @@ private:
             std::string expected = arr->size() == 1 ? "out" : "out" + std::to_string(i);
             if (spec.name != expected)
                 fail(t.get("name"), prefix + ".name",
-                     "must be \"" + expected + "\" (a single output is \"out\"; a tuple's are out0, out1, ... in order)");
+                     "must be \"" + expected +
+                         "\" (a single output is \"out\"; a tuple's are out0, out1, ... in order)");
             p.outputs.push_back(std::move(spec));
         }
     }
@@ -633,7 +642,6 @@ private:
             return fallback;
         return 1 + std::uint32_t(std::count(m_text.begin(), m_text.begin() + std::ptrdiff_t(at), '\n'));
     }
-
 };
 
 std::string readFile(const std::string &path, bool &ok)
@@ -651,7 +659,9 @@ std::string readFile(const std::string &path, bool &ok)
 std::uint32_t lineOfModule(const std::string &text)
 {
     std::size_t at = text.find("\nmodule");
-    return at == std::string::npos ? 1 : 2 + std::uint32_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+    return at == std::string::npos
+        ? 1
+        : 2 + std::uint32_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
 }
 
 void addDir(std::vector<std::string> &out, const fs::path &dir)
@@ -725,9 +735,10 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     if (!ok || p->module.empty())
         return makeError(ErrorCode::Io, "cannot read the module " + file.string() + " (re-import the problem)",
                          path + ":" + std::to_string(lineOfModule(text)) + ": reference.module");
-    p->text = text + (text.empty() || text.back() == '\n' ? "" : "\n") +
-              "\n# The bytes of " + p->modulePath + ", added when the file was read: a module problem travels whole.\n"
-              "[module_data]\nbase64 = \"" + base64Encode(p->module) + "\"\n";
+    p->text = text + (text.empty() || text.back() == '\n' ? "" : "\n") + "\n# The bytes of " + p->modulePath +
+        ", added when the file was read: a module problem travels whole.\n"
+        "[module_data]\nbase64 = \"" +
+        base64Encode(p->module) + "\"\n";
     return p;
 }
 

@@ -23,7 +23,8 @@ double timeMs(const std::function<void()> &f, int reps)
     cudaEventCreate(&a);
     cudaEventCreate(&b);
     cudaEventRecord(a, nullptr);
-    for (int i = 0; i < reps; ++i) f();
+    for (int i = 0; i < reps; ++i)
+        f();
     cudaEventRecord(b, nullptr);
     cudaEventSynchronize(b);
     float ms = 0;
@@ -38,18 +39,24 @@ double timeMs(const std::function<void()> &f, int reps)
 double bestMs(const std::function<void()> &f, int reps)
 {
     double best = timeMs(f, reps);
-    for (int i = 0; i < 2; ++i) best = std::min(best, timeMs(f, reps));
+    for (int i = 0; i < 2; ++i)
+        best = std::min(best, timeMs(f, reps));
     return best;
 }
 
 std::string cachePath(const GpuInfo &g)
 {
     std::string base;
-    if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x) base = x;
-    else if (const char *h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache";
-    else base = "/tmp";
+    if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        base = x;
+    else if (const char *h = std::getenv("HOME"); h && *h)
+        base = std::string(h) + "/.cache";
+    else
+        base = "/tmp";
     std::string name = g.name;
-    for (char &c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    for (char &c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+            c = '_';
     return base + "/kernelforge/ceilings-" + name + ".json";
 }
 
@@ -70,7 +77,8 @@ Ceilings measureCeilings(const GpuInfo &g)
         c.bandwidthGBs = 2.0 * double(src.nbytes()) / (ms * 1e6);
     }
     const std::int64_t n = 8192;
-    for (auto [key, dtype] : {std::pair{"fp32", torch::kFloat32}, {"fp16", torch::kFloat16}, {"bf16", torch::kBFloat16}}) {
+    for (auto [key, dtype] :
+         {std::pair{"fp32", torch::kFloat32}, {"fp16", torch::kFloat16}, {"bf16", torch::kBFloat16}}) {
         auto a = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(dev));
         auto b = torch::randn({n, n}, torch::TensorOptions().dtype(dtype).device(dev));
         auto o = torch::empty({n, n}, a.options());
@@ -103,8 +111,10 @@ Ceilings cachedCeilings(const GpuInfo &g)
         c = measureCeilings(g); // once more: whatever shared the GPU may have finished
     if (const std::string why = gpu::implausibleCeilings(c, g.name); !why.empty()) {
         // Used for this worker's floors, but not kept: the next worker measures again.
-        std::fprintf(stderr, "kernelforge-worker: the GPU's ceilings look measured beside other work (%s); not "
-                             "cached, measured again at the next start\n", why.c_str());
+        std::fprintf(stderr,
+                     "kernelforge-worker: the GPU's ceilings look measured beside other work (%s); not "
+                     "cached, measured again at the next start\n",
+                     why.c_str());
         return c;
     }
     if (c.bandwidthGBs > 0) {

@@ -204,13 +204,20 @@ constexpr int kThreads = 256;
 const char *compareKernel(DType out, bool refIsF64)
 {
     switch (out) {
-    case DType::F32: return refIsF64 ? "kf_cmp_f32_f64" : "kf_cmp_f32_f32";
-    case DType::F16: return refIsF64 ? "kf_cmp_f16_f64" : "kf_cmp_f16_f32";
-    case DType::BF16: return refIsF64 ? "kf_cmp_bf16_f64" : "kf_cmp_bf16_f32";
-    case DType::F64: return refIsF64 ? "kf_cmp_f64_f64" : "kf_cmp_f64_f32";
-    case DType::I32: return "kf_cmp_i32";
-    case DType::I64: return "kf_cmp_i64";
-    case DType::Bool: return "kf_cmp_u8";
+    case DType::F32:
+        return refIsF64 ? "kf_cmp_f32_f64" : "kf_cmp_f32_f32";
+    case DType::F16:
+        return refIsF64 ? "kf_cmp_f16_f64" : "kf_cmp_f16_f32";
+    case DType::BF16:
+        return refIsF64 ? "kf_cmp_bf16_f64" : "kf_cmp_bf16_f32";
+    case DType::F64:
+        return refIsF64 ? "kf_cmp_f64_f64" : "kf_cmp_f64_f32";
+    case DType::I32:
+        return "kf_cmp_i32";
+    case DType::I64:
+        return "kf_cmp_i64";
+    case DType::Bool:
+        return "kf_cmp_u8";
     }
     return "kf_cmp_f32_f64";
 }
@@ -218,9 +225,10 @@ const char *compareKernel(DType out, bool refIsF64)
 const std::vector<std::string> &kernelNames()
 {
     static const std::vector<std::string> names{
-        "kf_cmp_f32_f64", "kf_cmp_f32_f32", "kf_cmp_f16_f64", "kf_cmp_f16_f32", "kf_cmp_bf16_f64",
-        "kf_cmp_bf16_f32", "kf_cmp_f64_f64", "kf_cmp_f64_f32", "kf_cmp_i32", "kf_cmp_i64", "kf_cmp_u8",
-        "kf_fill_u8", "kf_fill_u16", "kf_fill_u32", "kf_fill_u64", "kf_fill_16", "kf_sumsq", "kf_hash", "kf_empty"};
+        "kf_cmp_f32_f64",  "kf_cmp_f32_f32", "kf_cmp_f16_f64", "kf_cmp_f16_f32", "kf_cmp_bf16_f64",
+        "kf_cmp_bf16_f32", "kf_cmp_f64_f64", "kf_cmp_f64_f32", "kf_cmp_i32",     "kf_cmp_i64",
+        "kf_cmp_u8",       "kf_fill_u8",     "kf_fill_u16",    "kf_fill_u32",    "kf_fill_u64",
+        "kf_fill_16",      "kf_sumsq",       "kf_hash",        "kf_empty"};
     return names;
 }
 
@@ -240,8 +248,9 @@ Result<std::unique_ptr<CheckKernels>> CheckKernels::load(const std::string &arch
     if (!c)
         return c.error();
     if (!c->ok)
-        return makeError(ErrorCode::Engine, "the engine's check kernels do not compile for " + arch + ": " +
-                                       (c->diagnostics.empty() ? c->log : c->diagnostics.front().message));
+        return makeError(ErrorCode::Engine,
+                         "the engine's check kernels do not compile for " + arch + ": " +
+                             (c->diagnostics.empty() ? c->log : c->diagnostics.front().message));
     auto m = gpu::Module::load(c->cubin, c->loweredNames);
     if (!m)
         return m.error();
@@ -262,14 +271,16 @@ Status CheckKernels::run(const std::string &kernel, std::int64_t work, void **ar
     // wave would leave most of the GPU idle at its end.
     int &resident = m_resident[kernel];
     if (resident == 0 &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, reinterpret_cast<const void *>(k->kernel), kThreads, 0) !=
-            cudaSuccess)
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, reinterpret_cast<const void *>(k->kernel), kThreads,
+                                                      0) != cudaSuccess)
         resident = 1;
     const std::int64_t wanted = (std::max<std::int64_t>(work, 1) + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(std::min<std::int64_t>(wanted, std::int64_t(std::max(resident, 1)) * m_sms));
-    cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void *>(k->kernel), dim3(blocks), dim3(kThreads), args, 0, nullptr);
+    cudaError_t e =
+        cudaLaunchKernel(reinterpret_cast<const void *>(k->kernel), dim3(blocks), dim3(kThreads), args, 0, nullptr);
     if (e != cudaSuccess)
-        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine, "check kernel '" + kernel + "': " + gpu::errorText(e));
+        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine,
+                         "check kernel '" + kernel + "': " + gpu::errorText(e));
     return Ok{};
 }
 
@@ -290,14 +301,29 @@ Status CheckKernels::poison(void *data, std::int64_t numel, DType t)
         size = 8;
         break;
     }
-    case DType::F16: bits = 0x7e00; size = 2; break;
-    case DType::BF16: bits = 0x7fc0; size = 2; break;
-    case DType::I32: bits = 0x80000000u; break;
-    case DType::I64: bits = 0x8000000000000000ull; size = 8; break;
-    case DType::Bool: bits = 1; size = 1; break;
+    case DType::F16:
+        bits = 0x7e00;
+        size = 2;
+        break;
+    case DType::BF16:
+        bits = 0x7fc0;
+        size = 2;
+        break;
+    case DType::I32:
+        bits = 0x80000000u;
+        break;
+    case DType::I64:
+        bits = 0x8000000000000000ull;
+        size = 8;
+        break;
+    case DType::Bool:
+        bits = 1;
+        size = 1;
+        break;
     }
     unsigned char pattern[16];
-    for (int i = 0; i < 16; i += size) std::memcpy(pattern + i, &bits, std::size_t(size));
+    for (int i = 0; i < 16; i += size)
+        std::memcpy(pattern + i, &bits, std::size_t(size));
     const std::int64_t bytes = numel * size;
     long long chunks = reinterpret_cast<std::uintptr_t>(data) % 16 == 0 ? bytes / 16 : 0;
     if (chunks > 0) {
@@ -309,7 +335,10 @@ Status CheckKernels::poison(void *data, std::int64_t numel, DType t)
     if (rest == 0)
         return Ok{};
     void *tail = static_cast<unsigned char *>(data) + chunks * 16;
-    const char *kernel = size == 8 ? "kf_fill_u64" : size == 4 ? "kf_fill_u32" : size == 2 ? "kf_fill_u16" : "kf_fill_u8";
+    const char *kernel = size == 8 ? "kf_fill_u64"
+        : size == 4                ? "kf_fill_u32"
+        : size == 2                ? "kf_fill_u16"
+                                   : "kf_fill_u8";
     void *a[] = {&tail, &rest, &bits};
     return run(kernel, rest, a);
 }

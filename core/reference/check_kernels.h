@@ -4,9 +4,9 @@
 // shows whether a kernel wrote its inputs. They run on the GPU so that checking a multi-GB output
 // needs no host copy and no temporaries, and so that every timed run can be checked outside its
 // event window at the cost of one pass over the output and the reference.
-#include "worker/runtime.h"
-#include "worker/compiler.h"
 #include "problem/problem.h"
+#include "worker/compiler.h"
+#include "worker/runtime.h"
 
 #include <cstdint>
 #include <map>
@@ -17,11 +17,11 @@ namespace kf::ref {
 
 // What one comparison found; the slot it is read from holds these as 64-bit words.
 struct CompareStats {
-    double maxScaled = 0;          // max over finite pairs of (|out - ref| - slack |ref|) / (|ref| + rms)
-    double maxAbs = 0;             // max |out - ref| over finite pairs
-    std::int64_t nonFinite = 0;    // out NaN or infinite where the reference is finite
-    std::int64_t mismatched = 0;   // integer and boolean outputs: elements that differ
-    double kernelbenchRatio = 0;   // max |out - eager| / (tol + tol |eager|); 0 without an eager output
+    double maxScaled = 0;        // max over finite pairs of (|out - ref| - slack |ref|) / (|ref| + rms)
+    double maxAbs = 0;           // max |out - ref| over finite pairs
+    std::int64_t nonFinite = 0;  // out NaN or infinite where the reference is finite
+    std::int64_t mismatched = 0; // integer and boolean outputs: elements that differ
+    double kernelbenchRatio = 0; // max |out - eager| / (tol + tol |eager|); 0 without an eager output
 };
 inline constexpr int kStatsWords = 8; // one slot: the fields above, padded
 
@@ -29,11 +29,11 @@ struct CompareArgs {
     const void *out = nullptr;
     DType outType = DType::F32;
     const void *ref = nullptr;
-    bool refIsF64 = true;          // floating outputs: fp64 reference, else fp32; integers: out's type
-    const void *eager = nullptr;   // KernelBench's check against the eager output (out's type), or null
+    bool refIsF64 = true;        // floating outputs: fp64 reference, else fp32; integers: out's type
+    const void *eager = nullptr; // KernelBench's check against the eager output (out's type), or null
     std::int64_t numel = 0;
     double rms = 0;
-    double slack = 0;              // the rounding of a reference kept in fp32, relative to |ref|
+    double slack = 0; // the rounding of a reference kept in fp32, relative to |ref|
     double kernelbenchTol = 1e-2;
 };
 

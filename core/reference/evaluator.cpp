@@ -28,7 +28,8 @@ std::uint64_t randomSeed()
 std::int64_t bytesOf(const std::vector<torch::Tensor> &ts)
 {
     std::int64_t n = 0;
-    for (const auto &t : ts) n += std::int64_t(t.nbytes());
+    for (const auto &t : ts)
+        n += std::int64_t(t.nbytes());
     return n;
 }
 
@@ -63,7 +64,8 @@ std::string fmt(double v)
 
 bool isOutOfMemory(const std::string &what)
 {
-    return what.find("out of memory") != std::string::npos || what.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos;
+    return what.find("out of memory") != std::string::npos ||
+        what.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos;
 }
 
 void MemoryBudget::notePeak()
@@ -92,8 +94,10 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
     // Run the reference once to record the op graph with shapes and to check the declared outputs.
     // Without a GPU only small sizes are run; the large seed sizes would take minutes on a CPU.
     std::int64_t elements = 0;
-    for (const auto &t : p.inputs) elements += t.numel();
-    for (const auto &t : p.params) elements += t.numel();
+    for (const auto &t : p.inputs)
+        elements += t.numel();
+    for (const auto &t : p.params)
+        elements += t.numel();
     const bool run = gpu.present || elements <= (std::int64_t(1) << 24);
     LoadedProblem &L = e->m_loaded;
     L.bytes = p.bytes();
@@ -111,23 +115,25 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
             }
             auto outs = e->m_reference->run(inputs, params);
             if (outs.size() != p.outputs.size())
-                return makeError(ErrorCode::Reference, "the reference returns " + std::to_string(outs.size()) +
-                                                  " tensors but the file declares " + std::to_string(p.outputs.size()),
+                return makeError(ErrorCode::Reference,
+                                 "the reference returns " + std::to_string(outs.size()) +
+                                     " tensors but the file declares " + std::to_string(p.outputs.size()),
                                  where + ": outputs");
             for (std::size_t i = 0; i < outs.size(); ++i) {
                 const TensorSpec &d = p.outputs[i];
                 if (outs[i].sizes().vec() != d.shape || outs[i].scalar_type() != torchDtype(d.dtype)) {
                     std::ostringstream s;
-                    s << "the reference's output " << i << " is " << outs[i].sizes() << " "
-                      << outs[i].scalar_type() << " but the file declares " << d.name << " as "
-                      << c10::IntArrayRef(d.shape) << " " << toString(d.dtype);
+                    s << "the reference's output " << i << " is " << outs[i].sizes() << " " << outs[i].scalar_type()
+                      << " but the file declares " << d.name << " as " << c10::IntArrayRef(d.shape) << " "
+                      << toString(d.dtype);
                     return makeError(ErrorCode::Reference, s.str(), where + ": outputs");
                 }
             }
         } catch (const std::exception &ex) {
             if (gpu.present && isOutOfMemory(ex.what()))
-                return makeError(ErrorCode::Engine, std::string("out of GPU memory while running the reference once at load: ") +
-                                               ex.what(), where);
+                return makeError(
+                    ErrorCode::Engine,
+                    std::string("out of GPU memory while running the reference once at load: ") + ex.what(), where);
             return makeError(ErrorCode::Reference, std::string("the reference failed to run: ") + ex.what(),
                              where + ": reference.source");
         }
@@ -136,7 +142,8 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
     }
     L.outputs = p.outputs;
     double graphFlops = 0;
-    for (const auto &n : L.graph) graphFlops += n.flops;
+    for (const auto &n : L.graph)
+        graphFlops += n.flops;
     if (p.flops) {
         L.flops = *p.flops;
         L.flopsSource = "declared";
@@ -196,13 +203,16 @@ Status Evaluator::poisonOutputs(const std::vector<torch::Tensor> &outputs)
     return Ok{};
 }
 
-Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params,
-                             const std::vector<torch::Tensor> &outputs)
+Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inputs,
+                             const std::vector<torch::Tensor> &params, const std::vector<torch::Tensor> &outputs)
 {
     std::map<std::string, void *> ptr;
-    for (std::size_t i = 0; i < inputs.size(); ++i) ptr[m_problem.inputs[i].name] = inputs[i].data_ptr();
-    for (std::size_t i = 0; i < params.size(); ++i) ptr[m_problem.params[i].name] = params[i].data_ptr();
-    for (std::size_t i = 0; i < outputs.size(); ++i) ptr[m_problem.outputs[i].name] = outputs[i].data_ptr();
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        ptr[m_problem.inputs[i].name] = inputs[i].data_ptr();
+    for (std::size_t i = 0; i < params.size(); ++i)
+        ptr[m_problem.params[i].name] = params[i].data_ptr();
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        ptr[m_problem.outputs[i].name] = outputs[i].data_ptr();
     for (const ResolvedScratch &s : p.plan.scratch) {
         torch::Tensor &t = p.scratch.at(s.name);
         ptr[s.name] = t.data_ptr();
@@ -224,10 +234,18 @@ Status Evaluator::launchPlan(Prepared &p, const std::vector<torch::Tensor> &inpu
             };
             switch (a.kind) {
             case LaunchArg::Kind::Tensor:
-            case LaunchArg::Kind::Scratch: put(ptr.at(a.name)); break;
-            case LaunchArg::Kind::Int32: put(std::int32_t(a.ivalue)); break;
-            case LaunchArg::Kind::Int64: put(std::int64_t(a.ivalue)); break;
-            case LaunchArg::Kind::Float32: put(float(a.fvalue)); break;
+            case LaunchArg::Kind::Scratch:
+                put(ptr.at(a.name));
+                break;
+            case LaunchArg::Kind::Int32:
+                put(std::int32_t(a.ivalue));
+                break;
+            case LaunchArg::Kind::Int64:
+                put(std::int64_t(a.ivalue));
+                break;
+            case LaunchArg::Kind::Float32:
+                put(float(a.fvalue));
+                break;
             }
             args.push_back(std::move(v));
         }
@@ -254,7 +272,8 @@ std::vector<torch::Tensor> Evaluator::paramsFor(const TrialSpec &t)
 Result<std::vector<std::uint64_t>> Evaluator::hashTensors(const TrialData &d, std::uint64_t salt)
 {
     const std::size_t n = d.inputs.size() + d.params.size();
-    auto acc = torch::zeros({std::int64_t(std::max<std::size_t>(n, 1))}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    auto acc = torch::zeros({std::int64_t(std::max<std::size_t>(n, 1))},
+                            torch::TensorOptions().dtype(torch::kInt64).device(m_device));
     auto *accPtr = static_cast<std::uint64_t *>(acc.data_ptr());
     std::size_t k = 0;
     for (const auto *group : {&d.inputs, &d.params})
@@ -291,7 +310,8 @@ Result<std::vector<double>> Evaluator::rmsOf(const std::vector<torch::Tensor> &r
                 !s)
                 return s.error();
     std::vector<double> sums(refs64.size());
-    if (!sums.empty() && cudaMemcpy(sums.data(), acc.data_ptr(), sums.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
+    if (!sums.empty() &&
+        cudaMemcpy(sums.data(), acc.data_ptr(), sums.size() * 8, cudaMemcpyDeviceToHost) != cudaSuccess)
         return makeError(ErrorCode::Engine, "reading the reference's sum of squares back failed");
     for (std::size_t i = 0; i < refs64.size(); ++i)
         rms[i] = refs64[i].numel() ? std::sqrt(sums[i] / double(refs64[i].numel())) : 0.0;
@@ -314,7 +334,8 @@ Result<std::vector<CompareStats>> Evaluator::compareOutputs(const std::vector<to
         a.slack = isFloating(spec.dtype) && !a.refIsF64 ? kFp32RefSlack : 0.0;
         torch::Tensor e;
         if (eager) {
-            e = (*eager)[i].scalar_type() == outs[i].scalar_type() ? (*eager)[i] : (*eager)[i].to(outs[i].scalar_type());
+            e = (*eager)[i].scalar_type() == outs[i].scalar_type() ? (*eager)[i]
+                                                                   : (*eager)[i].to(outs[i].scalar_type());
             a.eager = e.data_ptr();
         }
         if (Status s = m_checks->compare(a, slots + i * kStatsWords); !s)
@@ -325,11 +346,12 @@ Result<std::vector<CompareStats>> Evaluator::compareOutputs(const std::vector<to
         return stats;
     std::vector<std::uint64_t> host(outs.size() * kStatsWords);
     if (cudaError_t e = cudaMemcpy(host.data(), slots, host.size() * 8, cudaMemcpyDeviceToHost); e != cudaSuccess)
-        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine, "reading the comparison back: " + gpu::errorText(e));
-    for (std::size_t i = 0; i < outs.size(); ++i) stats.push_back(CheckKernels::read(host.data() + i * kStatsWords));
+        return makeError(gpu::isSticky(e) ? ErrorCode::Fatal : ErrorCode::Engine,
+                         "reading the comparison back: " + gpu::errorText(e));
+    for (std::size_t i = 0; i < outs.size(); ++i)
+        stats.push_back(CheckKernels::read(host.data() + i * kStatsWords));
     return stats;
 }
-
 
 namespace {
 
@@ -339,7 +361,6 @@ EvalResult fail(EvalResult r, Verdict v, const std::string &reason)
     r.reason = reason;
     return r;
 }
-
 
 } // namespace
 
@@ -376,7 +397,8 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
         r.compileLog = c->log;
         r.compileSeconds = c->seconds;
         if (!c->ok)
-            return fail(r, Verdict::CompileError, c->diagnostics.empty() ? "compile failed" : c->diagnostics.front().message);
+            return fail(r, Verdict::CompileError,
+                        c->diagnostics.empty() ? "compile failed" : c->diagnostics.front().message);
         prep->cubin = c->cubin;
         prep->names = c->loweredNames;
     }
@@ -389,7 +411,8 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
         return fail(r, m_contextLost ? Verdict::Crashed : Verdict::LaunchError, module.error().text());
     }
     prep->module = std::move(*module);
-    for (const auto &[name, h] : prep->module->kernels()) r.resources[name] = h.resources;
+    for (const auto &[name, h] : prep->module->kernels())
+        r.resources[name] = h.resources;
 
     std::int64_t scratchBytes = 0;
     for (const ResolvedScratch &s : prep->plan.scratch)
@@ -404,7 +427,8 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
     r.seed = prep->seed;
     try {
         for (const ResolvedScratch &s : prep->plan.scratch)
-            prep->scratch[s.name] = torch::zeros({s.count}, torch::TensorOptions().dtype(torchDtype(s.dtype)).device(m_device));
+            prep->scratch[s.name] =
+                torch::zeros({s.count}, torch::TensorOptions().dtype(torchDtype(s.dtype)).device(m_device));
         auto judged = runTrials(*prep, req, r);
         m_memory.notePeak();
         if (judged)
@@ -420,9 +444,10 @@ Result<EvalResult> Evaluator::verify(const VerifyRequest &req)
         if (m_contextLost)
             return fail(r, Verdict::Crashed, std::string("the kernel left the GPU unusable: ") + e.what());
         // libtorch or the engine's own kernels failed, not the candidate: no verdict on it.
-        return makeError(ErrorCode::Engine, std::string(isOutOfMemory(e.what()) ? "out of GPU memory while verifying: "
-                                                                        : "verification failed in the engine: ") +
-                                       e.what());
+        return makeError(ErrorCode::Engine,
+                         std::string(isOutOfMemory(e.what()) ? "out of GPU memory while verifying: "
+                                                             : "verification failed in the engine: ") +
+                             e.what());
     }
 }
 
@@ -437,8 +462,10 @@ Result<Evaluator::TrialData> Evaluator::drawTrial(const TrialSpec &t, double tol
     {
         // The upcast copies live only while the fp64 reference is computed.
         std::vector<torch::Tensor> in64, par64;
-        for (auto &x : d.inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-        for (auto &x : d.params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : d.inputs)
+            in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : d.params)
+            par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
         d.refs = m_reference->run(in64, par64);
         m_memory.notePeak();
     }
@@ -453,7 +480,8 @@ Result<Evaluator::TrialData> Evaluator::drawTrial(const TrialSpec &t, double tol
         return rms.error();
     d.rms = *rms;
     eager = m_reference->run(d.inputs, d.params);
-    for (auto &e : eager) e = e.contiguous();
+    for (auto &e : eager)
+        e = e.contiguous();
     auto hashes = hashTensors(d, salt);
     if (!hashes)
         return hashes.error();
@@ -497,7 +525,8 @@ void Evaluator::judgeTrial(const std::vector<CompareStats> &stats, TrialResult &
         if (c.nonFinite || c.mismatched || !(c.maxScaled <= tr.tolerance)) {
             tr.passed = false;
             std::ostringstream s;
-            s << "output '" << m_problem.outputs[i].name << "' on trial " << tr.index << " (" << tr.distribution << "): ";
+            s << "output '" << m_problem.outputs[i].name << "' on trial " << tr.index << " (" << tr.distribution
+              << "): ";
             if (c.nonFinite)
                 s << c.nonFinite << " elements not written or not finite";
             else if (c.mismatched)
@@ -517,11 +546,14 @@ Result<std::optional<EvalResult>> Evaluator::raceCheck(Prepared &prep, const Tri
 {
     TrialData asRef;
     asRef.rms = d.rms;
-    for (std::size_t i = 0; i < first.size(); ++i) asRef.refs.push_back(keptReference(first[i], m_problem.outputs[i]));
+    for (std::size_t i = 0; i < first.size(); ++i)
+        asRef.refs.push_back(keptReference(first[i], m_problem.outputs[i]));
     std::vector<torch::Tensor> again;
-    for (const auto &o : first) again.push_back(torch::empty_like(o));
+    for (const auto &o : first)
+        again.push_back(torch::empty_like(o));
     if (auto failed = launchAndWait(prep, d, again, r))
-        return std::optional<EvalResult>(fail(*failed, failed->verdict, failed->reason + " (on a second run of trial 0)"));
+        return std::optional<EvalResult>(
+            fail(*failed, failed->verdict, failed->reason + " (on a second run of trial 0)"));
     cudaMemsetAsync(slot, 0, first.size() * kStatsWords * 8, nullptr);
     auto rerun = compareOutputs(again, asRef, nullptr, slot, true);
     if (!rerun)
@@ -531,7 +563,8 @@ Result<std::optional<EvalResult>> Evaluator::raceCheck(Prepared &prep, const Tri
         if (c.nonFinite || c.mismatched || !(c.maxScaled <= tol))
             return std::optional<EvalResult>(fail(r, Verdict::Racy,
                                                   "two runs on the same inputs differ: max scaled difference " +
-                                                      fmt(c.maxScaled) + " on output '" + m_problem.outputs[i].name + "'"));
+                                                      fmt(c.maxScaled) + " on output '" + m_problem.outputs[i].name +
+                                                      "'"));
     }
     return std::optional<EvalResult>();
 }
@@ -542,15 +575,15 @@ void Evaluator::keepForTiming(Prepared &prep, TrialData &d, std::int64_t &keptBy
 {
     std::int64_t refBytes = 0;
     for (const auto &o : m_problem.outputs)
-        refBytes += o.numel() * std::int64_t(isFloating(o.dtype) && o.dtype != DType::F64
-                                                 ? 4
-                                                 : torch::elementSize(torchDtype(o.dtype)));
+        refBytes += o.numel() *
+            std::int64_t(isFloating(o.dtype) && o.dtype != DType::F64 ? 4 : torch::elementSize(torchDtype(o.dtype)));
     const std::int64_t setBytes = bytesOf(d.inputs) + bytesOf(d.params) + refBytes;
     const std::int64_t working = m_memory.peak - keptBytes; // what one trial needed on top of the kept sets
     const bool fits = m_memory.capacity <= 0 || keptBytes + setBytes + working <= m_memory.capacity;
     if (prep.sets.size() >= 2 && !fits)
         return;
-    for (std::size_t i = 0; i < d.refs.size(); ++i) d.refs[i] = keptReference(d.refs[i], m_problem.outputs[i]);
+    for (std::size_t i = 0; i < d.refs.size(); ++i)
+        d.refs[i] = keptReference(d.refs[i], m_problem.outputs[i]);
     keptBytes += setBytes;
     prep.sets.push_back(std::move(d));
 }
@@ -560,7 +593,8 @@ Result<EvalResult> Evaluator::runTrials(Prepared &prep, const VerifyRequest &req
     const double strictTol = tolerance(req.policy);
     const std::size_t nOut = m_problem.outputs.size();
     // One slot of comparison words per output, reused by every comparison of this evaluation.
-    auto slots = torch::zeros({std::int64_t(nOut * kStatsWords)}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    auto slots =
+        torch::zeros({std::int64_t(nOut * kStatsWords)}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
     auto *slot = static_cast<std::uint64_t *>(slots.data_ptr());
     std::int64_t keptBytes = 0;
 
@@ -613,7 +647,8 @@ Result<EvalResult> Evaluator::runTrials(Prepared &prep, const VerifyRequest &req
         outs.clear();
         keepForTiming(prep, *d, keptBytes);
     }
-    r.kernelbenchPassed = std::all_of(r.trials.begin(), r.trials.end(), [](const TrialResult &t) { return t.kernelbenchPassed; });
+    r.kernelbenchPassed =
+        std::all_of(r.trials.begin(), r.trials.end(), [](const TrialResult &t) { return t.kernelbenchPassed; });
     r.verdict = Verdict::Correct;
     r.floorMs = floorMs(m_loaded.flops, m_loaded.bytes, r.precision, m_ceilings);
     return r;
@@ -623,12 +658,16 @@ Result<nlohmann::json> Evaluator::trialData(std::uint64_t seed, int trials)
 {
     constexpr std::int64_t kLimit = std::int64_t(1) << 20; // numbers in the reply, all trials together
     std::int64_t numbers = 0;
-    for (const auto &t : m_problem.inputs) numbers += t.numel();
-    for (const auto &t : m_problem.params) numbers += t.numel();
-    for (const auto &t : m_problem.outputs) numbers += t.numel();
+    for (const auto &t : m_problem.inputs)
+        numbers += t.numel();
+    for (const auto &t : m_problem.params)
+        numbers += t.numel();
+    for (const auto &t : m_problem.outputs)
+        numbers += t.numel();
     if (numbers * std::max(trials, 1) > kLimit)
-        return makeError(ErrorCode::Usage, "trial data is for small problems (a variant): this one has " + std::to_string(numbers) +
-                                      " numbers a trial");
+        return makeError(ErrorCode::Usage,
+                         "trial data is for small problems (a variant): this one has " + std::to_string(numbers) +
+                             " numbers a trial");
     auto flat = [](const torch::Tensor &t) {
         auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
         return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
@@ -638,13 +677,18 @@ Result<nlohmann::json> Evaluator::trialData(std::uint64_t seed, int trials)
         auto inputs = makeInputs(m_problem, t, m_device);
         auto params = paramsFor(t);
         std::vector<torch::Tensor> in64, par64;
-        for (auto &x : inputs) in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
-        for (auto &x : params) par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : inputs)
+            in64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
+        for (auto &x : params)
+            par64.push_back(x.is_floating_point() ? x.to(torch::kFloat64) : x);
         nlohmann::json trial{{"index", t.index}, {"seed", t.seed}, {"distribution", t.distribution}};
-        for (std::size_t i = 0; i < inputs.size(); ++i) trial["inputs"][m_problem.inputs[i].name] = flat(inputs[i]);
-        for (std::size_t i = 0; i < params.size(); ++i) trial["params"][m_problem.params[i].name] = flat(params[i]);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            trial["inputs"][m_problem.inputs[i].name] = flat(inputs[i]);
+        for (std::size_t i = 0; i < params.size(); ++i)
+            trial["params"][m_problem.params[i].name] = flat(params[i]);
         auto refs = m_reference->run(in64, par64);
-        for (std::size_t i = 0; i < refs.size(); ++i) trial["outputs"][m_problem.outputs[i].name] = flat(refs[i]);
+        for (std::size_t i = 0; i < refs.size(); ++i)
+            trial["outputs"][m_problem.outputs[i].name] = flat(refs[i]);
         out.push_back(std::move(trial));
     }
     return out;

@@ -3,9 +3,9 @@
 // docs/verification.md describes what each step guards against.
 #include "check_kernels.h"
 #include "eval/protocol.h"
-#include "worker/runtime.h"
 #include "reference.h"
 #include "tensors.h"
+#include "worker/runtime.h"
 
 #include <torch/torch.h>
 
@@ -23,7 +23,7 @@ struct VerifyRequest {
     std::map<std::string, std::string> loweredNames; // with cubin; empty means the names as written
     Policy policy = Policy::Strict;
     int trials = 5;
-    bool raceRerun = true; // run the first trial's inputs again and compare (the racy check)
+    bool raceRerun = true;             // run the first trial's inputs again and compare (the racy check)
     std::optional<std::uint64_t> seed; // replays an evaluation; otherwise drawn at random
 };
 
@@ -71,7 +71,8 @@ private:
     Result<EvalResult> runTrials(Prepared &, const VerifyRequest &, EvalResult r);
     // One trial's inputs, its fp64 reference with rms, the eager output (for KernelBench's check)
     // and the salted hashes of its inputs.
-    Result<TrialData> drawTrial(const TrialSpec &, double tolerance, std::uint64_t salt, std::vector<torch::Tensor> &eager);
+    Result<TrialData> drawTrial(const TrialSpec &, double tolerance, std::uint64_t salt,
+                                std::vector<torch::Tensor> &eager);
     // Poisons, launches and waits; a verdict when the launch failed.
     std::optional<EvalResult> launchAndWait(Prepared &, const TrialData &, const std::vector<torch::Tensor> &into,
                                             const EvalResult &sofar);

@@ -18,20 +18,20 @@ struct Evaluator::TrialData {
     double tolerance = 0;
     std::vector<torch::Tensor> inputs, params;
     std::vector<torch::Tensor> refs;
-    std::vector<double> rms;                 // per output, of the fp64 reference
-    std::vector<std::uint64_t> inputHashes;  // per input, then per parameter
+    std::vector<double> rms;                // per output, of the fp64 reference
+    std::vector<std::uint64_t> inputHashes; // per input, then per parameter
 };
 
 struct Evaluator::Prepared {
     Candidate candidate;
     ResolvedPlan plan;
-    std::string cubin;                       // the module is loaded again from it for timing
+    std::string cubin; // the module is loaded again from it for timing
     std::map<std::string, std::string> names;
     std::unique_ptr<gpu::Module> module;
     std::map<std::string, torch::Tensor> scratch;
-    std::vector<TrialData> sets;             // the verified trials kept for the timed runs
+    std::vector<TrialData> sets; // the verified trials kept for the timed runs
     std::uint64_t seed = 0;
-    std::uint64_t salt = 0;                  // of the input hashes; the kernel never sees it
+    std::uint64_t salt = 0; // of the input hashes; the kernel never sees it
     EvalResult result;
 };
 

@@ -118,7 +118,7 @@ struct Lowering {
     const Problem &p;
     std::string where;
     std::shared_ptr<Graph> graph;
-    std::map<std::string, std::size_t> paramOf; // attribute path -> index among p.params
+    std::map<std::string, std::size_t> paramOf;     // attribute path -> index among p.params
     std::map<const Node *, std::string> undeclared; // tensors no parameter names (num_batches_tracked)
 
     // A tensor no [[params]] table names that forward still reads after folding.
@@ -128,8 +128,9 @@ struct Lowering {
         collect(graph->block(), c10::prim::GetAttr, left);
         for (const Node *n : left)
             if (auto it = undeclared.find(n); it != undeclared.end())
-                return makeError(ErrorCode::Reference, "forward reads the module's tensor `" + it->second +
-                                                  "`, which no [[params]] table names as its attribute (re-import the problem)",
+                return makeError(ErrorCode::Reference,
+                                 "forward reads the module's tensor `" + it->second +
+                                     "`, which no [[params]] table names as its attribute (re-import the problem)",
                                  where);
         return Ok{};
     }
@@ -146,8 +147,8 @@ struct Lowering {
             auto it = objects.find(n->input());
             const std::string name = n->s(c10::attr::name);
             if (it == objects.end())
-                return makeError(ErrorCode::Reference, "forward reads attribute `" + name + "` of something other than the module",
-                                 where);
+                return makeError(ErrorCode::Reference,
+                                 "forward reads attribute `" + name + "` of something other than the module", where);
             const std::string path = it->second.first.empty() ? name : it->second.first + "." + name;
             c10::IValue v = it->second.second.toObjectRef().getAttr(name);
             if (v.isObject() && v.toObjectRef().type()->is_module()) {
@@ -163,8 +164,10 @@ struct Lowering {
                 try {
                     n->output()->replaceAllUsesWith(graph->insertConstant(v));
                 } catch (const std::exception &) {
-                    return makeError(ErrorCode::Reference, "the module's attribute `" + path + "` (" + v.tagKind() +
-                                                      ") cannot become a constant of the reference", where);
+                    return makeError(ErrorCode::Reference,
+                                     "the module's attribute `" + path + "` (" + v.tagKind() +
+                                         ") cannot become a constant of the reference",
+                                     where);
                 }
             }
         }
@@ -190,14 +193,16 @@ Result<LoweredModule> lowerModule(const Problem &p)
         const std::string ours = shim::torchVersion();
         if (newerTorch(p.moduleTorch, ours))
             return makeError(ErrorCode::Reference,
-                             "the module was saved by PyTorch " + p.moduleTorch + ", newer than this worker's libtorch " +
-                                 ours + ": import the problem again with PyTorch " + ours.substr(0, ours.rfind('.')) +
+                             "the module was saved by PyTorch " + p.moduleTorch +
+                                 ", newer than this worker's libtorch " + ours +
+                                 ": import the problem again with PyTorch " + ours.substr(0, ours.rfind('.')) +
                                  ", or build the worker against libtorch " + p.moduleTorch + " or newer (" +
                                  firstLines(e.what(), 1) + ")",
                              where);
-        return makeError(ErrorCode::Reference, "the TorchScript module does not load (saved by PyTorch " +
-                                          (p.moduleTorch.empty() ? std::string("of unknown version") : p.moduleTorch) +
-                                          ", worker's libtorch " + ours + "): " + firstLines(e.what()),
+        return makeError(ErrorCode::Reference,
+                         "the TorchScript module does not load (saved by PyTorch " +
+                             (p.moduleTorch.empty() ? std::string("of unknown version") : p.moduleTorch) +
+                             ", worker's libtorch " + ours + "): " + firstLines(e.what()),
                          where);
     }
     m.eval();
@@ -211,8 +216,9 @@ Result<LoweredModule> lowerModule(const Problem &p)
     if (hasCalls(g.block()))
         return makeError(ErrorCode::Reference, "forward's calls to other methods nest too deep to inline", where);
     if (g.inputs().size() != 1 + p.inputs.size())
-        return makeError(ErrorCode::Reference, "the module's forward takes " + std::to_string(g.inputs().size() - 1) +
-                                          " inputs but the file declares " + std::to_string(p.inputs.size()),
+        return makeError(ErrorCode::Reference,
+                         "the module's forward takes " + std::to_string(g.inputs().size() - 1) +
+                             " inputs but the file declares " + std::to_string(p.inputs.size()),
                          where);
     LoweredModule out;
     for (std::size_t i = 0; i < p.params.size(); ++i) {
@@ -224,13 +230,15 @@ Result<LoweredModule> lowerModule(const Problem &p)
         std::stringstream parts(spec.attribute);
         for (std::string part; std::getline(parts, part, '.');) {
             if (!v.isObject() || !v.toObjectRef().type()->hasAttribute(part))
-                return makeError(ErrorCode::Reference, "params: " + spec.name + " names the module attribute `" + spec.attribute +
-                                                  "`, which the module does not have", where);
+                return makeError(ErrorCode::Reference,
+                                 "params: " + spec.name + " names the module attribute `" + spec.attribute +
+                                     "`, which the module does not have",
+                                 where);
             v = v.toObjectRef().getAttr(part);
         }
         if (!v.isTensor())
-            return makeError(ErrorCode::Reference, "params: " + spec.name + " names `" + spec.attribute + "`, which is not a tensor",
-                             where);
+            return makeError(ErrorCode::Reference,
+                             "params: " + spec.name + " names `" + spec.attribute + "`, which is not a tensor", where);
         torch::Tensor t = v.toTensor().detach();
         if (t.sizes().vec() != spec.shape) {
             std::ostringstream s;
@@ -251,9 +259,10 @@ Result<LoweredModule> lowerModule(const Problem &p)
     if (Status s = l.undeclaredRead(); !s)
         return s.error();
     if (g.inputs()[0]->hasUses())
-        return makeError(ErrorCode::Reference, "forward uses the module itself (" +
-                                          std::string(g.inputs()[0]->uses()[0].user->kind().toQualString()) +
-                                          "), not only its attributes: it cannot be a reference",
+        return makeError(ErrorCode::Reference,
+                         "forward uses the module itself (" +
+                             std::string(g.inputs()[0]->uses()[0].user->kind().toQualString()) +
+                             "), not only its attributes: it cannot be a reference",
                          where);
     g.eraseInput(0);
 

@@ -25,12 +25,18 @@ std::string valueName(const torch::jit::Value *v) { return "%" + v->debugName();
 
 nlohmann::json constantJson(const c10::IValue &v)
 {
-    if (v.isInt()) return v.toInt();
-    if (v.isDouble()) return v.toDouble();
-    if (v.isBool()) return v.toBool();
-    if (v.isString()) return v.toStringRef();
-    if (v.isIntList()) return v.toIntVector();
-    if (v.isNone()) return nullptr;
+    if (v.isInt())
+        return v.toInt();
+    if (v.isDouble())
+        return v.toDouble();
+    if (v.isBool())
+        return v.toBool();
+    if (v.isString())
+        return v.toStringRef();
+    if (v.isIntList())
+        return v.toIntVector();
+    if (v.isNone())
+        return nullptr;
     return v.tagKind();
 }
 
@@ -54,22 +60,27 @@ Result<std::unique_ptr<Reference>> Reference::compile(const Problem &p)
         r->m_forward = &r->m_unit->get_function("forward");
     } catch (const std::exception &e) {
         // TorchScript's message carries the offending source line with a caret; keep it whole.
-        return makeError(ErrorCode::Reference, std::string("the reference does not compile as TorchScript:\n") + e.what(),
+        return makeError(ErrorCode::Reference,
+                         std::string("the reference does not compile as TorchScript:\n") + e.what(),
                          (p.path.empty() ? p.name : p.path) + ": reference.source");
     }
     return r;
 }
 
-std::vector<torch::Tensor> Reference::run(const std::vector<torch::Tensor> &inputs, const std::vector<torch::Tensor> &params)
+std::vector<torch::Tensor> Reference::run(const std::vector<torch::Tensor> &inputs,
+                                          const std::vector<torch::Tensor> &params)
 {
     torch::NoGradGuard noGrad;
     std::vector<c10::IValue> stack;
-    for (const auto &t : inputs) stack.emplace_back(t);
-    for (const auto &t : params) stack.emplace_back(t);
+    for (const auto &t : inputs)
+        stack.emplace_back(t);
+    for (const auto &t : params)
+        stack.emplace_back(t);
     c10::IValue out = (*m_forward)(stack);
     std::vector<torch::Tensor> outs;
     if (out.isTuple()) {
-        for (const auto &e : out.toTuple()->elements()) outs.push_back(e.toTensor());
+        for (const auto &e : out.toTuple()->elements())
+            outs.push_back(e.toTensor());
     } else {
         outs.push_back(out.toTensor());
     }
@@ -90,7 +101,8 @@ std::vector<OpNode> Reference::structure() const
             auto iv = torch::jit::toIValue(v);
             o.constants.push_back(iv ? constantJson(*iv) : nlohmann::json());
         }
-        for (const auto *v : n->outputs()) o.outputs.push_back(valueName(v));
+        for (const auto *v : n->outputs())
+            o.outputs.push_back(valueName(v));
         nodes.push_back(std::move(o));
     }
     return nodes;
@@ -126,7 +138,8 @@ std::vector<OpNode> Reference::trace(const std::vector<torch::Tensor> &inputs, c
         if (n->kind() == c10::prim::ListConstruct) {
             auto listType = n->output()->type()->expect<c10::ListType>();
             c10::impl::GenericList list(listType->getElementType());
-            for (const auto &iv : stack) list.push_back(iv);
+            for (const auto &iv : stack)
+                list.push_back(iv);
             stack.clear();
             stack.emplace_back(std::move(list));
         } else if (n->kind() == c10::prim::TupleConstruct) {
@@ -173,11 +186,14 @@ double opFlops(const OpNode &o)
     if (k == "aten::max_pool2d" || k == "aten::avg_pool2d") {
         std::int64_t window = 1;
         if (o.constants.size() > 1 && o.constants[1].is_array())
-            for (const auto &d : o.constants[1]) window *= d.get<std::int64_t>();
+            for (const auto &d : o.constants[1])
+                window *= d.get<std::int64_t>();
         return outN * double(window);
     }
-    if (k == "aten::softmax" || k == "aten::log_softmax") return 5.0 * inN;
-    if (k == "aten::layer_norm" || k == "aten::batch_norm" || k == "aten::group_norm") return 8.0 * inN;
+    if (k == "aten::softmax" || k == "aten::log_softmax")
+        return 5.0 * inN;
+    if (k == "aten::layer_norm" || k == "aten::batch_norm" || k == "aten::group_norm")
+        return 8.0 * inN;
     if (k == "aten::sum" || k == "aten::mean" || k == "aten::max" || k == "aten::min" || k == "aten::argmax" ||
         k == "aten::amax" || k == "aten::norm")
         return inN;
@@ -188,7 +204,7 @@ double opFlops(const OpNode &o)
     if (k == "aten::gelu" || k == "aten::silu" || k == "aten::sigmoid" || k == "aten::tanh" || k == "aten::exp" ||
         k == "aten::log" || k == "aten::rsqrt" || k == "aten::sqrt")
         return 4.0 * outN; // a transcendental costs several operations
-    return outN; // elementwise arithmetic: one per output element
+    return outN;           // elementwise arithmetic: one per output element
 }
 
 } // namespace kf::ref

@@ -8,13 +8,20 @@ namespace kf::ref {
 torch::Dtype torchDtype(DType t)
 {
     switch (t) {
-    case DType::F32: return torch::kFloat32;
-    case DType::F16: return torch::kFloat16;
-    case DType::BF16: return torch::kBFloat16;
-    case DType::F64: return torch::kFloat64;
-    case DType::I32: return torch::kInt32;
-    case DType::I64: return torch::kInt64;
-    case DType::Bool: return torch::kBool;
+    case DType::F32:
+        return torch::kFloat32;
+    case DType::F16:
+        return torch::kFloat16;
+    case DType::BF16:
+        return torch::kBFloat16;
+    case DType::F64:
+        return torch::kFloat64;
+    case DType::I32:
+        return torch::kInt32;
+    case DType::I64:
+        return torch::kInt64;
+    case DType::Bool:
+        return torch::kBool;
     }
     return torch::kFloat32;
 }
@@ -70,7 +77,8 @@ std::vector<torch::Tensor> makeInputs(const Problem &p, const TrialSpec &t, torc
         } else if (in.dtype == DType::Bool) {
             out.push_back(torch::rand(in.shape, torch::TensorOptions().device(dev)) < 0.5);
         } else {
-            out.push_back(torch::randint(0, 1000, in.shape, torch::TensorOptions().dtype(torchDtype(in.dtype)).device(dev)));
+            out.push_back(
+                torch::randint(0, 1000, in.shape, torch::TensorOptions().dtype(torchDtype(in.dtype)).device(dev)));
         }
     }
     return out;
@@ -110,7 +118,8 @@ torch::Tensor poisoned(const TensorSpec &s, torch::Device dev)
     else if (s.dtype == DType::Bool)
         t.fill_(true);
     else
-        t.fill_(s.dtype == DType::I32 ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int64_t>::min());
+        t.fill_(s.dtype == DType::I32 ? std::numeric_limits<std::int32_t>::min()
+                                      : std::numeric_limits<std::int64_t>::min());
     return t;
 }
 

@@ -35,11 +35,13 @@ class Events {
 public:
     explicit Events(std::size_t n) : m_ev(n)
     {
-        for (auto &e : m_ev) cudaEventCreate(&e);
+        for (auto &e : m_ev)
+            cudaEventCreate(&e);
     }
     ~Events()
     {
-        for (auto &e : m_ev) cudaEventDestroy(e);
+        for (auto &e : m_ev)
+            cudaEventDestroy(e);
     }
     void record(std::size_t i) { cudaEventRecord(m_ev[i], nullptr); } // the legacy default stream, libtorch's too
     double ms(std::size_t from, std::size_t to) const
@@ -81,7 +83,8 @@ std::vector<bool> canaryRuns(const std::vector<std::size_t> &order, std::uint64_
     std::shuffle(eligible.begin(), eligible.end(), rng);
     eligible.resize(std::min(eligible.size(), std::max<std::size_t>(2, order.size() / 8)));
     std::vector<bool> canary(order.size(), false);
-    for (std::size_t i : eligible) canary[i] = true;
+    for (std::size_t i : eligible)
+        canary[i] = true;
     return canary;
 }
 
@@ -97,7 +100,8 @@ Status Evaluator::finishRuns(const Status &launched, const char *what)
     if (!launched)
         return launched;
     if (e != cudaSuccess)
-        return makeError(m_contextLost ? ErrorCode::Fatal : ErrorCode::Launch, std::string(what) + " failed: " + gpu::errorText(e));
+        return makeError(m_contextLost ? ErrorCode::Fatal : ErrorCode::Launch,
+                         std::string(what) + " failed: " + gpu::errorText(e));
     return Ok{};
 }
 
@@ -121,14 +125,16 @@ Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int tria
     if (Status s = finishRuns(failed, "timed run"); !s)
         return s.error();
     std::vector<double> ms;
-    for (int i = 0; i < trials; ++i) ms.push_back(ev.ms(2 * i, 2 * i + 1));
+    for (int i = 0; i < trials; ++i)
+        ms.push_back(ev.ms(2 * i, 2 * i + 1));
     return summarize(ms);
 }
 
 double Evaluator::measureLaunchMs()
 {
     constexpr int runs = 21;
-    for (int i = 0; i < kWarmUps; ++i) (void)m_checks->empty();
+    for (int i = 0; i < kWarmUps; ++i)
+        (void)m_checks->empty();
     Events ev(2 * runs);
     for (int i = 0; i < runs; ++i) {
         ev.record(2 * i);
@@ -138,7 +144,8 @@ double Evaluator::measureLaunchMs()
     if (cudaDeviceSynchronize() != cudaSuccess)
         return 0;
     std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) ms.push_back(ev.ms(2 * i, 2 * i + 1));
+    for (int i = 0; i < runs; ++i)
+        ms.push_back(ev.ms(2 * i, 2 * i + 1));
     return summarize(ms).medianMs;
 }
 
@@ -156,8 +163,8 @@ Status Evaluator::reloadModule(Prepared &p)
 }
 
 // Reads each timed run's check: the first that failed makes the verdict inconsistent.
-Status Evaluator::judgeTimedRuns(const Prepared &p, const std::vector<std::size_t> &order, const std::vector<bool> &canary,
-                                 const std::vector<std::uint64_t> &host, TimedRun &out)
+Status Evaluator::judgeTimedRuns(const Prepared &p, const std::vector<std::size_t> &order,
+                                 const std::vector<bool> &canary, const std::vector<std::uint64_t> &host, TimedRun &out)
 {
     TimingCheck &check = out.check;
     const int trials = int(order.size());

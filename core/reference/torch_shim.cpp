@@ -18,7 +18,8 @@ bool torchHasCuda() { return torch::cuda::is_available(); }
 nlohmann::json precisionFlags()
 {
     auto &ctx = at::globalContext();
-    return {{"matmul_tf32", ctx.allowTF32CuBLAS()}, {"cudnn_tf32", ctx.allowTF32CuDNN()},
+    return {{"matmul_tf32", ctx.allowTF32CuBLAS()},
+            {"cudnn_tf32", ctx.allowTF32CuDNN()},
             {"cudnn_enabled", ctx.userEnabledCuDNN()}};
 }
 

@@ -3,10 +3,10 @@
 #include "ceilings.h"
 #include "check_kernels.h"
 #include "evaluator.h"
-#include "worker/runtime.h"
-#include "worker/compiler.h"
 #include "torch_shim.h"
 #include "util/base64.h"
+#include "worker/compiler.h"
+#include "worker/runtime.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,7 +39,10 @@ private:
     FILE *m_out = nullptr;
 };
 
-nlohmann::json errorJson(const Error &e) { return {{"code", toString(e.code)}, {"message", e.message}, {"where", e.where}}; }
+nlohmann::json errorJson(const Error &e)
+{
+    return {{"code", toString(e.code)}, {"message", e.message}, {"where", e.where}};
+}
 
 struct State {
     bool compileOnly = false;
@@ -111,7 +114,8 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         return nlohmann::json{{"compile", *c}};
     }
     if (s.compileOnly)
-        return makeError(ErrorCode::Unsupported, "this worker runs in compile-only mode and does not take '" + op + "'");
+        return makeError(ErrorCode::Unsupported,
+                         "this worker runs in compile-only mode and does not take '" + op + "'");
     if (op == "load") {
         auto p = parseProblem(req.at("problem").get<std::string>(), req.value("path", "problem.toml"),
                               req.value("variant", ""));
@@ -175,7 +179,8 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
         return nlohmann::json{{"result", r}};
     }
     if (op == "time") {
-        auto t = s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), req.value("checked", true));
+        auto t =
+            s.evaluator->time(req.at("key").get<std::string>(), req.value("trials", 100), req.value("checked", true));
         if (!t) {
             Error e = t.error();
             if (s.evaluator->contextLost())
@@ -221,7 +226,9 @@ int runWorker(int argc, char **argv)
         try {
             req = nlohmann::json::parse(line);
         } catch (const std::exception &e) {
-            channel.send({{"id", nullptr}, {"ok", false}, {"error", errorJson(makeError(ErrorCode::Protocol, std::string("not JSON: ") + e.what()))}});
+            channel.send({{"id", nullptr},
+                          {"ok", false},
+                          {"error", errorJson(makeError(ErrorCode::Protocol, std::string("not JSON: ") + e.what()))}});
             continue;
         }
         reply["id"] = req.value("id", nlohmann::json());

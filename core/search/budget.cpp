@@ -78,13 +78,15 @@ std::optional<RunBudget> readRunBudget(const nlohmann::json &j)
 
 std::string describe(const BudgetSplit &s)
 {
-    return "setup " + secondsText(s.setup) + ", compiling " + secondsText(s.compiling) + ", verifying " + secondsText(s.verifying) +
-           ", timing " + secondsText(s.timing) + ", gate " + secondsText(s.gate) + ", idle " + secondsText(s.idle);
+    return "setup " + secondsText(s.setup) + ", compiling " + secondsText(s.compiling) + ", verifying " +
+        secondsText(s.verifying) + ", timing " + secondsText(s.timing) + ", gate " + secondsText(s.gate) + ", idle " +
+        secondsText(s.idle);
 }
 
 std::string describe(const RunBudget &b)
 {
-    std::string out = b.budgetSeconds > 0 ? "budget " + secondsText(b.budgetSeconds) + ", used " : "no time budget, ran ";
+    std::string out =
+        b.budgetSeconds > 0 ? "budget " + secondsText(b.budgetSeconds) + ", used " : "no time budget, ran ";
     out += secondsText(b.elapsedSeconds) + ": " + describe(b.split);
     if (b.gateBackgroundSeconds > 0)
         out += "; compute-sanitizer also ran " + secondsText(b.gateBackgroundSeconds) + " while the GPU waited";
@@ -110,12 +112,18 @@ BudgetClock::BudgetClock() : m_start(Clock::now()), m_since(m_start) {}
 double &BudgetClock::slot(Part p)
 {
     switch (p) {
-    case Setup: return m_split.setup;
-    case Compiling: return m_split.compiling;
-    case Verifying: return m_split.verifying;
-    case Timing: return m_split.timing;
-    case Gate: return m_split.gate;
-    case Idle: break;
+    case Setup:
+        return m_split.setup;
+    case Compiling:
+        return m_split.compiling;
+    case Verifying:
+        return m_split.verifying;
+    case Timing:
+        return m_split.timing;
+    case Gate:
+        return m_split.gate;
+    case Idle:
+        break;
     }
     return m_split.idle;
 }

@@ -35,7 +35,7 @@ struct RunBudget {
     // Its gate: "clean", "unchecked" (the tool could not judge it, or there was no time or chance
     // to run it: `bestGateNote` says which), "off" (the gate is off), "" without a best.
     std::string bestGate, bestGateNote;
-    std::int64_t bestCheckedNode = 0;   // when the best is not clean: the fastest kernel that is
+    std::int64_t bestCheckedNode = 0; // when the best is not clean: the fastest kernel that is
     double bestCheckedMs = 0;
 };
 
@@ -54,7 +54,7 @@ class BudgetClock {
 public:
     enum Part { Setup, Compiling, Verifying, Timing, Gate, Idle };
 
-    BudgetClock(); // starts now, in Setup
+    BudgetClock();    // starts now, in Setup
     void enter(Part); // the time since the last change goes to the part it was in
     Part part() const { return m_part; }
     // Moves seconds between parts (an evaluation's time spent holding the GPU lock, from

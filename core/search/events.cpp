@@ -29,23 +29,40 @@ std::string node(std::int64_t id) { return "#" + std::to_string(id); }
 std::string toString(StopReason r)
 {
     switch (r) {
-    case StopReason::Rounds: return "rounds";
-    case StopReason::TimeBudget: return "time budget";
-    case StopReason::Cancelled: return "cancelled";
-    case StopReason::NoMoreIdeas: return "no more ideas";
-    case StopReason::Error: return "error";
-    case StopReason::TokenBudget: return "token budget";
-    case StopReason::CostBudget: return "cost budget";
+    case StopReason::Rounds:
+        return "rounds";
+    case StopReason::TimeBudget:
+        return "time budget";
+    case StopReason::Cancelled:
+        return "cancelled";
+    case StopReason::NoMoreIdeas:
+        return "no more ideas";
+    case StopReason::Error:
+        return "error";
+    case StopReason::TokenBudget:
+        return "token budget";
+    case StopReason::CostBudget:
+        return "cost budget";
     }
     return "unknown";
 }
 
 std::string eventKind(const SearchEvent &e)
 {
-    static const char *kNames[] = {"search-started", "round-started",  "idea-proposed",     "candidate-queued",
-                                   "candidate-compiled", "compile-failed", "candidate-verified", "candidate-timed",
-                                   "round-finished", "stopped",        "message",           "candidate-sanitizing",
-                                   "candidate-sanitized", "budget"};
+    static const char *kNames[] = {"search-started",
+                                   "round-started",
+                                   "idea-proposed",
+                                   "candidate-queued",
+                                   "candidate-compiled",
+                                   "compile-failed",
+                                   "candidate-verified",
+                                   "candidate-timed",
+                                   "round-finished",
+                                   "stopped",
+                                   "message",
+                                   "candidate-sanitizing",
+                                   "candidate-sanitized",
+                                   "budget"};
     static_assert(std::size(kNames) == std::variant_size_v<SearchEvent>);
     return kNames[e.index()];
 }
@@ -54,12 +71,11 @@ namespace {
 
 std::string startedText(const SearchStarted &e)
 {
-    std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " +
-                    e.generator + " generator, from round " + std::to_string(e.firstRound);
+    std::string s = e.problem + " on " + (e.gpu.empty() ? "an unnamed GPU" : e.gpu) + " with the " + e.generator +
+        " generator, from round " + std::to_string(e.firstRound);
     s += e.eagerMs > 0 ? "; eager PyTorch " + ms(e.eagerMs) : "; eager time unknown";
     if (e.budgetSeconds > 0)
-        s += "; setup took " + fmt("%.1f s", e.setupSeconds) + " of the " + fmt("%.0f s", e.budgetSeconds) +
-             " budget";
+        s += "; setup took " + fmt("%.1f s", e.setupSeconds) + " of the " + fmt("%.0f s", e.budgetSeconds) + " budget";
     return s;
 }
 
@@ -75,7 +91,7 @@ std::string roundText(const RoundFinished &e)
         s += "; " + std::to_string(e.tokens) + " tokens" + (e.cost > 0 ? ", cost " + fmt("%.4f", e.cost) : "");
     if (e.sanitized > 0)
         s += "; sanitizer " + std::to_string(e.sanitized) + " checked in " + fmt("%.1f s", e.sanitizerSeconds) +
-             (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
+            (e.findings > 0 ? ", " + std::to_string(e.findings) + " demoted" : "");
     if (e.bestGate == "pending")
         s += "; the best is not yet through compute-sanitizer";
     return s;
@@ -99,7 +115,7 @@ std::string sanitizingText(const CandidateSanitizing &e)
     for (const auto &t : e.tools)
         tools += (tools.empty() ? "" : ", ") + t;
     return node(e.node) + " sanitizing (" + tools + (e.background ? ", while the GPU waits" : ", final gate") +
-           (e.estimateSeconds > 0 ? ", about " + fmt("%.0f s", e.estimateSeconds) : "") + ")";
+        (e.estimateSeconds > 0 ? ", about " + fmt("%.0f s", e.estimateSeconds) : "") + ")";
 }
 
 std::string sanitizedText(const CandidateSanitized &e)
@@ -131,10 +147,10 @@ std::string budgetText(const BudgetStatus &e)
     const std::string &gate = e.budget.bestGate;
     if (e.budget.bestNode != 0)
         s += "; best " + node(e.budget.bestNode) + " " +
-             (gate == "clean"     ? "checked"
-              : gate == "pending" ? "not checked yet"
-              : gate == "off"     ? "unchecked (the gate is off)"
-                                  : "unchecked");
+            (gate == "clean"         ? "checked"
+                 : gate == "pending" ? "not checked yet"
+                 : gate == "off"     ? "unchecked (the gate is off)"
+                                     : "unchecked");
     return "budget: " + s;
 }
 
@@ -142,51 +158,51 @@ std::string budgetText(const BudgetStatus &e)
 
 std::string describe(const SearchEvent &event)
 {
-    return std::visit(
-        Overloaded{
-            [](const SearchStarted &e) { return startedText(e); },
-            [](const RoundStarted &e) {
-                return "round " + std::to_string(e.round) +
-                       (e.bestMs > 0 ? " (best so far " + ms(e.bestMs) + ")" : " (no correct kernel yet)");
-            },
-            [](const IdeaProposed &e) {
-                std::string s = "idea " + node(e.node) + " " + e.title + " [" + e.ideaId + "]";
-                s += e.parentKernel ? " on " + node(e.parentKernel) : " from the reference";
-                return e.why.empty() ? s : s + ": " + e.why;
-            },
-            [](const CandidateQueued &e) {
-                std::string s = node(e.node) + " queued: " + e.title;
-                return e.repairOf ? s + " (repair of " + node(e.repairOf) + ")" : s;
-            },
-            [](const CandidateCompiled &e) {
-                std::string s = node(e.node) + (e.cached ? " compiled (cached)" : " compiled in " + fmt("%.1f s", e.seconds));
-                if (e.registers > 0)
-                    s += ", " + std::to_string(e.registers) + " registers";
-                if (e.spills > 0)
-                    s += ", " + std::to_string(e.spills) + " B spilled";
-                return s;
-            },
-            [](const CompileFailed &e) { return node(e.node) + " compile error: " + e.reason; },
-            [](const CandidateVerified &e) {
-                std::string s = node(e.node) + " " + toString(e.verdict);
-                if (e.verdict == Verdict::Correct)
-                    return s + " (max scaled error " + fmt("%.2e", e.maxScaledError) + ")";
-                return e.reason.empty() ? s : s + ": " + e.reason;
-            },
-            [](const CandidateTimed &e) {
-                std::string s = node(e.node) + " " + ms(e.timing.medianMs);
-                if (e.speedup > 0)
-                    s += ", " + fmt("%.2fx", e.speedup) + " eager";
-                return e.newBest ? s + " (new best)" : s;
-            },
-            [](const RoundFinished &e) { return roundText(e); },
-            [](const SearchFinished &e) { return finishedText(e); },
-            [](const SearchMessage &e) { return e.text; },
-            [](const CandidateSanitizing &e) { return sanitizingText(e); },
-            [](const CandidateSanitized &e) { return sanitizedText(e); },
-            [](const BudgetStatus &e) { return budgetText(e); },
-        },
-        event);
+    return std::visit(Overloaded{
+                          [](const SearchStarted &e) { return startedText(e); },
+                          [](const RoundStarted &e) {
+                              return "round " + std::to_string(e.round) +
+                                  (e.bestMs > 0 ? " (best so far " + ms(e.bestMs) + ")" : " (no correct kernel yet)");
+                          },
+                          [](const IdeaProposed &e) {
+                              std::string s = "idea " + node(e.node) + " " + e.title + " [" + e.ideaId + "]";
+                              s += e.parentKernel ? " on " + node(e.parentKernel) : " from the reference";
+                              return e.why.empty() ? s : s + ": " + e.why;
+                          },
+                          [](const CandidateQueued &e) {
+                              std::string s = node(e.node) + " queued: " + e.title;
+                              return e.repairOf ? s + " (repair of " + node(e.repairOf) + ")" : s;
+                          },
+                          [](const CandidateCompiled &e) {
+                              std::string s = node(e.node) +
+                                  (e.cached ? " compiled (cached)" : " compiled in " + fmt("%.1f s", e.seconds));
+                              if (e.registers > 0)
+                                  s += ", " + std::to_string(e.registers) + " registers";
+                              if (e.spills > 0)
+                                  s += ", " + std::to_string(e.spills) + " B spilled";
+                              return s;
+                          },
+                          [](const CompileFailed &e) { return node(e.node) + " compile error: " + e.reason; },
+                          [](const CandidateVerified &e) {
+                              std::string s = node(e.node) + " " + toString(e.verdict);
+                              if (e.verdict == Verdict::Correct)
+                                  return s + " (max scaled error " + fmt("%.2e", e.maxScaledError) + ")";
+                              return e.reason.empty() ? s : s + ": " + e.reason;
+                          },
+                          [](const CandidateTimed &e) {
+                              std::string s = node(e.node) + " " + ms(e.timing.medianMs);
+                              if (e.speedup > 0)
+                                  s += ", " + fmt("%.2fx", e.speedup) + " eager";
+                              return e.newBest ? s + " (new best)" : s;
+                          },
+                          [](const RoundFinished &e) { return roundText(e); },
+                          [](const SearchFinished &e) { return finishedText(e); },
+                          [](const SearchMessage &e) { return e.text; },
+                          [](const CandidateSanitizing &e) { return sanitizingText(e); },
+                          [](const CandidateSanitized &e) { return sanitizedText(e); },
+                          [](const BudgetStatus &e) { return budgetText(e); },
+                      },
+                      event);
 }
 
 } // namespace kf

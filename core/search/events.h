@@ -22,16 +22,16 @@ std::string toString(StopReason);
 
 struct SearchStarted {
     std::string problem, gpu, generator;
-    int firstRound = 1;          // > 1 when a session is resumed
-    double eagerMs = 0;          // 0 when the baseline is unknown
-    double budgetSeconds = 0;    // the time budget, 0: none; it counts from the start of setup
-    double setupSeconds = 0;     // what setup took of it
+    int firstRound = 1;       // > 1 when a session is resumed
+    double eagerMs = 0;       // 0 when the baseline is unknown
+    double budgetSeconds = 0; // the time budget, 0: none; it counts from the start of setup
+    double setupSeconds = 0;  // what setup took of it
 };
 
 struct RoundStarted {
     int round = 0;
     std::int64_t node = 0;
-    double bestMs = 0;           // best correct time before this round, 0 when none yet
+    double bestMs = 0; // best correct time before this round, 0 when none yet
 };
 
 struct IdeaProposed {
@@ -44,7 +44,7 @@ struct IdeaProposed {
 struct CandidateQueued {
     int round = 0;
     std::int64_t node = 0, ideaNode = 0;
-    std::int64_t repairOf = 0;   // the failed candidate it repairs, 0 for a first draft
+    std::int64_t repairOf = 0; // the failed candidate it repairs, 0 for a first draft
     std::string title;
 };
 
@@ -57,7 +57,7 @@ struct CandidateCompiled {
 
 struct CompileFailed {
     std::int64_t node = 0;
-    std::string reason;          // the first error, or why nothing could compile it
+    std::string reason; // the first error, or why nothing could compile it
 };
 
 struct CandidateVerified {
@@ -70,8 +70,8 @@ struct CandidateVerified {
 struct CandidateTimed {
     std::int64_t node = 0;
     Timing timing;
-    double speedup = 0;          // eager / median, 0 when the baseline is unknown
-    bool newBest = false;        // it is now the fastest correct kernel of the session
+    double speedup = 0;   // eager / median, 0 when the baseline is unknown
+    bool newBest = false; // it is now the fastest correct kernel of the session
 };
 
 // The sanitizer gate (docs/search.md): the kernel the search would report as its best runs once
@@ -86,7 +86,7 @@ struct CandidateSanitizing {
 
 struct CandidateSanitized {
     std::int64_t node = 0;
-    SanitizerCheck check;          // "clean", "finding" or "unchecked", the tools, the seconds, the note
+    SanitizerCheck check;               // "clean", "finding" or "unchecked", the tools, the seconds, the note
     Verdict verdict = Verdict::Correct; // after the gate: sanitizer (memcheck) or racy (racecheck) for a finding
     // A run in the background stopped to give the GPU back for timing: nothing is known, `check`
     // is empty and the kernel waits for its next chance.
@@ -96,13 +96,13 @@ struct CandidateSanitized {
 struct RoundFinished {
     int round = 0;
     std::int64_t node = 0;
-    double bestMs = 0;           // best correct time of the session so far (never worse than before)
+    double bestMs = 0; // best correct time of the session so far (never worse than before)
     std::int64_t bestNode = 0;
-    std::string bestIdea;        // title of the idea that produced it
-    double roundBestMs = 0;      // best correct time among this round's candidates, 0 when none
+    std::string bestIdea;   // title of the idea that produced it
+    double roundBestMs = 0; // best correct time among this round's candidates, 0 when none
     int candidates = 0, correct = 0;
-    std::int64_t tokens = 0;     // prompt + completion tokens the generator used this round
-    double cost = 0;             // and what they cost (LLM generators)
+    std::int64_t tokens = 0;         // prompt + completion tokens the generator used this round
+    double cost = 0;                 // and what they cost (LLM generators)
     int sanitized = 0, findings = 0; // kernels the sanitizer gate ran this round, and those it demoted
     double sanitizerSeconds = 0;
     // The best's gate so far: "clean", "pending" (not checked yet: it will be before it is
@@ -112,24 +112,24 @@ struct RoundFinished {
 
 struct SearchFinished {
     StopReason reason = StopReason::Rounds;
-    std::string detail;          // for people ("after 120 s", the error)
-    int roundsRun = 0;           // rounds started by this run
+    std::string detail; // for people ("after 120 s", the error)
+    int roundsRun = 0;  // rounds started by this run
     double bestMs = 0;
     std::int64_t bestNode = 0;
-    RunBudget budget;            // where the run's time went, and the best's gate
+    RunBudget budget; // where the run's time went, and the best's gate
 };
 
 // Where the run's time has gone so far and what the gate is doing, for a live view (the
 // workbench's chart): sent after setup, as each round ends, as the gate starts and ends a run, and
 // before SearchFinished.
 struct BudgetStatus {
-    RunBudget budget;            // so far; bestGate "pending" while the best waits for the gate
-    double reserveSeconds = 0;   // the end of the time budget kept for the gate to check the best
-    std::int64_t gating = 0;     // the kernel under compute-sanitizer now, 0 when none
-    bool finalGate = false;      // that run is the final gate (else it runs while the GPU would idle)
+    RunBudget budget;          // so far; bestGate "pending" while the best waits for the gate
+    double reserveSeconds = 0; // the end of the time budget kept for the gate to check the best
+    std::int64_t gating = 0;   // the kernel under compute-sanitizer now, 0 when none
+    bool finalGate = false;    // that run is the final gate (else it runs while the GPU would idle)
 };
 
-struct SearchMessage {           // anything else worth a line: the baseline, a worker restart
+struct SearchMessage { // anything else worth a line: the baseline, a worker restart
     std::string text;
 };
 

@@ -29,8 +29,11 @@ T value(const nlohmann::json &j, const char *key, T fallback)
 
 nlohmann::json ideaInfoJson(const Idea &idea, const std::string &generator)
 {
-    return {{"idea_id", idea.id},   {"parent_kernel", idea.parentNode}, {"params", idea.params},
-            {"why", idea.why},      {"generator", generator}};
+    return {{"idea_id", idea.id},
+            {"parent_kernel", idea.parentNode},
+            {"params", idea.params},
+            {"why", idea.why},
+            {"generator", generator}};
 }
 
 IdeaInfo readIdeaInfo(const NodeRecord &node)

@@ -51,10 +51,10 @@ struct CandidateReading {
 std::optional<CandidateReading> readCandidate(const NodeRecord &);
 
 struct RoundSummary {
-    double bestMs = 0;           // session best after the round
+    double bestMs = 0; // session best after the round
     std::int64_t bestNode = 0;
     std::string bestIdea;
-    double roundBestMs = 0;      // fastest correct candidate of this round
+    double roundBestMs = 0; // fastest correct candidate of this round
     std::int64_t roundBestNode = 0;
     int candidates = 0, correct = 0;
     double seconds = 0;

@@ -55,7 +55,8 @@ Result<std::unique_ptr<Search>> Search::resume(SessionStore &store, std::shared_
                                                std::optional<SearchSettings> settings)
 {
     if (store.readOnly())
-        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot continue in it", store.path());
+        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot continue in it",
+                         store.path());
     auto meta = store.sessionMeta();
     if (!meta)
         return meta.error();
@@ -119,7 +120,8 @@ void Search::watch(const std::atomic<bool> &cancel)
                 std::snprintf(b, sizeof b, "%.0f s", m_settings.timeBudgetSeconds);
                 std::string detail = b;
                 if (reserve > 0 && nowNs() < deadline) {
-                    std::snprintf(b, sizeof b, ", of which the last %.0f s are kept for compute-sanitizer to check the best",
+                    std::snprintf(b, sizeof b,
+                                  ", of which the last %.0f s are kept for compute-sanitizer to check the best",
                                   double(reserve) * 1e-9);
                     detail += b;
                 }
@@ -158,16 +160,17 @@ Status Search::run(const std::atomic<bool> &cancel)
     m_clock.enter(BudgetClock::Idle);
     if (prepared) {
         const double setup = m_clock.split().setup;
-        report(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)",
-                           m_generator->name(), m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0,
-                           m_settings.timeBudgetSeconds, setup});
+        report(SearchStarted{m_problem.name, m_gpu.present ? m_gpu.name : "no GPU (compile only)", m_generator->name(),
+                             m_state.lastRound + 1, m_eager ? m_eager->medianMs : 0, m_settings.timeBudgetSeconds,
+                             setup});
         if (!m_gate.message.empty())
             report(SearchMessage{m_gate.message});
-        store(m_store.appendEvent("search-started", {{"first_round", m_state.lastRound + 1},
-                                                     {"settings", m_settings},
-                                                     {"generator", m_generator->name()},
-                                                     {"sanitizer", gateJson()},
-                                                     {"setup_s", setup}}));
+        store(m_store.appendEvent("search-started",
+                                  {{"first_round", m_state.lastRound + 1},
+                                   {"settings", m_settings},
+                                   {"generator", m_generator->name()},
+                                   {"sanitizer", gateJson()},
+                                   {"setup_s", setup}}));
         int round = m_state.lastRound + 1;
         checkUsageBudget(); // a resumed session may have spent its budget already
         // A resumed session's best, if unchecked, has the end of the budget kept for it; the
@@ -176,9 +179,9 @@ Status Search::run(const std::atomic<bool> &cancel)
         reportBudget();
         while (!stopping()) {
             if (round > m_settings.rounds) {
-                requestStop(StopReason::Rounds, m_roundsRun == 0 ? "the session already has " +
-                                                                       std::to_string(m_state.lastRound) + " rounds"
-                                                                 : "");
+                requestStop(
+                    StopReason::Rounds,
+                    m_roundsRun == 0 ? "the session already has " + std::to_string(m_state.lastRound) + " rounds" : "");
                 break;
             }
             runRound(round++);
@@ -207,12 +210,13 @@ Status Search::run(const std::atomic<bool> &cancel)
     // A session that could not be opened for writing cannot take the event either.
     if (!m_store.readOnly()) {
         (void)m_store.setMetaJson(session_meta::Budget, budget);
-        (void)m_store.appendEvent("stopped", {{"reason", toString(done.reason)},
-                                              {"detail", done.detail},
-                                              {"rounds_run", done.roundsRun},
-                                              {"best_ms", done.bestMs},
-                                              {"best_node", done.bestNode},
-                                              {"budget", budget}});
+        (void)m_store.appendEvent("stopped",
+                                  {{"reason", toString(done.reason)},
+                                   {"detail", done.detail},
+                                   {"rounds_run", done.roundsRun},
+                                   {"best_ms", done.bestMs},
+                                   {"best_node", done.bestNode},
+                                   {"budget", budget}});
     }
     report(BudgetStatus{budget, 0, 0, false});
     report(done);
@@ -228,24 +232,31 @@ Status Search::prepare()
     if (Status v = m_settings.validate(); !v)
         return v;
     if (m_store.readOnly())
-        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot write to it", m_store.path());
+        return makeError(ErrorCode::ReadOnly, "the session is open read-only, so a search cannot write to it",
+                         m_store.path());
     auto meta = m_store.sessionMeta();
     if (!meta)
         return meta.error();
     if (!meta->problemName.empty() && meta->problemName != m_problem.name)
-        return makeError(ErrorCode::Session, "the session is a search of " + meta->problemName + ", not of " + m_problem.name,
+        return makeError(ErrorCode::Session,
+                         "the session is a search of " + meta->problemName + ", not of " + m_problem.name,
                          m_store.path());
     if (meta->problemText.empty()) { // a session made without its problem still gets one
-        if (Status s = m_store.setMeta(session_meta::ProblemName, m_problem.name); !s) return s;
-        if (Status s = m_store.setMeta(session_meta::ProblemText, m_problem.text); !s) return s;
-        if (Status s = m_store.setMeta(session_meta::ProblemVariant, m_problem.variant); !s) return s;
+        if (Status s = m_store.setMeta(session_meta::ProblemName, m_problem.name); !s)
+            return s;
+        if (Status s = m_store.setMeta(session_meta::ProblemText, m_problem.text); !s)
+            return s;
+        if (Status s = m_store.setMeta(session_meta::ProblemVariant, m_problem.variant); !s)
+            return s;
     }
     if (Status s = m_store.setMetaJson(session_meta::Settings, m_settings); !s)
         return s;
     if (nlohmann::json gs = m_generator->settings(); !gs.is_null())
-        if (Status s = m_store.setMetaJson(session_meta::GeneratorSettings, gs); !s) return s;
+        if (Status s = m_store.setMetaJson(session_meta::GeneratorSettings, gs); !s)
+            return s;
     if (meta->generator.empty()) {
-        if (Status s = m_store.setMeta(session_meta::Generator, m_generator->name()); !s) return s;
+        if (Status s = m_store.setMeta(session_meta::Generator, m_generator->name()); !s)
+            return s;
     } else if (meta->generator != m_generator->name()) {
         (void)m_store.appendLog(std::nullopt, "continued with the " + m_generator->name() + " generator");
     }
@@ -268,14 +279,18 @@ Status Search::restore()
     m_ideaOf = std::move(r.ideaOf);
     const std::string why = "the search ended before this finished";
     for (auto id : r.unfinishedRounds)
-        if (Status s = m_store.updateNode(id, node_status::Interrupted, why, std::nullopt); !s) return s;
+        if (Status s = m_store.updateNode(id, node_status::Interrupted, why, std::nullopt); !s)
+            return s;
     for (auto id : r.unfinishedCandidates)
-        if (Status s = m_store.updateNode(id, node_status::Queued, std::string(node_status::Interrupted), std::nullopt); !s)
+        if (Status s = m_store.updateNode(id, node_status::Queued, std::string(node_status::Interrupted), std::nullopt);
+            !s)
             return s;
     for (auto id : r.unfinishedIdeas) {
         auto n = m_store.node(id);
-        if (!n) return n.error();
-        if (Status s = m_store.updateNode(id, node_status::Interrupted, n->reason, n->resultJson); !s) return s;
+        if (!n)
+            return n.error();
+        if (Status s = m_store.updateNode(id, node_status::Interrupted, n->reason, n->resultJson); !s)
+            return s;
     }
     m_sessionUsage = {};
     auto exchanges = m_store.allExchanges();
@@ -337,14 +352,16 @@ Status Search::startWorkers()
         }
     }
     if (!present && !m_settings.compileOnly)
-        return makeError(ErrorCode::NoGpu, "the search needs an NVIDIA GPU: " + why +
-                                       " (a compile-only search runs the rounds up to compilation without one)");
+        return makeError(ErrorCode::NoGpu,
+                         "the search needs an NVIDIA GPU: " + why +
+                             " (a compile-only search runs the rounds up to compilation without one)");
     if (!present) {
         m_gpu = GpuInfo{};
         m_gpu.reason = why;
         report(SearchMessage{"no GPU (" + why + "): candidates are compiled, then recorded as needing a GPU"});
     } else if (auto meta = m_store.meta(session_meta::Gpu); !meta || meta->empty()) {
-        if (Status s = m_store.setMeta(session_meta::Gpu, m_gpu.name); !s) return s;
+        if (Status s = m_store.setMeta(session_meta::Gpu, m_gpu.name); !s)
+            return s;
     }
 
     const auto loading = Clock::now();
@@ -379,7 +396,8 @@ Status Search::startWorkers()
             m_pool.worker(i).setBaselineMs(ms);
     } else if (auto b = m_pool.baseline(m_settings.timingTrials)) {
         m_eager = b->timing;
-        if (Status s = m_store.setBaseline({{"timing", b->timing}, {"flags", b->flags}}); !s) return s;
+        if (Status s = m_store.setBaseline({{"timing", b->timing}, {"flags", b->flags}}); !s)
+            return s;
     } else {
         if (stopping())
             return b.error();
@@ -388,7 +406,8 @@ Status Search::startWorkers()
 
     if (auto c = m_pool.ceilings()) {
         m_ceilings = *c;
-        if (Status s = m_store.setMetaJson("ceilings", *c); !s) return s;
+        if (Status s = m_store.setMetaJson("ceilings", *c); !s)
+            return s;
     } else {
         if (stopping())
             return c.error();
@@ -466,8 +485,8 @@ void Search::checkUsageBudget()
 {
     const std::int64_t tokens = m_sessionUsage.tokens();
     if (m_settings.tokenBudget > 0 && tokens >= m_settings.tokenBudget)
-        requestStop(StopReason::TokenBudget, std::to_string(tokens) + " tokens used, budget " +
-                                                 std::to_string(m_settings.tokenBudget));
+        requestStop(StopReason::TokenBudget,
+                    std::to_string(tokens) + " tokens used, budget " + std::to_string(m_settings.tokenBudget));
     else if (m_settings.costBudget > 0 && m_sessionUsage.cost >= m_settings.costBudget)
         requestStop(StopReason::CostBudget,
                     "cost " + costText(m_sessionUsage.cost) + ", budget " + costText(m_settings.costBudget));
@@ -597,7 +616,7 @@ void Search::runRound(int round)
     if (!m_store.readOnly())
         (void)m_store.appendEvent("round-finished", summary);
     report(RoundFinished{round, *roundNode, s.bestMs, s.bestNode, s.bestIdea, s.roundBestMs, s.candidates, s.correct,
-                       usage.tokens(), usage.cost, s.sanitized, s.sanitizerFindings, s.sanitizerSeconds, s.bestGate});
+                         usage.tokens(), usage.cost, s.sanitized, s.sanitizerFindings, s.sanitizerSeconds, s.bestGate});
     reportBudget();
 }
 
@@ -651,8 +670,7 @@ std::int64_t Search::addCandidate(Pending &p, std::int64_t parent)
     return p.node;
 }
 
-std::vector<Search::Pending> Search::draftCandidates(int round,
-                                                     const std::vector<std::pair<Idea, std::int64_t>> &ideas,
+std::vector<Search::Pending> Search::draftCandidates(int round, const std::vector<std::pair<Idea, std::int64_t>> &ideas,
                                                      Usage &usage)
 {
     std::vector<Pending> out;
@@ -675,7 +693,8 @@ std::vector<Search::Pending> Search::draftCandidates(int round,
             if (drafts.error().code == ErrorCode::Cancelled)
                 continue;
             (void)m_store.appendLog(ideaNode, "the generator could not implement this idea: " + drafts.error().text());
-            report(SearchMessage{"idea #" + std::to_string(ideaNode) + " has no implementation: " + drafts.error().text()});
+            report(SearchMessage{"idea #" + std::to_string(ideaNode) +
+                                 " has no implementation: " + drafts.error().text()});
             continue;
         }
         int k = 0;
@@ -708,11 +727,11 @@ void Search::finishIdeas(const std::vector<std::pair<Idea, std::int64_t>> &ideas
         const IdeaRecord *r = m_state.idea(node);
         if (!r)
             continue;
-        std::string_view status = r->correct > 0  ? std::string_view("correct")
-                                  : r->unjudged > 0 ? node_status::NeedsGpu
-                                  : r->failed > 0   ? node_status::Failed
-                                  : stopping()    ? node_status::Stopped
-                                                  : node_status::Failed; // no implementation at all
+        std::string_view status = r->correct > 0 ? std::string_view("correct")
+            : r->unjudged > 0                    ? node_status::NeedsGpu
+            : r->failed > 0                      ? node_status::Failed
+            : stopping()                         ? node_status::Stopped
+                                                 : node_status::Failed; // no implementation at all
         nlohmann::json info = ideaInfoJson(idea, generator);
         info["best_ms"] = r->bestMs;
         info["correct"] = r->correct;

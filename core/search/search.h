@@ -86,13 +86,13 @@ private:
         bool on = false;
         bool racecheck = false;
         SanitizerProbe probe;
-        std::string why;                                  // why it is off
-        std::string message;                              // the line that says so, once per run
+        std::string why;                                                         // why it is off
+        std::string message;                                                     // the line that says so, once per run
         std::map<std::string, std::pair<std::int64_t, SanitizeResult>> bySource; // content hash -> first run
-        std::unique_ptr<GateRunner> runner;               // the runs while the GPU waits on something else
-        double perTool = 0;         // the longest measured run of one tool on this problem (s); 0: none yet
-        double perToolFallback = 0; // before any: the probe's time per tool plus the problem's load
-        int runs = 0, findings = 0; // of this run() (each round's are in its summary too)
+        std::unique_ptr<GateRunner> runner;     // the runs while the GPU waits on something else
+        double perTool = 0;                     // the longest measured run of one tool on this problem (s); 0: none yet
+        double perToolFallback = 0;             // before any: the probe's time per tool plus the problem's load
+        int runs = 0, findings = 0;             // of this run() (each round's are in its summary too)
         int applied = 0, appliedAtRoundEnd = 0; // checks applied, in all and when the last round ended
         double backgroundSeconds = 0;
         // The stretch the GPU waits in now (on the generator, the compiler), from the start of a
@@ -187,20 +187,20 @@ private:
         double seconds = 0;
     };
     LastRound m_lastRound;
-    Usage m_sessionUsage;   // every exchange of the session, earlier runs included (the budgets count it)
+    Usage m_sessionUsage; // every exchange of the session, earlier runs included (the budgets count it)
     Gate m_gate;
 
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_watching{false};
     std::atomic<int> m_phase{Idle};
-    std::atomic<std::int64_t> m_deadlineNs{0}; // steady clock; 0: no time budget
-    std::atomic<std::int64_t> m_reserveNs{0};  // the end of the budget kept for the final gate
+    std::atomic<std::int64_t> m_deadlineNs{0};   // steady clock; 0: no time budget
+    std::atomic<std::int64_t> m_reserveNs{0};    // the end of the budget kept for the final gate
     const std::atomic<bool> *m_cancel = nullptr; // run()'s flag
     BudgetClock m_clock;
     RunBudget m_budget;
-    double m_loadSeconds = 0;      // the problem's load into the workers, for the gate's first estimate
+    double m_loadSeconds = 0;       // the problem's load into the workers, for the gate's first estimate
     std::vector<Pending> m_demoted; // kernels of this run's ideas the gate demoted since the last repairs
-    std::mutex m_stopMutex; // guards m_reason and m_detail, set from the watcher and the pools' threads
+    std::mutex m_stopMutex;         // guards m_reason and m_detail, set from the watcher and the pools' threads
     StopReason m_reason = StopReason::Rounds;
     std::string m_detail;
     std::optional<Error> m_error; // the error run() returns

@@ -29,8 +29,10 @@ bool repairable(Verdict v)
     case Verdict::Sanitizer:
     case Verdict::Crashed:
     case Verdict::Inconsistent: // a timed run failed its check: often a race that verification missed
-    case Verdict::TimedOut: return true;
-    default: return false;
+    case Verdict::TimedOut:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -153,8 +155,8 @@ void Search::compileBatch(std::vector<Pending> &batch)
     m_clock.enter(BudgetClock::Idle);
     gateWhileIdle();
     if (poolFailures > 0)
-        report(SearchMessage{"the compile pool could not compile " + std::to_string(poolFailures) +
-                           " candidate(s) (" + poolError + "); the worker compiles them"});
+        report(SearchMessage{"the compile pool could not compile " + std::to_string(poolFailures) + " candidate(s) (" +
+                             poolError + "); the worker compiles them"});
 }
 
 void Search::evaluateBatch(std::vector<Pending> &batch)
@@ -249,7 +251,8 @@ void Search::evaluateBatch(std::vector<Pending> &batch)
     m_phase = Idle;
     m_clock.enter(BudgetClock::Idle);
     const double wall = std::chrono::duration<double>(Clock::now() - evaluating).count();
-    const double locked = (m_pool.gpuLockSeconds() - lockedBefore) / double(std::max<std::size_t>(1, m_pool.gpuCount()));
+    const double locked =
+        (m_pool.gpuLockSeconds() - lockedBefore) / double(std::max<std::size_t>(1, m_pool.gpuCount()));
     m_clock.shift(BudgetClock::Verifying, BudgetClock::Timing, std::min(wall, locked));
 }
 

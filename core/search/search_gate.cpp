@@ -72,10 +72,10 @@ void Search::setupGate(SanitizerProbe probe)
     if (m_gate.on) {
         const SanitizerProbe &p = m_gate.probe;
         text = "sanitizer gate on: compute-sanitizer" + (p.version.empty() ? "" : " " + p.version) + " runs memcheck" +
-               (m_gate.racecheck ? " (and racecheck on kernels with shared memory)" : "") +
-               " on the kernel the search reports as its best, and on the top-k while the GPU waits on the "
-               "generator or the compiler; probe " +
-               secondsText(p.seconds);
+            (m_gate.racecheck ? " (and racecheck on kernels with shared memory)" : "") +
+            " on the kernel the search reports as its best, and on the top-k while the GPU waits on the "
+            "generator or the compiler; probe " +
+            secondsText(p.seconds);
         if (!m_gate.racecheck)
             text += "; " + p.reason;
         m_gate.runner = std::make_unique<GateRunner>(m_pool);
@@ -264,9 +264,10 @@ void Search::finalGate()
         SanitizeRequest request = sanitizeRequest(best);
         const double estimate = gateEstimate(request);
         // The reserve was kept for this kernel; any other starts only when it can end in the budget.
-        if (m_deadlineNs != 0 && best.node != m_gate.reservedFor && nowNs() + std::int64_t(estimate * 1e9) > m_deadlineNs) {
+        if (m_deadlineNs != 0 && best.node != m_gate.reservedFor &&
+            nowNs() + std::int64_t(estimate * 1e9) > m_deadlineNs) {
             m_gate.bestNote = "the time budget left no room for compute-sanitizer, which takes about " +
-                              secondsText(estimate) + " a kernel here";
+                secondsText(estimate) + " a kernel here";
             break;
         }
         m_gate.reservedFor = 0;
@@ -373,7 +374,7 @@ void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int6
     if (finding) {
         result.verdict = r.finding == SanitizerTool::Racecheck ? Verdict::Racy : Verdict::Sanitizer;
         result.reason = "passed verification, but compute-sanitizer " + check.note +
-                        (sameAs ? " (as #" + std::to_string(sameAs) + ", which has the same source)" : "");
+            (sameAs ? " (as #" + std::to_string(sameAs) + ", which has the same source)" : "");
         result.sanitizerReport = r.report;
         log = "compute-sanitizer " + check.note + "\n" + r.report;
     } else if (check.outcome == "unchecked") {
@@ -381,7 +382,7 @@ void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int6
         log = "compute-sanitizer could not check it, so it stays: " + check.note;
     } else {
         log = "compute-sanitizer " + joined(check.tools) + ": clean" +
-              (sameAs ? " (same source as #" + std::to_string(sameAs) + ")" : " in " + secondsText(check.seconds));
+            (sameAs ? " (same source as #" + std::to_string(sameAs) + ")" : " in " + secondsText(check.seconds));
     }
     store(m_store.updateNode(k.node, toString(result.verdict), result.reason,
                              candidateResultJson(result, reading ? reading->draft : DraftInfo{})));

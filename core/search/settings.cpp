@@ -30,8 +30,9 @@ Status SearchSettings::validate() const
     for (const Range &r : kRanges) {
         int v = this->*r.field;
         if (v < r.low || v > r.high)
-            return makeError(ErrorCode::Settings, std::string(r.key) + " must be between " + std::to_string(r.low) + " and " +
-                                             std::to_string(r.high) + ", not " + std::to_string(v));
+            return makeError(ErrorCode::Settings,
+                             std::string(r.key) + " must be between " + std::to_string(r.low) + " and " +
+                                 std::to_string(r.high) + ", not " + std::to_string(v));
     }
     if (!(timeBudgetSeconds >= 0))
         return makeError(ErrorCode::Settings, "time_budget_s must be 0 (none) or a positive number of seconds");

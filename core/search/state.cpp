@@ -46,15 +46,9 @@ std::vector<KernelRecord> SearchState::bank() const
     return out;
 }
 
-const KernelRecord *SearchState::best() const
-{
-    return m_correct.empty() ? nullptr : &m_correct.front();
-}
+const KernelRecord *SearchState::best() const { return m_correct.empty() ? nullptr : &m_correct.front(); }
 
-double SearchState::bestMs() const
-{
-    return m_correct.empty() ? 0 : medianOf(m_correct.front());
-}
+double SearchState::bestMs() const { return m_correct.empty() ? 0 : medianOf(m_correct.front()); }
 
 const KernelRecord *SearchState::find(std::int64_t node) const
 {

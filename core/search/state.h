@@ -28,9 +28,9 @@ public:
     std::vector<KernelRecord> topK() const;
     std::vector<KernelRecord> bank() const;
     const KernelRecord *best() const;
-    double bestMs() const; // 0 when there is no correct kernel
+    double bestMs() const;                             // 0 when there is no correct kernel
     const KernelRecord *find(std::int64_t node) const; // a correct kernel, or nullptr
-    const KernelRecord *fastestClean() const; // the fastest that passed the sanitizer gate, or nullptr
+    const KernelRecord *fastestClean() const;          // the fastest that passed the sanitizer gate, or nullptr
     // The sanitizer gate's verdict on a correct kernel that stays correct.
     void setSanitizer(std::int64_t node, const SanitizerCheck &);
     // A correct kernel that the sanitizer gate found fault with: it leaves the top-k and the bank,
@@ -47,7 +47,7 @@ public:
     // `candidate` (its node) lets a later demote() take a correct one back.
     void recordOutcome(std::int64_t ideaNode, const EvalResult &, std::int64_t candidate = 0);
 
-    int lastRound = 0;   // the highest round number in the session
+    int lastRound = 0; // the highest round number in the session
 
 private:
     static double medianOf(const KernelRecord &k) { return k.result.timing ? k.result.timing->medianMs : 0; }
@@ -58,7 +58,7 @@ private:
     std::vector<IdeaRecord> m_ideas;     // oldest first
     std::set<std::pair<std::string, std::int64_t>> m_tried;
     struct Failures {
-        std::map<std::string, int> count;        // by verdict
+        std::map<std::string, int> count;         // by verdict
         std::map<std::string, std::string> first; // the first reason seen for each verdict
     };
     std::map<std::int64_t, Failures> m_failures;
@@ -72,7 +72,7 @@ struct RestoredSearch {
     std::vector<std::int64_t> unfinishedRounds;     // status still "running"
     std::vector<std::int64_t> unfinishedIdeas;      // status still "queued"
     std::vector<std::int64_t> unfinishedCandidates; // queued with no reason (the process died)
-    std::map<std::int64_t, std::int64_t> ideaOf;     // candidate -> its idea node
+    std::map<std::int64_t, std::int64_t> ideaOf;    // candidate -> its idea node
 };
 RestoredSearch restoreSearch(const std::vector<NodeRecord> &nodes, int topK, int bankSize);
 

@@ -46,7 +46,7 @@ Trajectory trajectoryFromNodes(const std::vector<NodeRecord> &nodes, double eage
         double ms = 0;
         std::int64_t node = 0;
     };
-    std::map<int, Best> roundBest; // per round, the fastest correct candidate
+    std::map<int, Best> roundBest;             // per round, the fastest correct candidate
     std::map<int, std::pair<int, int>> counts; // per round: judged, correct
     for (const auto &n : nodes) {
         if (n.kind != NodeKind::Candidate)
@@ -145,9 +145,9 @@ std::string trajectoryTable(const Trajectory &t)
     }
     out += "(* the round that set the best; candidates: correct of judged)\n";
     if (const SanitizerTotals &s = t.sanitizer; s.checked > 0)
-        out += "compute-sanitizer: " + std::to_string(s.checked) + " kernels run under it in " + num("%.1f", s.seconds) +
-               " s, " + std::to_string(s.findings) + " demoted" +
-               (s.unchecked ? ", " + std::to_string(s.unchecked) + " it could not check" : std::string()) + "\n";
+        out += "compute-sanitizer: " + std::to_string(s.checked) + " kernels run under it in " +
+            num("%.1f", s.seconds) + " s, " + std::to_string(s.findings) + " demoted" +
+            (s.unchecked ? ", " + std::to_string(s.unchecked) + " it could not check" : std::string()) + "\n";
     if (t.budget)
         out += "last run: " + describe(*t.budget) + "\n";
     return out;
@@ -155,13 +155,14 @@ std::string trajectoryTable(const Trajectory &t)
 
 std::string trajectoryCsv(const Trajectory &t)
 {
-    std::string out = "round,best_ms,percent_of_reference,speedup,best_node,idea,improved,round_best_ms,candidates,correct\n";
+    std::string out =
+        "round,best_ms,percent_of_reference,speedup,best_node,idea,improved,round_best_ms,candidates,correct\n";
     auto opt = [](double v, const char *format) { return v > 0 ? num(format, v) : std::string(); };
     for (const auto &r : t.rows) {
         out += std::to_string(r.round) + "," + opt(r.bestMs, "%.6g") + "," + opt(r.percentOfReference, "%.2f") + "," +
-               opt(r.percentOfReference / 100.0, "%.4f") + "," + (r.bestNode ? std::to_string(r.bestNode) : "") + "," +
-               csvField(r.idea) + "," + (r.improved ? "1" : "0") + "," + opt(r.roundBestMs, "%.6g") + "," +
-               std::to_string(r.candidates) + "," + std::to_string(r.correct) + "\n";
+            opt(r.percentOfReference / 100.0, "%.4f") + "," + (r.bestNode ? std::to_string(r.bestNode) : "") + "," +
+            csvField(r.idea) + "," + (r.improved ? "1" : "0") + "," + opt(r.roundBestMs, "%.6g") + "," +
+            std::to_string(r.candidates) + "," + std::to_string(r.correct) + "\n";
     }
     return out;
 }

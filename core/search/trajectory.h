@@ -15,12 +15,12 @@ namespace kf {
 
 struct TrajectoryRow {
     int round = 0;
-    double bestMs = 0;             // best correct median of rounds <= this one; 0 when none yet
+    double bestMs = 0; // best correct median of rounds <= this one; 0 when none yet
     std::int64_t bestNode = 0;
-    std::string idea;              // title of the idea (or hand-written kernel) that produced it
-    double percentOfReference = 0; // eager / best × 100; 0 when either is unknown
-    bool improved = false;         // this round produced a new best
-    double roundBestMs = 0;        // fastest correct candidate of this round
+    std::string idea;                // title of the idea (or hand-written kernel) that produced it
+    double percentOfReference = 0;   // eager / best × 100; 0 when either is unknown
+    bool improved = false;           // this round produced a new best
+    double roundBestMs = 0;          // fastest correct candidate of this round
     int candidates = 0, correct = 0; // this round's candidates with a verdict, and the correct ones
 };
 

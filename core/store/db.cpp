@@ -14,9 +14,9 @@ Error sqlError(sqlite3 *db, int rc, const std::string &path, std::string_view wh
     const std::string prefix = what.empty() ? std::string() : std::string(what) + ": ";
     switch (rc & 0xff) {
     case SQLITE_TOOBIG:
-        return makeError(ErrorCode::TooLarge, prefix + "a value is larger than a session can hold (SQLite keeps up to " +
-                                          std::to_string(db ? sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1) : 0) +
-                                          " bytes)",
+        return makeError(ErrorCode::TooLarge,
+                         prefix + "a value is larger than a session can hold (SQLite keeps up to " +
+                             std::to_string(db ? sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1) : 0) + " bytes)",
                          path);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
@@ -90,7 +90,8 @@ std::string dumpJson(const nlohmann::json &j)
 std::optional<nlohmann::json> parseJson(const std::string &text)
 {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded()) return std::nullopt;
+    if (j.is_discarded())
+        return std::nullopt;
     return j;
 }
 

@@ -37,26 +37,31 @@ public:
     // unchecked, the parameter would stay NULL for a NOT NULL column to reject, misleadingly.
     Stmt &bind(int i, std::string_view v)
     {
-        if (!m_s) return *this;
+        if (!m_s)
+            return *this;
         const int rc = v.size() > std::size_t(std::numeric_limits<int>::max())
-                           ? SQLITE_TOOBIG
-                           : sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
-        if (rc != SQLITE_OK && m_bindRc == SQLITE_OK) m_bindRc = rc;
+            ? SQLITE_TOOBIG
+            : sqlite3_bind_text(m_s, i, v.data(), int(v.size()), SQLITE_TRANSIENT);
+        if (rc != SQLITE_OK && m_bindRc == SQLITE_OK)
+            m_bindRc = rc;
         return *this;
     }
     Stmt &bind(int i, std::int64_t v)
     {
-        if (m_s) sqlite3_bind_int64(m_s, i, v);
+        if (m_s)
+            sqlite3_bind_int64(m_s, i, v);
         return *this;
     }
     Stmt &bind(int i, double v)
     {
-        if (m_s) sqlite3_bind_double(m_s, i, v);
+        if (m_s)
+            sqlite3_bind_double(m_s, i, v);
         return *this;
     }
     Stmt &bindNull(int i)
     {
-        if (m_s) sqlite3_bind_null(m_s, i);
+        if (m_s)
+            sqlite3_bind_null(m_s, i);
         return *this;
     }
     Stmt &bindOptional(int i, const std::optional<std::int64_t> &v) { return v ? bind(i, *v) : bindNull(i); }
@@ -68,8 +73,10 @@ public:
     // SQLITE_ROW, SQLITE_DONE, or an error code.
     int step()
     {
-        if (!prepared()) return m_prepareRc == SQLITE_OK ? SQLITE_MISUSE : m_prepareRc;
-        if (m_bindRc != SQLITE_OK) return m_rc = m_bindRc;
+        if (!prepared())
+            return m_prepareRc == SQLITE_OK ? SQLITE_MISUSE : m_prepareRc;
+        if (m_bindRc != SQLITE_OK)
+            return m_rc = m_bindRc;
         m_rc = sqlite3_step(m_s);
         return m_rc;
     }

@@ -8,7 +8,8 @@ using namespace store;
 
 Result<std::int64_t> SessionStore::addExchange(const ExchangeRecord &r, const std::vector<std::int64_t> &nodes)
 {
-    if (auto e = unusable(true)) return *e;
+    if (auto e = unusable(true))
+        return *e;
     std::int64_t id = 0;
     Status done = transaction([&]() -> Status {
         const auto &t = kExchanges;
@@ -35,25 +36,31 @@ Result<std::int64_t> SessionStore::addExchange(const ExchangeRecord &r, const st
             .bind(param(t, "stop_reason"), r.stopReason)
             .bind(param(t, "ending"), r.ending);
         const int rc = s.step();
-        if (rc != SQLITE_DONE) return d->error(rc, "cannot store an exchange");
+        if (rc != SQLITE_DONE)
+            return d->error(rc, "cannot store an exchange");
         id = std::int64_t(sqlite3_last_insert_rowid(d->db.get()));
         for (std::int64_t node : nodes)
-            if (Status l = linkExchange(id, node); !l) return l;
+            if (Status l = linkExchange(id, node); !l)
+                return l;
         return Ok{};
     });
-    if (!done) return done.error();
+    if (!done)
+        return done.error();
     return id;
 }
 
 Status SessionStore::linkExchange(std::int64_t exchange, std::int64_t node)
 {
-    if (auto e = unusable(true)) return *e;
+    if (auto e = unusable(true))
+        return *e;
     Stmt s(d->db.get(), insertSql(kExchangeNodes, "INSERT OR IGNORE"));
     s.bind(param(kExchangeNodes, "exchange"), exchange).bind(param(kExchangeNodes, "node"), node);
     const int rc = s.step();
     if ((rc & 0xff) == SQLITE_CONSTRAINT)
-        return d->err(ErrorCode::NotFound, "no exchange " + std::to_string(exchange) + " or node " + std::to_string(node));
-    if (rc != SQLITE_DONE) return d->error(rc, "cannot link an exchange");
+        return d->err(ErrorCode::NotFound,
+                      "no exchange " + std::to_string(exchange) + " or node " + std::to_string(node));
+    if (rc != SQLITE_DONE)
+        return d->error(rc, "cannot link an exchange");
     return Ok{};
 }
 
@@ -91,20 +98,26 @@ ExchangeRecord readExchange(const Stmt &s)
 
 // Runs an exchange SELECT (at most one int parameter) and fills in the links.
 Result<std::vector<ExchangeRecord>> selectExchanges(sqlite3 *db, const std::string &path, int version,
-                                                   std::string_view where, std::optional<std::int64_t> arg)
+                                                    std::string_view where, std::optional<std::int64_t> arg)
 {
     std::vector<ExchangeRecord> out;
-    if (version < kExchanges.since) return out; // a format 1 file read as it is: no model was ever asked
+    if (version < kExchanges.since)
+        return out; // a format 1 file read as it is: no model was ever asked
     Stmt s(db, selectSql(kExchanges, version) + " " + std::string(where) + " ORDER BY id");
-    if (arg) s.bind(1, *arg);
+    if (arg)
+        s.bind(1, *arg);
     int rc;
-    while ((rc = s.step()) == SQLITE_ROW) out.push_back(readExchange(s));
-    if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read exchanges");
+    while ((rc = s.step()) == SQLITE_ROW)
+        out.push_back(readExchange(s));
+    if (rc != SQLITE_DONE)
+        return sqlError(db, rc, path, "cannot read exchanges");
     for (auto &e : out) {
         Stmt l(db, "SELECT node FROM exchange_nodes WHERE exchange = ? ORDER BY node");
         l.bind(1, e.id);
-        while ((rc = l.step()) == SQLITE_ROW) e.nodes.push_back(l.int64(0));
-        if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read exchanges");
+        while ((rc = l.step()) == SQLITE_ROW)
+            e.nodes.push_back(l.int64(0));
+        if (rc != SQLITE_DONE)
+            return sqlError(db, rc, path, "cannot read exchanges");
     }
     return out;
 }
@@ -113,23 +126,28 @@ Result<std::vector<ExchangeRecord>> selectExchanges(sqlite3 *db, const std::stri
 
 Result<ExchangeRecord> SessionStore::exchange(std::int64_t id) const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     auto found = selectExchanges(d->db.get(), d->path, d->version, "WHERE id = ?", id);
-    if (!found) return found.error();
-    if (found->empty()) return d->err(ErrorCode::NotFound, "no exchange " + std::to_string(id));
+    if (!found)
+        return found.error();
+    if (found->empty())
+        return d->err(ErrorCode::NotFound, "no exchange " + std::to_string(id));
     return std::move(found->front());
 }
 
 Result<std::vector<ExchangeRecord>> SessionStore::exchanges(std::int64_t node) const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     return selectExchanges(d->db.get(), d->path, d->version,
                            "WHERE id IN (SELECT exchange FROM exchange_nodes WHERE node = ?)", node);
 }
 
 Result<std::vector<ExchangeRecord>> SessionStore::allExchanges() const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     return selectExchanges(d->db.get(), d->path, d->version, "", std::nullopt);
 }
 

@@ -9,20 +9,28 @@ using namespace store;
 std::string toString(NodeKind k)
 {
     switch (k) {
-    case NodeKind::Root: return "root";
-    case NodeKind::Round: return "round";
-    case NodeKind::Idea: return "idea";
-    case NodeKind::Candidate: return "candidate";
+    case NodeKind::Root:
+        return "root";
+    case NodeKind::Round:
+        return "round";
+    case NodeKind::Idea:
+        return "idea";
+    case NodeKind::Candidate:
+        return "candidate";
     }
     return "candidate";
 }
 
 std::optional<NodeKind> parseNodeKind(std::string_view s)
 {
-    if (s == "root") return NodeKind::Root;
-    if (s == "round") return NodeKind::Round;
-    if (s == "idea") return NodeKind::Idea;
-    if (s == "candidate") return NodeKind::Candidate;
+    if (s == "root")
+        return NodeKind::Root;
+    if (s == "round")
+        return NodeKind::Round;
+    if (s == "idea")
+        return NodeKind::Idea;
+    if (s == "candidate")
+        return NodeKind::Candidate;
     return std::nullopt;
 }
 
@@ -33,16 +41,19 @@ std::optional<NodeRecord> readNode(const Stmt &s)
 {
     NodeRecord n;
     n.id = s.int64(column(kNodes, "id"));
-    if (!s.isNull(column(kNodes, "parent"))) n.parent = s.int64(column(kNodes, "parent"));
+    if (!s.isNull(column(kNodes, "parent")))
+        n.parent = s.int64(column(kNodes, "parent"));
     const auto kind = parseNodeKind(s.text(column(kNodes, "kind")));
-    if (!kind) return std::nullopt;
+    if (!kind)
+        return std::nullopt;
     n.kind = *kind;
     n.round = int(s.int64(column(kNodes, "round")));
     n.title = s.text(column(kNodes, "title"));
     n.text = s.text(column(kNodes, "text"));
     n.status = s.text(column(kNodes, "status"));
     n.reason = s.text(column(kNodes, "reason"));
-    if (!s.isNull(column(kNodes, "result_json"))) n.resultJson = s.text(column(kNodes, "result_json"));
+    if (!s.isNull(column(kNodes, "result_json")))
+        n.resultJson = s.text(column(kNodes, "result_json"));
     n.edited = s.int64(column(kNodes, "edited")) != 0;
     n.created = s.text(column(kNodes, "created"));
     n.updated = s.text(column(kNodes, "updated"));
@@ -54,7 +65,8 @@ Result<std::vector<NodeRecord>> selectNodes(sqlite3 *db, const std::string &path
                                             std::optional<std::int64_t> arg)
 {
     Stmt s(db, selectSql(kNodes) + " " + std::string(where) + " ORDER BY id");
-    if (arg) s.bind(1, *arg);
+    if (arg)
+        s.bind(1, *arg);
     std::vector<NodeRecord> out;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -65,7 +77,8 @@ Result<std::vector<NodeRecord>> selectNodes(sqlite3 *db, const std::string &path
                              path);
         out.push_back(std::move(*n));
     }
-    if (rc != SQLITE_DONE) return sqlError(db, rc, path, "cannot read nodes");
+    if (rc != SQLITE_DONE)
+        return sqlError(db, rc, path, "cannot read nodes");
     return out;
 }
 
@@ -73,8 +86,10 @@ Result<std::vector<NodeRecord>> selectNodes(sqlite3 *db, const std::string &path
 
 Result<std::int64_t> SessionStore::addNode(const NodeRecord &r)
 {
-    if (auto e = unusable(true)) return *e;
-    if (r.kind == NodeKind::Root && r.parent) return d->err(ErrorCode::Invalid, "a root node has no parent");
+    if (auto e = unusable(true))
+        return *e;
+    if (r.kind == NodeKind::Root && r.parent)
+        return d->err(ErrorCode::Invalid, "a root node has no parent");
     if (r.kind != NodeKind::Root && !r.parent)
         return d->err(ErrorCode::Invalid, "a " + toString(r.kind) + " node needs a parent");
     if (r.resultJson && !nlohmann::json::accept(*r.resultJson))
@@ -85,8 +100,10 @@ Result<std::int64_t> SessionStore::addNode(const NodeRecord &r)
         Stmt p(db, "SELECT 1 FROM nodes WHERE id = ?");
         p.bind(1, *r.parent);
         const int rc = p.step();
-        if (rc == SQLITE_DONE) return d->err(ErrorCode::NotFound, "no node " + std::to_string(*r.parent) + " to add to");
-        if (rc != SQLITE_ROW) return d->error(rc, "cannot add a node");
+        if (rc == SQLITE_DONE)
+            return d->err(ErrorCode::NotFound, "no node " + std::to_string(*r.parent) + " to add to");
+        if (rc != SQLITE_ROW)
+            return d->error(rc, "cannot add a node");
     }
     const std::string now = isoTimeNow();
     Stmt s(db, insertSql(kNodes));
@@ -102,54 +119,68 @@ Result<std::int64_t> SessionStore::addNode(const NodeRecord &r)
         .bind(param(kNodes, "created"), r.created.empty() ? now : r.created)
         .bind(param(kNodes, "updated"), now);
     const int rc = s.step();
-    if (rc != SQLITE_DONE) return d->error(rc, "cannot add a node");
+    if (rc != SQLITE_DONE)
+        return d->error(rc, "cannot add a node");
     return std::int64_t(sqlite3_last_insert_rowid(db));
 }
 
 Status SessionStore::updateNode(std::int64_t id, std::string_view status, std::string_view reason,
                                 const std::optional<std::string> &resultJson)
 {
-    if (auto e = unusable(true)) return *e;
-    if (resultJson && !nlohmann::json::accept(*resultJson)) return d->err(ErrorCode::Invalid, "the result is not JSON");
+    if (auto e = unusable(true))
+        return *e;
+    if (resultJson && !nlohmann::json::accept(*resultJson))
+        return d->err(ErrorCode::Invalid, "the result is not JSON");
     Stmt s(d->db.get(), "UPDATE nodes SET status = ?, reason = ?, result_json = ?, updated = ? WHERE id = ?");
     s.bind(1, status).bind(2, reason).bindOptional(3, resultJson).bind(4, isoTimeNow()).bind(5, id);
     const int rc = s.step();
-    if (rc != SQLITE_DONE) return d->error(rc, "cannot update node " + std::to_string(id));
-    if (sqlite3_changes(d->db.get()) == 0) return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
+    if (rc != SQLITE_DONE)
+        return d->error(rc, "cannot update node " + std::to_string(id));
+    if (sqlite3_changes(d->db.get()) == 0)
+        return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
     return Ok{};
 }
 
 Result<NodeRecord> SessionStore::node(std::int64_t id) const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     Stmt s(d->db.get(), selectSql(kNodes) + " WHERE id = ?");
     s.bind(1, id);
     const int rc = s.step();
-    if (rc == SQLITE_DONE) return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
-    if (rc != SQLITE_ROW) return d->error(rc, "cannot read node " + std::to_string(id));
+    if (rc == SQLITE_DONE)
+        return d->err(ErrorCode::NotFound, "no node " + std::to_string(id));
+    if (rc != SQLITE_ROW)
+        return d->error(rc, "cannot read node " + std::to_string(id));
     auto n = readNode(s);
-    if (!n) return d->err(ErrorCode::Damaged, "damaged: node " + std::to_string(id) + " has an unknown kind");
+    if (!n)
+        return d->err(ErrorCode::Damaged, "damaged: node " + std::to_string(id) + " has an unknown kind");
     return *n;
 }
 
 Result<std::vector<NodeRecord>> SessionStore::children(std::int64_t id) const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     return selectNodes(d->db.get(), d->path, "WHERE parent = ?", id);
 }
 
 Result<std::vector<NodeRecord>> SessionStore::allNodes() const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     return selectNodes(d->db.get(), d->path, "", std::nullopt);
 }
 
 Result<std::optional<NodeRecord>> SessionStore::root() const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     auto roots = selectNodes(d->db.get(), d->path, "WHERE kind = 'root'", std::nullopt);
-    if (!roots) return roots.error();
-    if (roots->empty()) return std::optional<NodeRecord>();
+    if (!roots)
+        return roots.error();
+    if (roots->empty())
+        return std::optional<NodeRecord>();
     return std::optional<NodeRecord>(std::move(roots->front()));
 }
 

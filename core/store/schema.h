@@ -30,9 +30,9 @@ struct Index {
 struct Table {
     std::string_view name = {};
     std::span<const Column> columns = {};
-    std::string_view constraint = {};   // a table constraint, or empty
+    std::string_view constraint = {}; // a table constraint, or empty
     std::span<const Index> indexes = {};
-    int since = 1;                      // the format that added the table
+    int since = 1; // the format that added the table
 };
 
 inline constexpr Column kMetaColumns[] = {
@@ -124,7 +124,8 @@ constexpr bool isRowid(const Column &c) { return c.type == "INTEGER" && c.constr
 consteval int column(const Table &t, std::string_view name)
 {
     for (std::size_t i = 0; i < t.columns.size(); ++i)
-        if (t.columns[i].name == name) return int(i);
+        if (t.columns[i].name == name)
+            return int(i);
     throw "no such column";
 }
 
@@ -133,9 +134,11 @@ consteval int param(const Table &t, std::string_view name)
 {
     int n = 0;
     for (const Column &c : t.columns) {
-        if (isRowid(c)) continue;
+        if (isRowid(c))
+            continue;
         ++n;
-        if (c.name == name) return n;
+        if (c.name == name)
+            return n;
     }
     throw "no such column, or the rowid";
 }

@@ -34,8 +34,8 @@ std::string fileUri(const std::string &path, std::string_view query)
     std::string uri = "file:";
     static const char *hex = "0123456789ABCDEF";
     for (unsigned char c : p) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                           c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+            c == '-' || c == '_' || c == '.' || c == '~';
         if (plain) {
             uri += char(c);
         } else {
@@ -53,7 +53,8 @@ std::string fileUri(const std::string &path, std::string_view query)
 std::optional<std::string> readHeader(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
+    if (!in)
+        return std::nullopt;
     std::string head(100, '\0');
     in.read(head.data(), std::streamsize(head.size()));
     head.resize(std::size_t(in.gcount()));
@@ -65,7 +66,8 @@ void removeWithSidecars(const std::string &path, std::error_code &ec)
     for (const char *suffix : {"", "-wal", "-shm", "-journal"}) {
         std::error_code one;
         fs::remove(path + suffix, one);
-        if (one && !ec) ec = one;
+        if (one && !ec)
+            ec = one;
     }
 }
 
@@ -79,8 +81,8 @@ std::string isoTimeNow()
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
     return buf;
 }
 
@@ -93,16 +95,19 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
 {
     std::error_code ec;
     if (fs::exists(path, ec)) {
-        if (!overwrite) return makeError(ErrorCode::Exists, "the file already exists", path);
+        if (!overwrite)
+            return makeError(ErrorCode::Exists, "the file already exists", path);
         removeWithSidecars(path, ec);
-        if (ec) return makeError(ErrorCode::Io, "cannot replace the file: " + ec.message(), path);
+        if (ec)
+            return makeError(ErrorCode::Io, "cannot replace the file: " + ec.message(), path);
     } else {
         // Stale sidecars of an earlier file by this name would be read as this file's journal.
         removeWithSidecars(path, ec);
     }
 
     Opened o = openConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    if (!o.db) return makeError(ErrorCode::Io, "cannot create: " + o.message, path);
+    if (!o.db)
+        return makeError(ErrorCode::Io, "cannot create: " + o.message, path);
 
     auto impl = std::make_unique<Impl>();
     impl->db = std::move(o.db);
@@ -122,10 +127,13 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
     // append. synchronous=FULL also keeps the last commits through a power cut; results arrive
     // about once a second, so the fsync per commit costs nothing that matters.
     const Scalar mode = scalar(db, "PRAGMA journal_mode = WAL");
-    if (mode.rc != SQLITE_OK) return failed(mode.rc, "cannot create");
+    if (mode.rc != SQLITE_OK)
+        return failed(mode.rc, "cannot create");
     int rc = exec(db, "PRAGMA synchronous = FULL");
-    if (rc == SQLITE_OK) rc = exec(db, "PRAGMA foreign_keys = ON");
-    if (rc != SQLITE_OK) return failed(rc, "cannot create");
+    if (rc == SQLITE_OK)
+        rc = exec(db, "PRAGMA foreign_keys = ON");
+    if (rc != SQLITE_OK)
+        return failed(rc, "cannot create");
 
     const std::string created = meta.created.empty() ? isoTimeNow() : meta.created;
     const std::string settings = dumpJson(meta.settings);
@@ -144,15 +152,17 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
 
     // The schema and the meta land together, so no reader ever sees a session without its format.
     rc = exec(db, "BEGIN IMMEDIATE");
-    if (rc != SQLITE_OK) return failed(rc, "cannot create");
+    if (rc != SQLITE_OK)
+        return failed(rc, "cannot create");
     rc = exec(db, upgradeSql(0, kSessionFormatVersion));
     if (rc == SQLITE_OK) {
         const std::string pragmas = "PRAGMA user_version = " + std::to_string(kSessionFormatVersion) +
-                                    "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
+            "; PRAGMA application_id = " + std::to_string(kApplicationId) + ";";
         rc = exec(db, pragmas.c_str());
     }
     for (const auto &[key, value] : rows) {
-        if (rc != SQLITE_OK) break;
+        if (rc != SQLITE_OK)
+            break;
         Stmt s(db, insertSql(kMeta));
         s.bind(param(kMeta, "key"), key).bind(param(kMeta, "value"), value);
         rc = s.step() == SQLITE_DONE ? SQLITE_OK : s.rc();
@@ -162,10 +172,12 @@ Result<SessionStore> SessionStore::create(const std::string &path, const Session
         s.bind(param(kMeta, "key"), session_meta::Baseline).bind(param(kMeta, "value"), dumpJson(*meta.baseline));
         rc = s.step() == SQLITE_DONE ? SQLITE_OK : s.rc();
     }
-    if (rc == SQLITE_OK) rc = exec(db, "COMMIT");
+    if (rc == SQLITE_OK)
+        rc = exec(db, "COMMIT");
     // No ROLLBACK first: closing the connection rolls back, and a successful ROLLBACK would leave
     // the connection's message saying "not an error" where the failure should be named.
-    if (rc != SQLITE_OK) return failed(rc, "cannot create");
+    if (rc != SQLITE_OK)
+        return failed(rc, "cannot create");
     return SessionStore(std::move(impl));
 }
 
@@ -173,33 +185,40 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
 {
     std::error_code ec;
     const auto st = fs::status(path, ec);
-    if (!fs::exists(st)) return makeError(ErrorCode::Io, "no such file", path);
-    if (fs::is_directory(st)) return makeError(ErrorCode::Io, "a folder, not a session file", path);
+    if (!fs::exists(st))
+        return makeError(ErrorCode::Io, "no such file", path);
+    if (fs::is_directory(st))
+        return makeError(ErrorCode::Io, "a folder, not a session file", path);
 
     // Look at the header ourselves: SQLite would take an empty file for an empty database and
     // describe any other file only as "not a database".
     const auto head = readHeader(path);
-    if (!head) return makeError(ErrorCode::Io, "cannot read the file", path);
-    if (head->empty()) return makeError(ErrorCode::Format, "not a KernelForge session (the file is empty)", path);
+    if (!head)
+        return makeError(ErrorCode::Io, "cannot read the file", path);
+    if (head->empty())
+        return makeError(ErrorCode::Format, "not a KernelForge session (the file is empty)", path);
     if (head->compare(0, kSqliteMagic.size(), kSqliteMagic) != 0)
         return makeError(ErrorCode::Format, "not a KernelForge session (not an SQLite database)", path);
-    if (head->size() < 100) return makeError(ErrorCode::Damaged, "damaged: the file ends inside its header", path);
+    if (head->size() < 100)
+        return makeError(ErrorCode::Damaged, "damaged: the file ends inside its header", path);
     // Header bytes 18 and 19 are 2 in WAL mode.
     const bool walFile = (*head)[18] == 2 || (*head)[19] == 2;
 
     const int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     Opened o = openConnection(path, flags);
-    if (!o.db) return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
+    if (!o.db)
+        return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
     Checked c = checkSession(o.db.get(), path);
 
     const auto readOnlyHere = [&] {
-        return makeError(ErrorCode::ReadOnly, "cannot open for writing (the file or its folder is read-only); open it read-only",
-                         path);
+        return makeError(ErrorCode::ReadOnly,
+                         "cannot open for writing (the file or its folder is read-only); open it read-only", path);
     };
     const int code = c.rc & 0xff;
     if (c.error && (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR)) {
         // SQLite quietly opens a write-protected file read-only and fails only when it needs to write.
-        if (!readOnly && sqlite3_db_readonly(o.db.get(), "main") == 1) return readOnlyHere();
+        if (!readOnly && sqlite3_db_readonly(o.db.get(), "main") == 1)
+            return readOnlyHere();
         // Reading a WAL file needs its -shm index, which cannot be made in a read-only folder. When
         // no write-ahead log holds changes, the main file is the whole session: read it as immutable.
         if (readOnly && walFile) {
@@ -211,11 +230,13 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
                                  path);
             o.db.reset();
             o = openConnection(fileUri(path, "immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
-            if (!o.db) return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
+            if (!o.db)
+                return makeError(ErrorCode::Io, "cannot open: " + o.message, path);
             c = checkSession(o.db.get(), path);
         }
     }
-    if (c.error) return *c.error;
+    if (c.error)
+        return *c.error;
 
     auto impl = std::make_unique<Impl>();
     impl->db = std::move(o.db);
@@ -226,19 +247,24 @@ Result<SessionStore> SessionStore::open(const std::string &path, bool readOnly)
 
     if (!readOnly) {
         // Say so now, not at the first write.
-        if (sqlite3_db_readonly(db, "main") == 1) return readOnlyHere();
+        if (sqlite3_db_readonly(db, "main") == 1)
+            return readOnlyHere();
         const Scalar mode = scalar(db, "PRAGMA journal_mode = WAL");
-        if (mode.rc != SQLITE_OK) return impl->error(mode.rc, "cannot open for writing");
+        if (mode.rc != SQLITE_OK)
+            return impl->error(mode.rc, "cannot open for writing");
         if (mode.text != "wal")
-            return makeError(ErrorCode::Io, "cannot switch to write-ahead logging (journal mode stays " + mode.text + ")",
-                             path);
+            return makeError(ErrorCode::Io,
+                             "cannot switch to write-ahead logging (journal mode stays " + mode.text + ")", path);
         int rc = exec(db, "PRAGMA synchronous = FULL");
-        if (rc == SQLITE_OK) rc = exec(db, "PRAGMA foreign_keys = ON");
-        if (rc != SQLITE_OK) return impl->error(rc, "cannot open for writing");
+        if (rc == SQLITE_OK)
+            rc = exec(db, "PRAGMA foreign_keys = ON");
+        if (rc != SQLITE_OK)
+            return impl->error(rc, "cannot open for writing");
         // Older formats are brought up to this one before anything else is written, in one
         // transaction: a file is either still in its old format or wholly in this one.
         if (impl->version < kSessionFormatVersion) {
-            if (auto e = migrate(db, path, impl->version)) return *e;
+            if (auto e = migrate(db, path, impl->version))
+                return *e;
             impl->version = kSessionFormatVersion;
         }
     }
@@ -256,7 +282,8 @@ int SessionStore::formatVersion() const { return d ? d->version : 0; }
 
 Status SessionStore::close()
 {
-    if (!d || !d->db) return Ok{};
+    if (!d || !d->db)
+        return Ok{};
     sqlite3 *db = d->db.release();
     const int rc = sqlite3_close(db);
     if (rc != SQLITE_OK) {
@@ -270,19 +297,23 @@ Status SessionStore::close()
 
 std::optional<Error> SessionStore::unusable(bool forWrite) const
 {
-    if (!d || !d->db) return makeError(ErrorCode::Closed, "the session is closed", d ? d->path : std::string());
-    if (forWrite && d->readOnly) return d->err(ErrorCode::ReadOnly, "the session is open read-only");
+    if (!d || !d->db)
+        return makeError(ErrorCode::Closed, "the session is closed", d ? d->path : std::string());
+    if (forWrite && d->readOnly)
+        return d->err(ErrorCode::ReadOnly, "the session is open read-only");
     return std::nullopt;
 }
 
 Status SessionStore::transaction(const std::function<Status()> &body)
 {
-    if (auto e = unusable(true)) return *e;
+    if (auto e = unusable(true))
+        return *e;
     sqlite3 *db = d->db.get();
     const bool outer = sqlite3_get_autocommit(db) != 0;
     // IMMEDIATE takes the write lock up front, so a reader upgrading elsewhere cannot deadlock us.
     int rc = exec(db, outer ? "BEGIN IMMEDIATE" : "SAVEPOINT kf_tx");
-    if (rc != SQLITE_OK) return d->error(rc, "cannot start a transaction");
+    if (rc != SQLITE_OK)
+        return d->error(rc, "cannot start a transaction");
     const auto undo = [&] { exec(db, outer ? "ROLLBACK" : "ROLLBACK TO kf_tx; RELEASE kf_tx"); };
     Status result = Ok{};
     try {
@@ -306,9 +337,11 @@ Status SessionStore::transaction(const std::function<Status()> &body)
 
 Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) const
 {
-    if (auto e = unusable(false)) return *e;
+    if (auto e = unusable(false))
+        return *e;
     std::error_code ec;
-    if (fs::exists(dst, ec) && !overwrite) return makeError(ErrorCode::Exists, "the file already exists", dst);
+    if (fs::exists(dst, ec) && !overwrite)
+        return makeError(ErrorCode::Exists, "the file already exists", dst);
 
     // Write beside the target and rename, so `dst` is never a half-written session.
     const std::string tmp = dst + ".partial";
@@ -334,8 +367,8 @@ Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) co
         const Scalar mode = scalar(o.db.get(), "PRAGMA journal_mode = DELETE");
         if (mode.rc != SQLITE_OK || mode.text != "delete") {
             const Error e = mode.rc != SQLITE_OK
-                                ? sqlError(o.db.get(), mode.rc, dst, "cannot write a copy")
-                                : makeError(ErrorCode::Io, "cannot set the copy's journal mode (it stays " + mode.text + ")", dst);
+                ? sqlError(o.db.get(), mode.rc, dst, "cannot write a copy")
+                : makeError(ErrorCode::Io, "cannot set the copy's journal mode (it stays " + mode.text + ")", dst);
             o.db.reset();
             removeWithSidecars(tmp, ec);
             return e;
@@ -348,14 +381,16 @@ Status SessionStore::saveReadOnlyCopy(const std::string &dst, bool overwrite) co
         return makeError(ErrorCode::Io, "cannot write a copy: " + ec.message(), dst);
     }
     // Sidecars of a previous file at dst would otherwise be taken as this copy's journal.
-    for (const char *suffix : {"-wal", "-shm", "-journal"}) fs::remove(dst + suffix, ec);
+    for (const char *suffix : {"-wal", "-shm", "-journal"})
+        fs::remove(dst + suffix, ec);
     return Ok{};
 }
 
 Status SessionStore::exportReadOnlyCopy(const std::string &src, const std::string &dst, bool overwrite)
 {
     auto store = open(src, true);
-    if (!store) return store.error();
+    if (!store)
+        return store.error();
     return store->saveReadOnlyCopy(dst, overwrite);
 }
 

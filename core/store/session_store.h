@@ -42,37 +42,37 @@ inline constexpr std::string_view ProblemVariant = "problem_variant";
 inline constexpr std::string_view Generator = "generator";
 inline constexpr std::string_view Settings = "settings"; // JSON object
 inline constexpr std::string_view Gpu = "gpu";
-inline constexpr std::string_view Baseline = "baseline"; // JSON, absent until measured
+inline constexpr std::string_view Baseline = "baseline";                    // JSON, absent until measured
 inline constexpr std::string_view GeneratorSettings = "generator_settings"; // JSON: the generator's own (no keys)
 inline constexpr std::string_view Budget = "budget"; // JSON: where the last search run's time went (docs/search.md)
 } // namespace session_meta
 
 enum class NodeKind { Root, Round, Idea, Candidate };
-std::string toString(NodeKind);                      // "root", "round", "idea", "candidate"
+std::string toString(NodeKind); // "root", "round", "idea", "candidate"
 std::optional<NodeKind> parseNodeKind(std::string_view);
 
 // One row of `nodes`. The tree is root -> rounds -> ideas -> candidates; a hand-edited candidate
 // is a child of the candidate it was edited from.
 struct NodeRecord {
-    std::int64_t id = 0;                 // assigned by addNode()
-    std::optional<std::int64_t> parent;  // none only for the root
+    std::int64_t id = 0;                // assigned by addNode()
+    std::optional<std::int64_t> parent; // none only for the root
     NodeKind kind = NodeKind::Candidate;
     int round = 0;
     std::string title;
-    std::string text;                    // idea text or candidate source
-    std::string status;                  // verdict string ("queued", "correct", ...), may be empty
+    std::string text;   // idea text or candidate source
+    std::string status; // verdict string ("queued", "correct", ...), may be empty
     std::string reason;
     std::optional<std::string> resultJson; // EvalResult as JSON text; none until evaluated
-    bool edited = false;                 // written by hand in the editor
-    std::string created;                 // ISO 8601 UTC; set by the store when empty
-    std::string updated;                 // ISO 8601 UTC; set by the store on every write
+    bool edited = false;                   // written by hand in the editor
+    std::string created;                   // ISO 8601 UTC; set by the store when empty
+    std::string updated;                   // ISO 8601 UTC; set by the store on every write
 
     bool operator==(const NodeRecord &) const = default;
 };
 
 struct LogRecord {
     std::int64_t id = 0;
-    std::optional<std::int64_t> node;    // none for session-wide lines
+    std::optional<std::int64_t> node; // none for session-wide lines
     std::string time;
     std::string text;
 
@@ -80,7 +80,7 @@ struct LogRecord {
 };
 
 struct EventRecord {
-    std::int64_t id = 0;                 // increasing; a reader tails a live file with events(lastId)
+    std::int64_t id = 0; // increasing; a reader tails a live file with events(lastId)
     std::string time;
     std::string kind;
     nlohmann::json data;
@@ -92,25 +92,25 @@ struct EventRecord {
 // produced or was made for (table `exchange_nodes`): the ideas an answer proposed, the candidate
 // a draft became, the idea whose implementation failed.
 struct ExchangeRecord {
-    std::int64_t id = 0;                 // assigned by addExchange()
+    std::int64_t id = 0; // assigned by addExchange()
     int round = 0;
-    std::string purpose;                 // "ideas", "implement", "repair"
+    std::string purpose; // "ideas", "implement", "repair"
     std::string generator, model, endpoint;
-    std::string request;                 // the request body as sent
-    std::string prompt;                  // the user message
-    std::string response;                // the raw response body
-    std::string answer;                  // the answer's text
-    std::string reasoning;               // the model's visible thinking, if any
-    std::string error;                   // empty: the answer was usable
-    std::string stopReason;              // why the model stopped, as the server said it (format 3; "" before)
-    std::string ending;                  // "complete", "truncated", "refused"; "" when no answer came (format 3)
+    std::string request;    // the request body as sent
+    std::string prompt;     // the user message
+    std::string response;   // the raw response body
+    std::string answer;     // the answer's text
+    std::string reasoning;  // the model's visible thinking, if any
+    std::string error;      // empty: the answer was usable
+    std::string stopReason; // why the model stopped, as the server said it (format 3; "" before)
+    std::string ending;     // "complete", "truncated", "refused"; "" when no answer came (format 3)
     int httpStatus = 0;
     int attempts = 0;
     std::int64_t promptTokens = 0, completionTokens = 0, reasoningTokens = 0;
     double cost = 0;
     double latencyMs = 0;
-    std::string time;                    // ISO 8601 UTC; set by the store when empty
-    std::vector<std::int64_t> nodes;     // linked nodes, ascending (filled when read)
+    std::string time;                // ISO 8601 UTC; set by the store when empty
+    std::vector<std::int64_t> nodes; // linked nodes, ascending (filled when read)
 
     bool operator==(const ExchangeRecord &) const = default;
 };
@@ -118,14 +118,14 @@ struct ExchangeRecord {
 // What a session is about; written once by create(). Settings must not hold API keys.
 struct SessionMeta {
     std::string problemName;
-    std::string problemText;             // the whole problem file: a session stands on its own
-    std::string problemVariant;          // "" or the size variant ("small")
+    std::string problemText;    // the whole problem file: a session stands on its own
+    std::string problemVariant; // "" or the size variant ("small")
     std::string generator;
     nlohmann::json settings = nlohmann::json::object();
     std::string gpuName;
     std::optional<nlohmann::json> baseline;
-    std::string created;                 // set by create() when empty
-    std::string writer;                  // program and version, e.g. "KernelForge 0.1.0"
+    std::string created; // set by create() when empty
+    std::string writer;  // program and version, e.g. "KernelForge 0.1.0"
 
     bool operator==(const SessionMeta &) const = default;
 };
@@ -149,14 +149,14 @@ public:
 
     const std::string &path() const;
     bool readOnly() const;
-    int formatVersion() const;           // the file's user_version
+    int formatVersion() const; // the file's user_version
     // Closes now and reports what closing said; the destructor closes silently.
     Status close();
 
     // Meta: a key/value table of text. "format" is the store's own and cannot be set.
     Status setMeta(std::string_view key, std::string_view value);
     Status setMetaJson(std::string_view key, const nlohmann::json &value);
-    Result<std::string> meta(std::string_view key) const;        // "not-found" when absent
+    Result<std::string> meta(std::string_view key) const; // "not-found" when absent
     Result<nlohmann::json> metaJson(std::string_view key) const;
     Result<std::map<std::string, std::string>> allMeta() const;
     Result<SessionMeta> sessionMeta() const;
@@ -166,9 +166,9 @@ public:
     Result<std::int64_t> addNode(const NodeRecord &record);
     Status updateNode(std::int64_t id, std::string_view status, std::string_view reason,
                       const std::optional<std::string> &resultJson);
-    Result<NodeRecord> node(std::int64_t id) const;               // "not-found" when absent
+    Result<NodeRecord> node(std::int64_t id) const;                  // "not-found" when absent
     Result<std::vector<NodeRecord>> children(std::int64_t id) const; // ordered by id
-    Result<std::vector<NodeRecord>> allNodes() const;              // ordered by id
+    Result<std::vector<NodeRecord>> allNodes() const;                // ordered by id
     Result<std::optional<NodeRecord>> root() const;
 
     // Logs: per node, or session-wide when `node` is empty.
@@ -185,9 +185,9 @@ public:
     // reads return nothing, not an error, for a version 1 file opened read-only (it has no table).
     Result<std::int64_t> addExchange(const ExchangeRecord &record, const std::vector<std::int64_t> &nodes = {});
     Status linkExchange(std::int64_t exchange, std::int64_t node);
-    Result<ExchangeRecord> exchange(std::int64_t id) const;             // "not-found" when absent
+    Result<ExchangeRecord> exchange(std::int64_t id) const;                 // "not-found" when absent
     Result<std::vector<ExchangeRecord>> exchanges(std::int64_t node) const; // those linked to a node, by id
-    Result<std::vector<ExchangeRecord>> allExchanges() const;           // ordered by id
+    Result<std::vector<ExchangeRecord>> allExchanges() const;               // ordered by id
 
     // Runs `body` as one transaction: all of its writes land, or none do (say, a candidate node
     // together with its logs). It commits when body returns ok and rolls back otherwise.

@@ -30,7 +30,7 @@ std::string CompileTimer::failure(const std::string &what)
     const std::size_t cut = err.rfind('\n');
     const std::string line = cut == std::string::npos ? err : err.substr(cut + 1);
     const std::string text = "tools/compile-baseline.py " + (what.empty() ? m_process->exitDescription() : what) +
-                             (line.empty() ? "" : ": " + line);
+        (line.empty() ? "" : ": " + line);
     m_process.reset();
     return text;
 }
@@ -66,7 +66,8 @@ CompileTime CompileTimer::measure(const std::string &file, std::chrono::seconds 
             return t;
         }
         // In slices, so that a stop is seen within a fraction of a second.
-        const IoStatus io = m_process->readLine(line, std::min(deadline, Clock::now() + std::chrono::milliseconds(200)));
+        const IoStatus io =
+            m_process->readLine(line, std::min(deadline, Clock::now() + std::chrono::milliseconds(200)));
         if (io == IoStatus::Ok && !line.empty())
             break;
         if (io == IoStatus::Timeout && Clock::now() < deadline)

@@ -56,9 +56,9 @@ std::string cell(std::string s)
 
 nlohmann::json fastJson(const FastP &f)
 {
-    return {{"problems", f.over}, {"correct", f.correct},       {"faster", f.faster},
-            {"faster_2x", f.faster2}, {"fast_0", f.fast0},      {"fast_1", f.fast1},
-            {"fast_2", f.fast2},  {"geomean_speedup", f.geomean}, {"geomean_over", f.correct}};
+    return {{"problems", f.over},       {"correct", f.correct}, {"faster", f.faster}, {"faster_2x", f.faster2},
+            {"fast_0", f.fast0},        {"fast_1", f.fast1},    {"fast_2", f.fast2},  {"geomean_speedup", f.geomean},
+            {"geomean_over", f.correct}};
 }
 
 } // namespace
@@ -103,15 +103,15 @@ std::string suiteMarkdown(const SuiteState &s)
     const SuiteSummary sum = summarize(s);
     std::string o = "# KernelForge suite: " + cell(s.folder) + "\n\n";
     o += "Generator `" + s.generator + "`, " + fmt("%.0f", s.budgetPerProblem) + " s per problem; " +
-         std::to_string(sum.problems) + " problems: " + std::to_string(sum.done) + " searched, " +
-         std::to_string(sum.failed) + " failed, " + std::to_string(sum.unfinished) + " not finished.\n\n";
+        std::to_string(sum.problems) + " problems: " + std::to_string(sum.done) + " searched, " +
+        std::to_string(sum.failed) + " failed, " + std::to_string(sum.unfinished) + " not finished.\n\n";
     o += "| against | problems | fast_0 (correct) | fast_1 (faster) | fast_2 (2x faster) | geomean speedup |\n";
     o += "| --- | ---: | ---: | ---: | ---: | ---: |\n";
     auto row = [&](const char *name, const FastP &f) {
         o += std::string("| ") + name + " | " + std::to_string(f.over) + " | " + percent(f.fast0) + " (" +
-             std::to_string(f.correct) + ") | " + percent(f.fast1) + " (" + std::to_string(f.faster) + ") | " +
-             percent(f.fast2) + " (" + std::to_string(f.faster2) + ") | " +
-             (f.correct ? times(f.geomean) + " over " + std::to_string(f.correct) : std::string("-")) + " |\n";
+            std::to_string(f.correct) + ") | " + percent(f.fast1) + " (" + std::to_string(f.faster) + ") | " +
+            percent(f.fast2) + " (" + std::to_string(f.faster2) + ") | " +
+            (f.correct ? times(f.geomean) + " over " + std::to_string(f.correct) : std::string("-")) + " |\n";
     };
     row("eager PyTorch", sum.eager);
     if (sum.compile.over > 0)
@@ -122,8 +122,8 @@ std::string suiteMarkdown(const SuiteState &s)
          "baseline; the geometric mean is over the problems with a correct kernel.\n\n";
     if (sum.measured > 0)
         o += "Beyond its search budget a problem took " + fmt("%.1f", sum.overheadMean) + " s on average (" +
-             std::to_string(sum.measured) +
-             " problems: starting and loading the workers, the eager baseline, torch.compile, stopping).\n\n";
+            std::to_string(sum.measured) +
+            " problems: starting and loading the workers, the eager baseline, torch.compile, stopping).\n\n";
     o += "| problem | status | eager ms | best ms | speedup | torch.compile ms | vs compile | policy | precision | "
          "KernelBench check | candidates | search s | why |\n";
     o += "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | --- |\n";
@@ -132,10 +132,10 @@ std::string suiteMarkdown(const SuiteState &s)
         if (e.compileMs <= 0 && !e.compileNote.empty())
             why += (why.empty() ? "" : "; ") + std::string("torch.compile: ") + e.compileNote;
         o += "| " + cell(e.name.empty() ? e.file : e.name) + " | " + reportStatus(e) + " | " + ms(e.eagerMs) + " | " +
-             ms(e.bestMs) + " | " + times(e.speedup()) + " | " + ms(e.compileMs) + " | " +
-             times(e.speedupOverCompile()) + " | " + cell(e.policy) + " | " + cell(e.precision) + " | " +
-             (e.isCorrect() ? (e.kernelbenchPassed ? "pass" : "fail") : "-") + " | " + std::to_string(e.candidates) +
-             " | " + fmt("%.0f", e.seconds) + " | " + cell(why) + " |\n";
+            ms(e.bestMs) + " | " + times(e.speedup()) + " | " + ms(e.compileMs) + " | " +
+            times(e.speedupOverCompile()) + " | " + cell(e.policy) + " | " + cell(e.precision) + " | " +
+            (e.isCorrect() ? (e.kernelbenchPassed ? "pass" : "fail") : "-") + " | " + std::to_string(e.candidates) +
+            " | " + fmt("%.0f", e.seconds) + " | " + cell(why) + " |\n";
     }
     return o;
 }

@@ -14,18 +14,18 @@ namespace kf {
 // fast_p as KernelBench defines it: the fraction of problems with a correct kernel whose speedup
 // is above p. fast_0 is the fraction correct.
 struct FastP {
-    int over = 0;                 // problems counted (the denominator)
+    int over = 0; // problems counted (the denominator)
     int correct = 0, faster = 0, faster2 = 0;
     double fast0 = 0, fast1 = 0, fast2 = 0;
-    double geomean = 0;           // geometric mean of the correct problems' speedups, 0 when none
+    double geomean = 0; // geometric mean of the correct problems' speedups, 0 when none
 };
 
 struct SuiteSummary {
     int problems = 0, done = 0, failed = 0, unfinished = 0;
-    int measured = 0;             // problems with a time beyond their budget recorded
-    double overheadMean = 0;      // their mean time beyond the budget, seconds
-    FastP eager;                  // over every problem of the suite
-    FastP compile;                // over the problems with a torch.compile time
+    int measured = 0;        // problems with a time beyond their budget recorded
+    double overheadMean = 0; // their mean time beyond the budget, seconds
+    FastP eager;             // over every problem of the suite
+    FastP compile;           // over the problems with a torch.compile time
 };
 
 SuiteSummary summarize(const SuiteState &);

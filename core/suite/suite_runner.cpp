@@ -39,8 +39,10 @@ bool naturalLess(const std::string &a, const std::string &b)
     while (i < a.size() && j < b.size()) {
         if (std::isdigit((unsigned char)a[i]) && std::isdigit((unsigned char)b[j])) {
             std::size_t ei = i, ej = j;
-            while (ei < a.size() && std::isdigit((unsigned char)a[ei])) ++ei;
-            while (ej < b.size() && std::isdigit((unsigned char)b[ej])) ++ej;
+            while (ei < a.size() && std::isdigit((unsigned char)a[ei]))
+                ++ei;
+            while (ej < b.size() && std::isdigit((unsigned char)b[ej]))
+                ++ej;
             const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
             if (na.size() != nb.size() || na != nb)
                 return na.size() != nb.size() ? na.size() < nb.size() : na < nb;
@@ -193,7 +195,8 @@ Status SuiteRunner::prepare()
         entry.status = suite_status::Failed;
         entry.reason = e.text();
     }
-    std::sort(entries.begin(), entries.end(), [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
+    std::sort(entries.begin(), entries.end(),
+              [](const SuiteEntry &a, const SuiteEntry &b) { return naturalLess(a.file, b.file); });
     m_state.problems = std::move(entries);
     if (m_state.problems.empty())
         return makeError(ErrorCode::Io, "no problem files (*.toml) in the folder", m_options.folder);
@@ -340,7 +343,7 @@ double SuiteRunner::runSearch(SuiteEntry &e, const Problem &problem, const std::
         // The budget counts from the start of the search's setup, which the event reports.
         if (auto *started = std::get_if<SearchStarted>(&event))
             budgetFrom = std::chrono::steady_clock::now() -
-                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                              std::chrono::duration<double>(started->setupSeconds));
         if (auto line = progressLine(event))
             say(e.name, *line);
@@ -372,7 +375,7 @@ double SuiteRunner::runSearch(SuiteEntry &e, const Problem &problem, const std::
     } else {
         e.status = suite_status::Done;
         e.reason = "stopped: " + toString(search->stopReason()) +
-                   (search->stopDetail().empty() ? "" : " (" + search->stopDetail() + ")");
+            (search->stopDetail().empty() ? "" : " (" + search->stopDetail() + ")");
     }
     return budgeted;
 }
@@ -388,8 +391,9 @@ void SuiteRunner::finish(SuiteEntry &e, const SessionStore &store, const SearchS
         outcome = "compiled";
     const double beyond = std::max(0.0, secondsSince(began) - budgeted);
     e.overheadSeconds += beyond;
-    say(label, (e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason) +
-                   "; " + secondsText(beyond) + " beyond the search budget");
+    say(label,
+        (e.status == suite_status::Done ? outcome + " (" + e.reason + ")" : e.status + ": " + e.reason) + "; " +
+            secondsText(beyond) + " beyond the search budget");
     update(e);
 }
 

@@ -31,8 +31,8 @@ namespace kf {
 class Generator;
 
 struct SuiteOptions {
-    std::string folder;               // the problem files (*.toml, recursively)
-    std::string out;                  // state, sessions and reports
+    std::string folder; // the problem files (*.toml, recursively)
+    std::string out;    // state, sessions and reports
     std::string generator = "builtin";
     nlohmann::json generatorSettings; // for LLM generators
     SearchSettings settings;          // every problem's; time_budget_s is the budget per problem
@@ -43,7 +43,7 @@ struct SuiteOptions {
     // problem file's path a line on stdin; empty: not measured), one per GPU, run before each
     // problem's search.
     std::vector<std::string> compileBaseline;
-    std::string compileNote;          // why torch.compile is not measured, for the report
+    std::string compileNote; // why torch.compile is not measured, for the report
 };
 
 // One line for people about one problem ("3_conv_relu_maxpool: round 2: best 0.412 ms").
@@ -91,8 +91,8 @@ private:
     SuiteProgress m_progress;
     std::vector<std::string> m_queue; // files still to run, in order
     std::size_t m_next = 0;
-    std::mutex m_mutex;               // guards m_state, m_next, m_error and the files in OUT
-    std::optional<Error> m_error;     // what stops the whole run (no GPU, a write that failed)
+    std::mutex m_mutex;           // guards m_state, m_next, m_error and the files in OUT
+    std::optional<Error> m_error; // what stops the whole run (no GPU, a write that failed)
     std::atomic<bool> m_abort{false};
 };
 

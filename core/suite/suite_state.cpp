@@ -16,15 +16,23 @@ SuiteEntry *SuiteState::find(const std::string &file)
 
 void to_json(nlohmann::json &j, const SuiteEntry &e)
 {
-    j = {{"file", e.file},           {"name", e.name},
-         {"session", e.session},     {"status", e.status},
-         {"reason", e.reason},       {"policy", e.policy},
-         {"eager_ms", e.eagerMs},    {"best_ms", e.bestMs},
-         {"precision", e.precision}, {"kernelbench_passed", e.kernelbenchPassed},
-         {"compile_ms", e.compileMs}, {"compile_note", e.compileNote},
+    j = {{"file", e.file},
+         {"name", e.name},
+         {"session", e.session},
+         {"status", e.status},
+         {"reason", e.reason},
+         {"policy", e.policy},
+         {"eager_ms", e.eagerMs},
+         {"best_ms", e.bestMs},
+         {"precision", e.precision},
+         {"kernelbench_passed", e.kernelbenchPassed},
+         {"compile_ms", e.compileMs},
+         {"compile_note", e.compileNote},
          {"compile_tried", e.compileTried},
-         {"candidates", e.candidates}, {"correct", e.correct},
-         {"rounds", e.rounds},       {"seconds", e.seconds},
+         {"candidates", e.candidates},
+         {"correct", e.correct},
+         {"rounds", e.rounds},
+         {"seconds", e.seconds},
          {"overhead_s", e.overheadSeconds},
          {"gpu", e.gpu}};
 }
@@ -55,8 +63,12 @@ void from_json(const nlohmann::json &j, SuiteEntry &e)
 
 void to_json(nlohmann::json &j, const SuiteState &s)
 {
-    j = {{"version", s.version},   {"folder", s.folder}, {"generator", s.generator},
-         {"settings", s.settings}, {"budget_per_problem_s", s.budgetPerProblem}, {"problems", s.problems}};
+    j = {{"version", s.version},
+         {"folder", s.folder},
+         {"generator", s.generator},
+         {"settings", s.settings},
+         {"budget_per_problem_s", s.budgetPerProblem},
+         {"problems", s.problems}};
 }
 
 Result<SuiteState> suiteStateFromJson(const nlohmann::json &j, const std::string &where)
@@ -77,7 +89,8 @@ Result<SuiteState> suiteStateFromJson(const nlohmann::json &j, const std::string
             try {
                 s.problems.push_back(list[i].get<SuiteEntry>());
             } catch (const nlohmann::json::exception &e) {
-                return makeError(ErrorCode::Suite, std::string("problems[") + std::to_string(i) + "]: " + e.what(), where);
+                return makeError(ErrorCode::Suite, std::string("problems[") + std::to_string(i) + "]: " + e.what(),
+                                 where);
             }
         }
     } catch (const nlohmann::json::exception &e) {

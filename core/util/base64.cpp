@@ -29,8 +29,8 @@ std::string base64Encode(const std::string &bytes)
     out.reserve((bytes.size() + 2) / 3 * 4);
     std::size_t i = 0;
     for (; i + 3 <= bytes.size(); i += 3) {
-        std::uint32_t v = (std::uint32_t(std::uint8_t(bytes[i])) << 16)
-                        | (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) | std::uint8_t(bytes[i + 2]);
+        std::uint32_t v = (std::uint32_t(std::uint8_t(bytes[i])) << 16) |
+            (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) | std::uint8_t(bytes[i + 2]);
         out += kAlphabet[(v >> 18) & 63];
         out += kAlphabet[(v >> 12) & 63];
         out += kAlphabet[(v >> 6) & 63];

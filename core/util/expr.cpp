@@ -275,8 +275,7 @@ private:
             std::int64_t j = i < 0 ? i + ndim : i;
             if (j < 0 || j >= ndim) {
                 return failValue("index " + std::to_string(i) + " out of range for " + std::string(name) + " with " +
-                                 std::to_string(ndim) + " dimensions (at column " + std::to_string(indexPos + 1) +
-                                 ")");
+                                 std::to_string(ndim) + " dimensions (at column " + std::to_string(indexPos + 1) + ")");
             }
             return shape[static_cast<std::size_t>(j)];
         }

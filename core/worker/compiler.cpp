@@ -35,11 +35,13 @@ std::string cudaIncludeDir()
     std::string built = KF_CUDA_INCLUDE_DIR;
     // CMake may hand over a list ("a;b"); the first entry holds cuda_runtime.h.
     candidates.push_back(built.substr(0, built.find(';')));
-    if (const char *home = std::getenv("CUDA_HOME")) candidates.push_back(std::string(home) + "/include");
+    if (const char *home = std::getenv("CUDA_HOME"))
+        candidates.push_back(std::string(home) + "/include");
     candidates.push_back("/usr/local/cuda/include");
     for (const auto &dir : candidates) {
         std::error_code ec;
-        if (fs::exists(fs::path(dir) / "cuda_runtime.h", ec)) return dir;
+        if (fs::exists(fs::path(dir) / "cuda_runtime.h", ec))
+            return dir;
     }
     return candidates.front();
 }
@@ -71,9 +73,11 @@ std::string cacheKey(const std::string &source, const std::vector<std::string> &
 {
     // Kernel names are part of the key: the lowered-name table depends on them.
     std::string key = "kf-nvrtc-1\n" + nvrtcVersionString() + "\n" + arch + "\n";
-    for (const auto &o : opts) key += o + '\n';
+    for (const auto &o : opts)
+        key += o + '\n';
     key += "--kernels\n";
-    for (const auto &k : kernels) key += k + '\n';
+    for (const auto &k : kernels)
+        key += k + '\n';
     key += "--source\n" + source;
     return contentHash(key);
 }
@@ -83,12 +87,16 @@ std::string cacheKey(const std::string &source, const std::vector<std::string> &
 int numberBefore(const std::string &line, const std::string &suffix)
 {
     std::size_t p = line.find(suffix);
-    if (p == std::string::npos) return -1;
+    if (p == std::string::npos)
+        return -1;
     std::size_t end = p;
-    while (end > 0 && line[end - 1] == ' ') --end;
+    while (end > 0 && line[end - 1] == ' ')
+        --end;
     std::size_t start = end;
-    while (start > 0 && std::isdigit(static_cast<unsigned char>(line[start - 1]))) --start;
-    if (start == end) return -1;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(line[start - 1])))
+        --start;
+    if (start == end)
+        return -1;
     return std::stoi(line.substr(start, end - start));
 }
 
@@ -111,17 +119,20 @@ std::map<std::string, KernelResources> parsePtxasLog(const std::string &log)
             out[entry];
         } else if (auto p = line.find(properties); p != std::string::npos) {
             props = line.substr(p + properties.size());
-            while (!props.empty() && std::isspace(static_cast<unsigned char>(props.back()))) props.pop_back();
+            while (!props.empty() && std::isspace(static_cast<unsigned char>(props.back())))
+                props.pop_back();
         } else if (line.find("bytes stack frame") != std::string::npos) {
             // Device functions that were not inlined get these lines too; keep entries only.
             auto it = out.find(props);
-            if (it == out.end()) continue;
+            if (it == out.end())
+                continue;
             it->second.stackBytes = std::max(0, numberBefore(line, "bytes stack frame"));
             it->second.spillStores = std::max(0, numberBefore(line, "bytes spill stores"));
             it->second.spillLoads = std::max(0, numberBefore(line, "bytes spill loads"));
         } else if (line.find("Used ") != std::string::npos && line.find(" registers") != std::string::npos) {
             auto it = out.find(entry);
-            if (it == out.end()) continue;
+            if (it == out.end())
+                continue;
             it->second.registers = std::max(0, numberBefore(line, "registers"));
             it->second.sharedBytes = std::max(0, numberBefore(line, "bytes smem"));
         }
@@ -138,11 +149,14 @@ nlohmann::json toJson(const CompileOutput &o)
         diags.push_back({{"line", d.line}, {"severity", d.severity}, {"message", d.message}});
     nlohmann::json res = nlohmann::json::object();
     for (const auto &[name, r] : o.resources)
-        res[name] = {{"registers", r.registers}, {"sharedBytes", r.sharedBytes}, {"stackBytes", r.stackBytes},
-                     {"spillStores", r.spillStores}, {"spillLoads", r.spillLoads}};
-    return {{"ok", o.ok}, {"arch", o.arch}, {"log", o.log}, {"ptx", o.ptx},
-            {"diagnostics", diags}, {"loweredNames", o.loweredNames}, {"resources", res},
-            {"seconds", o.seconds}};
+        res[name] = {{"registers", r.registers},
+                     {"sharedBytes", r.sharedBytes},
+                     {"stackBytes", r.stackBytes},
+                     {"spillStores", r.spillStores},
+                     {"spillLoads", r.spillLoads}};
+    return {{"ok", o.ok},       {"arch", o.arch},       {"log", o.log},
+            {"ptx", o.ptx},     {"diagnostics", diags}, {"loweredNames", o.loweredNames},
+            {"resources", res}, {"seconds", o.seconds}};
 }
 
 CompileOutput fromJson(const nlohmann::json &j)
@@ -157,16 +171,17 @@ CompileOutput fromJson(const nlohmann::json &j)
                                            d.at("message").get<std::string>()});
     o.loweredNames = j.at("loweredNames").get<std::map<std::string, std::string>>();
     for (const auto &[name, r] : j.at("resources").items())
-        o.resources[name] = KernelResources{r.at("registers").get<int>(), r.at("sharedBytes").get<int>(),
-                                            r.at("stackBytes").get<int>(), r.at("spillStores").get<int>(),
-                                            r.at("spillLoads").get<int>()};
+        o.resources[name] =
+            KernelResources{r.at("registers").get<int>(), r.at("sharedBytes").get<int>(), r.at("stackBytes").get<int>(),
+                            r.at("spillStores").get<int>(), r.at("spillLoads").get<int>()};
     return o;
 }
 
 std::optional<std::string> readFile(const fs::path &p)
 {
     std::ifstream f(p, std::ios::binary);
-    if (!f) return std::nullopt;
+    if (!f)
+        return std::nullopt;
     std::ostringstream ss;
     ss << f.rdbuf();
     return ss.str();
@@ -179,11 +194,11 @@ void writeAtomically(const fs::path &p, const std::string &data)
     static std::atomic<unsigned> counter{0};
     fs::path tmp = p;
     tmp += ".tmp." + std::to_string(::getpid()) + "." +
-           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + "." +
-           std::to_string(counter++);
+        std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + "." + std::to_string(counter++);
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) return;
+        if (!f)
+            return;
         f.write(data.data(), std::streamsize(data.size()));
         if (!f) {
             f.close();
@@ -194,19 +209,22 @@ void writeAtomically(const fs::path &p, const std::string &data)
     }
     std::error_code ec;
     fs::rename(tmp, p, ec);
-    if (ec) fs::remove(tmp, ec);
+    if (ec)
+        fs::remove(tmp, ec);
 }
 
 std::optional<CompileOutput> loadCached(const fs::path &dir, const std::string &key)
 {
     // The JSON is written last, so its presence means the entry is complete.
     auto json = readFile(dir / (key + ".json"));
-    if (!json) return std::nullopt;
+    if (!json)
+        return std::nullopt;
     try {
         CompileOutput o = fromJson(nlohmann::json::parse(*json));
         if (o.ok) {
             auto cubin = readFile(dir / (key + ".cubin"));
-            if (!cubin || cubin->empty()) return std::nullopt;
+            if (!cubin || cubin->empty())
+                return std::nullopt;
             o.cubin = std::move(*cubin);
         }
         o.cached = true;
@@ -220,14 +238,16 @@ void storeCached(const fs::path &dir, const std::string &key, const CompileOutpu
 {
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (o.ok) writeAtomically(dir / (key + ".cubin"), o.cubin);
+    if (o.ok)
+        writeAtomically(dir / (key + ".cubin"), o.cubin);
     writeAtomically(dir / (key + ".json"), toJson(o).dump());
 }
 
 std::string programLog(nvrtcProgram prog)
 {
     std::size_t size = 0;
-    if (nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size == 0) return {};
+    if (nvrtcGetProgramLogSize(prog, &size) != NVRTC_SUCCESS || size == 0)
+        return {};
     std::string log(size, '\0');
     nvrtcGetProgramLog(prog, log.data());
     // The log joins the front end's and ptxas's logs with their terminators inside.
@@ -247,7 +267,8 @@ Result<CompileOutput> compileUncached(const std::string &source, const std::vect
     out.arch = arch;
 
     nvrtcProgram prog = nullptr;
-    if (auto r = nvrtcCreateProgram(&prog, source.c_str(), kCompiledProgramName, 0, nullptr, nullptr); r != NVRTC_SUCCESS)
+    if (auto r = nvrtcCreateProgram(&prog, source.c_str(), kCompiledProgramName, 0, nullptr, nullptr);
+        r != NVRTC_SUCCESS)
         return nvrtcError("nvrtcCreateProgram", r);
     struct Destroy {
         nvrtcProgram *p;
@@ -259,7 +280,8 @@ Result<CompileOutput> compileUncached(const std::string &source, const std::vect
             return nvrtcError("nvrtcAddNameExpression", r);
 
     std::vector<const char *> argv;
-    for (const auto &o : opts) argv.push_back(o.c_str());
+    for (const auto &o : opts)
+        argv.push_back(o.c_str());
     nvrtcResult compiled = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
     out.log = programLog(prog);
 
@@ -269,7 +291,8 @@ Result<CompileOutput> compileUncached(const std::string &source, const std::vect
         if (compiled != NVRTC_ERROR_COMPILATION && compiled != NVRTC_ERROR_INVALID_OPTION)
             return nvrtcError("nvrtcCompileProgram", compiled);
         bool anyError = false;
-        for (const auto &d : out.diagnostics) anyError |= d.severity == "error";
+        for (const auto &d : out.diagnostics)
+            anyError |= d.severity == "error";
         if (!anyError) {
             // Keep the failure visible even when the log has a shape we do not parse.
             std::string first = out.log.substr(0, out.log.find('\n'));
@@ -282,7 +305,8 @@ Result<CompileOutput> compileUncached(const std::string &source, const std::vect
     if (nvrtcGetPTXSize(prog, &ptxSize) == NVRTC_SUCCESS && ptxSize > 0) {
         out.ptx.resize(ptxSize);
         nvrtcGetPTX(prog, out.ptx.data());
-        while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+        while (!out.ptx.empty() && out.ptx.back() == '\0')
+            out.ptx.pop_back();
     }
     // No CUBIN for a virtual architecture (compute_90a): NVRTC stops at PTX.
     std::size_t cubinSize = 0;
@@ -310,9 +334,11 @@ Result<CompileOutput> compileUncached(const std::string &source, const std::vect
             out.ok = false;
             continue;
         }
-        if (auto it = byLowered.find(lowered); it != byLowered.end()) out.resources[k] = it->second;
+        if (auto it = byLowered.find(lowered); it != byLowered.end())
+            out.resources[k] = it->second;
     }
-    if (!out.ok) out.cubin.clear();
+    if (!out.ok)
+        out.cubin.clear();
     return out;
 }
 
@@ -336,7 +362,8 @@ std::string deviceArch()
     // other instructions that a plain sm_90 rejects; the binary runs only on that exact GPU family,
     // which is the one it is compiled for.
     std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-    if (prop.major >= 9) arch += "a";
+    if (prop.major >= 9)
+        arch += "a";
     return arch;
 }
 
@@ -350,7 +377,8 @@ Result<CompileOutput> compileCuda(const std::string &source, const std::vector<s
     std::vector<std::string> unique;
     std::set<std::string> seen;
     for (const auto &k : kernels)
-        if (seen.insert(k).second) unique.push_back(k);
+        if (seen.insert(k).second)
+            unique.push_back(k);
 
     std::vector<std::string> opts = nvrtcOptions(options);
     std::string key;
@@ -363,11 +391,12 @@ Result<CompileOutput> compileCuda(const std::string &source, const std::vector<s
     }
 
     auto out = compileUncached(source, unique, opts, options.arch);
-    if (!out) return out;
+    if (!out)
+        return out;
     out->seconds = elapsed();
-    if (!options.cacheDir.empty()) storeCached(options.cacheDir, key, *out);
+    if (!options.cacheDir.empty())
+        storeCached(options.cacheDir, key, *out);
     return out;
 }
-
 
 } // namespace kf

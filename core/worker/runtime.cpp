@@ -72,12 +72,14 @@ Result<std::unique_ptr<Module>> Module::load(const std::string &cubin,
     std::unique_ptr<Module> m(new Module);
     cudaError_t e = cudaLibraryLoadData(&m->m_library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e != cudaSuccess)
-        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Load, "cannot load the compiled module: " + errorText(e));
+        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Load,
+                         "cannot load the compiled module: " + errorText(e));
     for (const auto &[written, symbol] : loweredNames) {
         KernelHandle h;
         e = cudaLibraryGetKernel(&h.kernel, m->m_library, symbol.c_str());
         if (e != cudaSuccess)
-            return makeError(ErrorCode::Launch, "kernel '" + written + "' is not in the compiled module: " + errorText(e));
+            return makeError(ErrorCode::Launch,
+                             "kernel '" + written + "' is not in the compiled module: " + errorText(e));
         cudaFuncAttributes a{};
         if (cudaFuncGetAttributes(&a, reinterpret_cast<const void *>(h.kernel)) == cudaSuccess) {
             h.resources.registers = a.numRegs;
@@ -106,13 +108,15 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
 {
     if (!k.paramSizes.empty() || args.empty()) {
         if (k.paramSizes.size() != args.size())
-            return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' takes " + std::to_string(k.paramSizes.size()) +
-                                           " parameters but @launch passes " + std::to_string(args.size()));
+            return makeError(ErrorCode::Launch,
+                             "kernel '" + l.kernel + "' takes " + std::to_string(k.paramSizes.size()) +
+                                 " parameters but @launch passes " + std::to_string(args.size()));
         for (std::size_t i = 0; i < args.size(); ++i)
             if (k.paramSizes[i] != args[i].bytes.size())
-                return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' parameter " + std::to_string(i + 1) + " is " +
-                                               std::to_string(k.paramSizes[i]) + " bytes but @launch passes " +
-                                               std::to_string(args[i].bytes.size()) + " bytes");
+                return makeError(ErrorCode::Launch,
+                                 "kernel '" + l.kernel + "' parameter " + std::to_string(i + 1) + " is " +
+                                     std::to_string(k.paramSizes[i]) + " bytes but @launch passes " +
+                                     std::to_string(args[i].bytes.size()) + " bytes");
     }
     std::vector<void *> ptrs;
     ptrs.reserve(args.size());
@@ -123,8 +127,9 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
     if (l.smem > 48 * 1024) {
         if (cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem));
             e != cudaSuccess)
-            return makeError(ErrorCode::Launch, "kernel '" + l.kernel + "' asks for " + std::to_string(l.smem) +
-                                           " bytes of shared memory: " + errorText(e));
+            return makeError(ErrorCode::Launch,
+                             "kernel '" + l.kernel + "' asks for " + std::to_string(l.smem) +
+                                 " bytes of shared memory: " + errorText(e));
     }
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(unsigned(l.grid[0]), unsigned(l.grid[1]), unsigned(l.grid[2]));
@@ -144,7 +149,8 @@ Status launch(const KernelHandle &k, const ResolvedLaunch &l, const std::vector<
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess)
-        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Launch, "launch of '" + l.kernel + "' failed: " + errorText(e));
+        return makeError(isSticky(e) ? ErrorCode::Fatal : ErrorCode::Launch,
+                         "launch of '" + l.kernel + "' failed: " + errorText(e));
     return Ok{};
 }
 

@@ -12,7 +12,8 @@ namespace {
 nlohmann::json readJson(const char *path)
 {
     QFile f(QString::fromUtf8(path));
-    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", path);
     return nlohmann::json::parse(f.readAll().toStdString());
 }
 
@@ -33,7 +34,8 @@ const nlohmann::json &ownGraphs()
 QStringList shippedNames()
 {
     QStringList names;
-    for (const auto &[name, g] : graphs().items()) names << QString::fromStdString(name);
+    for (const auto &[name, g] : graphs().items())
+        names << QString::fromStdString(name);
     return names;
 }
 
@@ -45,14 +47,16 @@ std::vector<OpNode> shippedGraph(const QString &name)
 Problem shippedProblem(const QString &name, const std::string &variant)
 {
     auto p = loadProblemFile(KF_SOURCE_DIR "/problems/" + name.toStdString() + ".toml", variant);
-    if (!p) qFatal("%s", p.error().text().c_str());
+    if (!p)
+        qFatal("%s", p.error().text().c_str());
     return *p;
 }
 
 QStringList ownNames()
 {
     QStringList names;
-    for (const auto &[name, g] : ownGraphs().items()) names << QString::fromStdString(name);
+    for (const auto &[name, g] : ownGraphs().items())
+        names << QString::fromStdString(name);
     return names;
 }
 
@@ -64,7 +68,8 @@ std::vector<OpNode> ownGraph(const QString &name)
 Problem ownProblem(const QString &name, const std::string &variant)
 {
     auto p = loadProblemFile(KF_SOURCE_DIR "/tests/builtin/data/problems/" + name.toStdString() + ".toml", variant);
-    if (!p) qFatal("%s", p.error().text().c_str());
+    if (!p)
+        qFatal("%s", p.error().text().c_str());
     return *p;
 }
 
@@ -84,7 +89,8 @@ OpNode node(const std::string &op, std::vector<std::string> inputs, std::vector<
 Problem problemFromToml(const std::string &text)
 {
     auto p = parseProblem(text, "test.toml");
-    if (!p) qFatal("%s", p.error().text().c_str());
+    if (!p)
+        qFatal("%s", p.error().text().c_str());
     return *p;
 }
 
@@ -106,9 +112,6 @@ GenContext contextFor(const Problem &p, const std::vector<OpNode> &graph)
     return ctx;
 }
 
-void useSourceTemplates()
-{
-    qputenv("KERNELFORGE_TEMPLATES", QByteArrayLiteral(KF_SOURCE_DIR "/resources/templates"));
-}
+void useSourceTemplates() { qputenv("KERNELFORGE_TEMPLATES", QByteArrayLiteral(KF_SOURCE_DIR "/resources/templates")); }
 
 } // namespace kf::test

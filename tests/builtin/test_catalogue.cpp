@@ -5,8 +5,8 @@
 #include "gen/builtin/pattern.h"
 #include "gen/builtin/templates.h"
 #include "kernel/candidate.h"
-#include "worker/compiler.h"
 #include "support.h"
+#include "worker/compiler.h"
 
 #include <QRegularExpression>
 #include <QtTest>
@@ -38,29 +38,37 @@ std::vector<Extra> extras()
     };
     std::vector<Extra> out;
     out.push_back({"odd_elementwise",
-                   toml("odd_elementwise", "[[inputs]]\nname = \"x\"\nshape = [7, 5, 9]\n[[params]]\nname = \"s\"\n"
-                                           "shape = [5, 1]\ninit = \"ones\"\n[[outputs]]\nname = \"out\"\nshape = [7, 5, 9]\n" +
-                                               ref("x: Tensor, s: Tensor")),
+                   toml("odd_elementwise",
+                        "[[inputs]]\nname = \"x\"\nshape = [7, 5, 9]\n[[params]]\nname = \"s\"\n"
+                        "shape = [5, 1]\ninit = \"ones\"\n[[outputs]]\nname = \"out\"\nshape = [7, 5, 9]\n" +
+                            ref("x: Tensor, s: Tensor")),
                    {node("aten::mul", {"%x.1", "%s.1"}, {"%2"}, {{7, 5, 9}, {5, 1}}, {{7, 5, 9}}, {nullptr, nullptr}),
                     node("aten::gelu", {"%2", "%3"}, {"%4"}, {{7, 5, 9}, {}}, {{7, 5, 9}}, {nullptr, "none"})}});
     out.push_back({"odd_softmax",
-                   toml("odd_softmax", "[[inputs]]\nname = \"x\"\nshape = [6, 1001]\n[[outputs]]\nname = \"out\"\n"
-                                       "shape = [6, 1001]\n" + ref("x: Tensor")),
+                   toml("odd_softmax",
+                        "[[inputs]]\nname = \"x\"\nshape = [6, 1001]\n[[outputs]]\nname = \"out\"\n"
+                        "shape = [6, 1001]\n" +
+                            ref("x: Tensor")),
                    {node("aten::mul", {"%x.1", "%2"}, {"%3"}, {{6, 1001}, {}}, {{6, 1001}}, {nullptr, 0.5}),
                     node("aten::log_softmax", {"%3", "%4", "%5"}, {"%6"}, {{6, 1001}, {}, {}}, {{6, 1001}},
                          {nullptr, -1, nullptr})}});
     // Weight and bias named like the templates' own variables (b, shift): renamed in the kernel.
-    out.push_back({"odd_layernorm",
-                   toml("odd_layernorm", "[[inputs]]\nname = \"x\"\nshape = [3, 998]\n[[params]]\nname = \"b\"\n"
-                                         "shape = [998]\ninit = \"ones\"\n[[params]]\nname = \"shift\"\nshape = [998]\n"
-                                         "init = \"zeros\"\n[[outputs]]\nname = \"out\"\nshape = [3, 998]\n" +
-                                             ref("x: Tensor, b: Tensor, shift: Tensor")),
-                   {node("aten::layer_norm", {"%x.1", "%2", "%b.1", "%shift.1", "%5", "%6"}, {"%7"},
-                         {{3, 998}, {}, {998}, {998}, {}, {}}, {{3, 998}}, {nullptr, {998}, nullptr, nullptr, 1e-5, true})}});
-    out.push_back({"odd_argmin",
-                   toml("odd_argmin", "[[inputs]]\nname = \"x\"\nshape = [5, 7, 3]\n[[outputs]]\nname = \"out\"\n"
-                                      "shape = [5, 3]\ndtype = \"int64\"\n" + ref("x: Tensor")),
-                   {node("aten::argmin", {"%x.1", "%2", "%3"}, {"%4"}, {{5, 7, 3}, {}, {}}, {{5, 3}}, {nullptr, 1, false})}});
+    out.push_back(
+        {"odd_layernorm",
+         toml("odd_layernorm",
+              "[[inputs]]\nname = \"x\"\nshape = [3, 998]\n[[params]]\nname = \"b\"\n"
+              "shape = [998]\ninit = \"ones\"\n[[params]]\nname = \"shift\"\nshape = [998]\n"
+              "init = \"zeros\"\n[[outputs]]\nname = \"out\"\nshape = [3, 998]\n" +
+                  ref("x: Tensor, b: Tensor, shift: Tensor")),
+         {node("aten::layer_norm", {"%x.1", "%2", "%b.1", "%shift.1", "%5", "%6"}, {"%7"},
+               {{3, 998}, {}, {998}, {998}, {}, {}}, {{3, 998}}, {nullptr, {998}, nullptr, nullptr, 1e-5, true})}});
+    out.push_back(
+        {"odd_argmin",
+         toml("odd_argmin",
+              "[[inputs]]\nname = \"x\"\nshape = [5, 7, 3]\n[[outputs]]\nname = \"out\"\n"
+              "shape = [5, 3]\ndtype = \"int64\"\n" +
+                  ref("x: Tensor")),
+         {node("aten::argmin", {"%x.1", "%2", "%3"}, {"%4"}, {{5, 7, 3}, {}, {}}, {{5, 3}}, {nullptr, 1, false})}});
     return out;
 }
 
@@ -79,7 +87,8 @@ const std::vector<Case> &cases()
             for (const std::string variant : {"", "small"})
                 v.push_back({name + (variant.empty() ? "" : "@small"), test::shippedProblem(name, variant),
                              test::shippedGraph(name)});
-        for (Extra &e : extras()) v.push_back({e.name, test::problemFromToml(e.toml), e.graph});
+        for (Extra &e : extras())
+            v.push_back({e.name, test::problemFromToml(e.toml), e.graph});
         // The edges of the patterns the shipped problems lack come in odd sizes at their small variant.
         for (const QString &name : test::ownNames())
             for (const std::string variant : {"small", ""})
@@ -100,7 +109,8 @@ std::string errorOf(const Result<T> &r)
 // Up to three points spread over the ranked list: the best, one from the middle, the last.
 std::vector<Point> spread(const std::vector<Point> &points)
 {
-    if (points.size() <= 3) return points;
+    if (points.size() <= 3)
+        return points;
     return {points.front(), points[points.size() / 2], points.back()};
 }
 
@@ -119,7 +129,8 @@ private slots:
             QVERIFY(!d.title.empty() && !d.text.empty());
             QVERIFY(!d.patterns.empty());
             QVERIFY(d.estimate && d.values);
-            for (const ParamDim &p : d.space) QVERIFY2(!p.values.empty() && !p.meaning.empty(), p.name.c_str());
+            for (const ParamDim &p : d.space)
+                QVERIFY2(!p.values.empty() && !p.meaning.empty(), p.name.c_str());
             QVERIFY2(loadTemplate(d.templateId()).ok(), d.id.c_str());
         }
         // What an idea needs is in the catalogue and shares one of its patterns.
@@ -128,7 +139,8 @@ private slots:
                 const IdeaDef *need = findIdea(n);
                 QVERIFY2(need, (d.id + " needs " + n).c_str());
                 bool shared = false;
-                for (PatternKind k : d.patterns) shared = shared || need->forKind(k);
+                for (PatternKind k : d.patterns)
+                    shared = shared || need->forKind(k);
                 QVERIFY2(shared, (d.id + " needs " + n).c_str());
             }
     }
@@ -136,10 +148,12 @@ private slots:
     // Each memory-bound pattern has exactly one idea that needs nothing: where a search starts.
     void oneStartPerPattern()
     {
-        for (PatternKind k : {PatternKind::Elementwise, PatternKind::Reduce, PatternKind::Softmax, PatternKind::LayerNorm,
-                              PatternKind::RMSNorm, PatternKind::Pool, PatternKind::Normalize, PatternKind::Scan}) {
+        for (PatternKind k :
+             {PatternKind::Elementwise, PatternKind::Reduce, PatternKind::Softmax, PatternKind::LayerNorm,
+              PatternKind::RMSNorm, PatternKind::Pool, PatternKind::Normalize, PatternKind::Scan}) {
             int roots = 0;
-            for (const IdeaDef &d : catalogue()) roots += d.forKind(k) && d.needs.empty() ? 1 : 0;
+            for (const IdeaDef &d : catalogue())
+                roots += d.forKind(k) && d.needs.empty() ? 1 : 0;
             QVERIFY2(roots == 1, toString(k).c_str());
         }
     }
@@ -149,7 +163,8 @@ private slots:
     void templatesFixNoSizes()
     {
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d)) continue;
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+                continue;
             QString code;
             for (const QString &line : QString::fromStdString(*loadTemplate(d.id)).split('\n'))
                 code += line.section("//", 0, 0) + '\n';
@@ -168,11 +183,13 @@ private slots:
     void everyIdeaApplies()
     {
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d)) continue;
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+                continue;
             bool applies = false;
             for (const Case &c : cases()) {
                 auto p = recognise(c.graph, c.problem);
-                if (p && d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty()) applies = true;
+                if (p && d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty())
+                    applies = true;
             }
             QVERIFY2(applies, d.id.c_str());
         }
@@ -186,9 +203,11 @@ private slots:
         const IdeaDef *cluster = findIdea("softmax_cluster");
         auto points = validPoints(*cluster, t);
         QVERIFY(points.size() >= 3);
-        for (const Point &pt : points) QVERIFY(cluster->check(t, pt).empty());
+        for (const Point &pt : points)
+            QVERIFY(cluster->check(t, pt).empty());
         for (std::size_t i = 1; i < points.size(); ++i)
-            QVERIFY(cluster->estimate(t, points[i - 1]).relative() <= cluster->estimate(t, points[i]).relative() * 1.0101);
+            QVERIFY(cluster->estimate(t, points[i - 1]).relative() <=
+                    cluster->estimate(t, points[i]).relative() * 1.0101);
         // 65536 per row: 8 blocks of 512 threads holding 16 values each, exactly.
         QCOMPARE(points.front(), (Point{{"BLOCK", 512}, {"CLUSTER", 8}, {"ELEMS", 16}}));
         // Rows that fit one block's registers make the register idea valid, and no other size does.
@@ -222,28 +241,33 @@ private slots:
         // Each idea on up to three problems of its patterns (the shipped ones at full size first).
         // Matrix products and convolutions have their own test (test_compute.cpp).
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d)) continue;
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+                continue;
             int used = 0;
             std::set<QString> seen;
             for (std::size_t i = 0; i < cases().size() && used < 3; ++i) {
                 const Case &c = cases()[i];
                 auto p = recognise(c.graph, c.problem);
-                if (!p || !d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty()) continue;
+                if (!p || !d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty())
+                    continue;
                 QString base = c.label.section('@', 0, 0);
-                if (seen.count(base) && !c.label.startsWith("odd")) continue;
+                if (seen.count(base) && !c.label.startsWith("odd"))
+                    continue;
                 seen.insert(base);
-                QTest::newRow(qPrintable(QString::fromStdString(d.id) + " " + c.label)) << QString::fromStdString(d.id)
-                                                                                        << int(i);
+                QTest::newRow(qPrintable(QString::fromStdString(d.id) + " " + c.label))
+                    << QString::fromStdString(d.id) << int(i);
                 ++used;
             }
             // The edge cases always, when the idea takes them.
             for (std::size_t i = 0; i < cases().size(); ++i) {
                 const Case &c = cases()[i];
-                if (!c.label.startsWith("odd") || seen.count(c.label.section('@', 0, 0))) continue;
+                if (!c.label.startsWith("odd") || seen.count(c.label.section('@', 0, 0)))
+                    continue;
                 auto p = recognise(c.graph, c.problem);
-                if (!p || !d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty()) continue;
-                QTest::newRow(qPrintable(QString::fromStdString(d.id) + " " + c.label)) << QString::fromStdString(d.id)
-                                                                                        << int(i);
+                if (!p || !d.whyNot(makeTarget(*p, c.problem, 132, 9)).empty())
+                    continue;
+                QTest::newRow(qPrintable(QString::fromStdString(d.id) + " " + c.label))
+                    << QString::fromStdString(d.id) << int(i);
             }
         }
     }
@@ -263,7 +287,8 @@ private slots:
             auto source = renderIdea(*def, t, point);
             QVERIFY2(source.ok(), (where + ": " + errorOf(source)).c_str());
             QVERIFY2(source->find("{{") == std::string::npos, where.c_str());
-            QVERIFY2(source->find("Built-in idea " + def->id + ": " + pointText(point)) != std::string::npos, where.c_str());
+            QVERIFY2(source->find("Built-in idea " + def->id + ": " + pointText(point)) != std::string::npos,
+                     where.c_str());
 
             auto cand = parseCandidate(*source);
             QVERIFY2(cand.ok(), (where + ": " + errorOf(cand)).c_str());
@@ -273,12 +298,14 @@ private slots:
             QVERIFY2(plan.ok(), (where + ": " + errorOf(plan)).c_str());
 
             std::vector<std::string> kernels;
-            for (const LaunchDecl &l : cand->launches) kernels.push_back(l.kernel);
+            for (const LaunchDecl &l : cand->launches)
+                kernels.push_back(l.kernel);
             CompileOptions options;
             options.arch = "sm_90a";
             auto out = compileCuda(*source, kernels, options);
             QVERIFY2(out.ok(), (where + ": " + errorOf(out)).c_str());
-            if (!out->ok) qWarning("%s\n%s\n%s", where.c_str(), out->log.c_str(), source->c_str());
+            if (!out->ok)
+                qWarning("%s\n%s\n%s", where.c_str(), out->log.c_str(), source->c_str());
             QVERIFY2(out->ok, where.c_str());
             for (const std::string &k : kernels) {
                 QVERIFY2(out->resources.count(k), (where + ": no resources for " + k).c_str());

@@ -8,8 +8,8 @@
 #include "gen/builtin/pattern.h"
 #include "gen/builtin/planner.h"
 #include "kernel/candidate.h"
-#include "worker/compiler.h"
 #include "support.h"
+#include "worker/compiler.h"
 
 #include <QtTest>
 
@@ -37,10 +37,12 @@ Target targetOf(const QString &name, Policy policy, const std::string &variant =
 {
     static std::map<std::string, Problem> problems; // Target keeps a pointer to its problem
     const std::string key = name.toStdString() + "@" + variant;
-    if (!problems.count(key)) problems[key] = test::shippedProblem(name, variant);
+    if (!problems.count(key))
+        problems[key] = test::shippedProblem(name, variant);
     const Problem &problem = problems[key];
     auto p = recognise(test::shippedGraph(name), problem);
-    if (!p) qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
+    if (!p)
+        qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
     return makeTarget(*p, problem, 132, 9, policy);
 }
 
@@ -49,10 +51,12 @@ Target ownTarget(const QString &name, Policy policy, const std::string &variant 
 {
     static std::map<std::string, Problem> problems;
     const std::string key = name.toStdString() + "@" + variant;
-    if (!problems.count(key)) problems[key] = test::ownProblem(name, variant);
+    if (!problems.count(key))
+        problems[key] = test::ownProblem(name, variant);
     const Problem &problem = problems[key];
     auto p = recognise(test::ownGraph(name), problem);
-    if (!p) qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
+    if (!p)
+        qFatal("%s: %s", qPrintable(name), p.error().text().c_str());
     return makeTarget(*p, problem, 132, 9, policy);
 }
 
@@ -65,10 +69,14 @@ GenContext contextOf(const QString &name, Policy policy)
 
 Precision precisionOf(const std::string &idea, const Point &p)
 {
-    if (idea == "gemm_tiled_fp32" || isGemv(idea)) return Precision::FP32;
-    if (idea == "gemm_mma_fp16") return Precision::FP16;
-    if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32") return Precision::TF32;
-    if (idea == "gemm_wgmma_tf32") return Precision::TF32;
+    if (idea == "gemm_tiled_fp32" || isGemv(idea))
+        return Precision::FP32;
+    if (idea == "gemm_mma_fp16")
+        return Precision::FP16;
+    if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32")
+        return Precision::TF32;
+    if (idea == "gemm_wgmma_tf32")
+        return Precision::TF32;
     if ((idea == "conv_implicit_gemm_pool" || idea == "conv_wgmma" || idea == "conv_wgmma_pool" ||
          idea == "conv_wgmma_regs" || idea == "conv_wgmma_regs_pool") &&
         p.at("SPLIT") == 1)
@@ -88,7 +96,7 @@ const Odd &odd(const std::string &which)
     static const std::map<std::string, Odd> all = [] {
         auto toml = [](const std::string &name, const std::string &tensors, const std::string &args) {
             return "name = \"" + name + "\"\ndescription = \"edge sizes\"\n" + tensors +
-                   "[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return out\n'''\n";
+                "[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return out\n'''\n";
         };
         std::map<std::string, Odd> m;
         m["bmm"] = {test::problemFromToml(toml("odd_bmm",
@@ -98,16 +106,17 @@ const Odd &odd(const std::string &which)
                                                "A: Tensor, B: Tensor")),
                     {test::node("aten::bmm", {"%A.1", "%B.1"}, {"%2"}, {{3, 33, 38}, {3, 38, 21}}, {{3, 33, 21}},
                                 {nullptr, nullptr})}};
-        m["addmm"] = {test::problemFromToml(toml("odd_addmm",
-                                                 "[[inputs]]\nname = \"x\"\nshape = [77, 37]\n"
-                                                 "[[params]]\nname = \"weight\"\nshape = [41, 37]\n"
-                                                 "[[params]]\nname = \"bias\"\nshape = [41]\nfan_in = \"37\"\n"
-                                                 "[[outputs]]\nname = \"out\"\nshape = [77, 41]\n",
-                                                 "x: Tensor, weight: Tensor, bias: Tensor")),
-                      {test::node("aten::t", {"%weight.1"}, {"%2"}, {{41, 37}}, {{37, 41}}, {nullptr}),
-                       test::node("aten::addmm", {"%bias.1", "%x.1", "%2", "%3", "%4"}, {"%5"},
-                                  {{41}, {77, 37}, {37, 41}, {}, {}}, {{77, 41}}, {nullptr, nullptr, nullptr, 0.5, 2.0}),
-                       test::node("aten::tanh", {"%5"}, {"%6"}, {{77, 41}}, {{77, 41}}, {nullptr})}};
+        m["addmm"] = {
+            test::problemFromToml(toml("odd_addmm",
+                                       "[[inputs]]\nname = \"x\"\nshape = [77, 37]\n"
+                                       "[[params]]\nname = \"weight\"\nshape = [41, 37]\n"
+                                       "[[params]]\nname = \"bias\"\nshape = [41]\nfan_in = \"37\"\n"
+                                       "[[outputs]]\nname = \"out\"\nshape = [77, 41]\n",
+                                       "x: Tensor, weight: Tensor, bias: Tensor")),
+            {test::node("aten::t", {"%weight.1"}, {"%2"}, {{41, 37}}, {{37, 41}}, {nullptr}),
+             test::node("aten::addmm", {"%bias.1", "%x.1", "%2", "%3", "%4"}, {"%5"},
+                        {{41}, {77, 37}, {37, 41}, {}, {}}, {{77, 41}}, {nullptr, nullptr, nullptr, 0.5, 2.0}),
+             test::node("aten::tanh", {"%5"}, {"%6"}, {{77, 41}}, {{77, 41}}, {nullptr})}};
         return m;
     }();
     return all.at(which);
@@ -117,7 +126,8 @@ Target oddTarget(const std::string &which)
 {
     const Odd &o = odd(which);
     auto p = recognise(o.graph, o.problem);
-    if (!p) qFatal("%s: %s", which.c_str(), p.error().text().c_str());
+    if (!p)
+        qFatal("%s: %s", which.c_str(), p.error().text().c_str());
     return makeTarget(*p, o.problem, 132, 9, Policy::Loose);
 }
 
@@ -137,10 +147,10 @@ private slots:
 
     void ideasAreInTheCatalogue()
     {
-        for (const char *id : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16",
-                               "conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool",
-                               "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "conv_wgmma", "conv_wgmma_pool",
-                               "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
+        for (const char *id :
+             {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32x3",
+              "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool", "gemm_wgmma_tf32x3", "gemm_wgmma_tf32",
+              "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
             QVERIFY(isCompute(*d));
@@ -155,18 +165,30 @@ private slots:
     {
         QTest::addColumn<QString>("problem");
         QTest::addColumn<QString>("idea");
-        QTest::newRow("matmul") << "seed/matmul" << "gemm_tiled_fp32";
-        QTest::newRow("tall-skinny") << "level1/matmul_tall_skinny" << "gemm_tiled_fp32";
-        QTest::newRow("bmm") << "level1/bmm" << "gemm_mma_tf32x3";
-        QTest::newRow("linear") << "level1/linear_bias_relu" << "gemm_tiled_fp32";
-        QTest::newRow("linear gelu") << "level2/linear_gelu" << "gemm_mma_tf32x3";
-        QTest::newRow("gemm scale") << "level2/gemm_scale_sigmoid" << "gemm_tiled_fp32";
-        QTest::newRow("conv2d") << "seed/conv2d" << "conv_implicit_gemm_tf32x3";
-        QTest::newRow("conv 3x3") << "level1/conv2d_3x3" << "conv_implicit_gemm_tf32x3";
-        QTest::newRow("conv 1x1") << "level1/conv2d_pointwise" << "conv_implicit_gemm_tf32x3";
-        QTest::newRow("conv relu") << "level2/conv2d_bias_relu" << "conv_implicit_gemm_tf32x3";
-        QTest::newRow("conv bn") << "level2/conv2d_batchnorm_relu" << "conv_implicit_gemm_tf32x3";
-        QTest::newRow("conv pool") << "seed/conv2d_relu_maxpool" << "conv_implicit_gemm_pool";
+        QTest::newRow("matmul") << "seed/matmul"
+                                << "gemm_tiled_fp32";
+        QTest::newRow("tall-skinny") << "level1/matmul_tall_skinny"
+                                     << "gemm_tiled_fp32";
+        QTest::newRow("bmm") << "level1/bmm"
+                             << "gemm_mma_tf32x3";
+        QTest::newRow("linear") << "level1/linear_bias_relu"
+                                << "gemm_tiled_fp32";
+        QTest::newRow("linear gelu") << "level2/linear_gelu"
+                                     << "gemm_mma_tf32x3";
+        QTest::newRow("gemm scale") << "level2/gemm_scale_sigmoid"
+                                    << "gemm_tiled_fp32";
+        QTest::newRow("conv2d") << "seed/conv2d"
+                                << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv 3x3") << "level1/conv2d_3x3"
+                                  << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv 1x1") << "level1/conv2d_pointwise"
+                                  << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv relu") << "level2/conv2d_bias_relu"
+                                   << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv bn") << "level2/conv2d_batchnorm_relu"
+                                 << "conv_implicit_gemm_tf32x3";
+        QTest::newRow("conv pool") << "seed/conv2d_relu_maxpool"
+                                   << "conv_implicit_gemm_pool";
     }
 
     // Each problem is taken under the strict policy by its strict idea, and the generator supports it.
@@ -189,10 +211,13 @@ private slots:
         QVERIFY(QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(t)).contains("loose"));
         QVERIFY(findIdea("gemm_mma_tf32")->whyNot(targetOf("seed/matmul", Policy::Loose)).empty());
         // The plain convolution does not take a pooled one, nor the fused pooling a plain one.
-        QVERIFY(!findIdea("conv_implicit_gemm_tf32x3")->whyNot(targetOf("seed/conv2d_relu_maxpool", Policy::Strict)).empty());
+        QVERIFY(!findIdea("conv_implicit_gemm_tf32x3")
+                     ->whyNot(targetOf("seed/conv2d_relu_maxpool", Policy::Strict))
+                     .empty());
         QVERIFY(!findIdea("conv_implicit_gemm_pool")->whyNot(targetOf("seed/conv2d", Policy::Strict)).empty());
         // The fp16 loads need rows of a multiple of 4 floats.
-        QVERIFY(QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
+        QVERIFY(
+            QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
         // Groups and dilation are named.
         t = targetOf("seed/conv2d", Policy::Strict);
         t.pattern.conv->groups = 3;
@@ -210,7 +235,8 @@ private slots:
     {
         QCOMPARE(epilogueOf("gemm_tiled_fp32", "seed/matmul"), std::string("acc"));
         QCOMPARE(epilogueOf("gemm_mma_tf32x3", "level1/bmm"), std::string("acc"));
-        QCOMPARE(epilogueOf("gemm_tiled_fp32", "level1/linear_bias_relu"), std::string("fmaxf((acc + __ldg(bias + col)), 0.0f)"));
+        QCOMPARE(epilogueOf("gemm_tiled_fp32", "level1/linear_bias_relu"),
+                 std::string("fmaxf((acc + __ldg(bias + col)), 0.0f)"));
         QCOMPARE(epilogueOf("conv_implicit_gemm_tf32x3", "seed/conv2d"), std::string("acc + __ldg(bias + col)"));
         QCOMPARE(epilogueOf("conv_implicit_gemm_pool", "seed/conv2d_relu_maxpool"),
                  std::string("fmaxf((acc + __ldg(bias + col)), 0.0f)"));
@@ -240,16 +266,19 @@ private slots:
         const EpilogueCode e = emitEpilogue(p, index, {"A", "B", "C", "batch"});
         QVERIFY2(e.expr.find("__ldg(res + ((long long)((long long)batch * 3 + row) * 5 + col))") != std::string::npos,
                  e.expr.c_str());
-        QVERIFY2(e.expr.find("__ldg(rowscale + (((long long)batch * 3 + row) % 3))") != std::string::npos, e.expr.c_str());
+        QVERIFY2(e.expr.find("__ldg(rowscale + (((long long)batch * 3 + row) % 3))") != std::string::npos,
+                 e.expr.c_str());
         QVERIFY2(e.expr.find("__ldg(A_ + col)") != std::string::npos, e.expr.c_str());
-        QCOMPARE(e.params, std::string(", const float *__restrict__ res, const float *__restrict__ rowscale, "
-                                       "const float *__restrict__ A_"));
+        QCOMPARE(e.params,
+                 std::string(", const float *__restrict__ res, const float *__restrict__ rowscale, "
+                             "const float *__restrict__ A_"));
         QCOMPARE(e.args, std::string(", res, rowscale, A"));
 
         // A value used twice is computed once, in a lambda called in place.
         EwProgram twice;
         twice.shape = {4, 4};
-        twice.steps = {{"sigmoid", {EwArg::acc(0)}, "aten::sigmoid"}, {"mul", {EwArg::step(0), EwArg::step(0)}, "aten::mul"}};
+        twice.steps = {{"sigmoid", {EwArg::acc(0)}, "aten::sigmoid"},
+                       {"mul", {EwArg::step(0), EwArg::step(0)}, "aten::mul"}};
         twice.result = EwArg::step(1);
         const std::string expr = emitEpilogue(twice, {{1, 4, "col"}, {4, 4, "row"}}, {}).expr;
         QVERIFY2(expr.rfind("[&] {", 0) == 0 && expr.find("return t1; }()") != std::string::npos, expr.c_str());
@@ -274,43 +303,62 @@ private slots:
                 QTest::newRow(qPrintable(QString("%1 %2").arg(idea, problems[i])))
                     << QString(idea) << QString(problems[i]) << QString() << true;
         // One shipped problem pools after its convolution: the full size and the small variant.
-        QTest::newRow("conv_implicit_gemm_pool seed") << "conv_implicit_gemm_pool" << "seed/conv2d_relu_maxpool"
-                                                      << QString() << true;
-        QTest::newRow("conv_implicit_gemm_pool seed@small")
-            << "conv_implicit_gemm_pool" << "seed/conv2d_relu_maxpool" << "small" << true;
+        QTest::newRow("conv_implicit_gemm_pool seed") << "conv_implicit_gemm_pool"
+                                                      << "seed/conv2d_relu_maxpool" << QString() << true;
+        QTest::newRow("conv_implicit_gemm_pool seed@small") << "conv_implicit_gemm_pool"
+                                                            << "seed/conv2d_relu_maxpool"
+                                                            << "small" << true;
         for (const char *idea : {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32"})
             for (const char *which : {"odd/bmm", "odd/addmm"})
-                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, which))) << QString(idea) << QString(which)
-                                                                              << QString() << true;
-        QTest::newRow("gemm_wgmma_tf32x3 seed") << "gemm_wgmma_tf32x3" << "seed/matmul" << QString() << true;
-        QTest::newRow("gemm_wgmma_tf32 seed") << "gemm_wgmma_tf32" << "seed/matmul" << QString() << false;
+                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, which)))
+                    << QString(idea) << QString(which) << QString() << true;
+        QTest::newRow("gemm_wgmma_tf32x3 seed") << "gemm_wgmma_tf32x3"
+                                                << "seed/matmul" << QString() << true;
+        QTest::newRow("gemm_wgmma_tf32 seed") << "gemm_wgmma_tf32"
+                                              << "seed/matmul" << QString() << false;
         for (const char *which : {"odd/bmm", "odd/addmm"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 %1").arg(which)))
                 << "gemm_wgmma_tf32x3" << QString(which) << QString() << false;
-        QTest::newRow("conv_wgmma seed") << "conv_wgmma" << "seed/conv2d" << QString() << true;
-        QTest::newRow("conv_wgmma 3x3") << "conv_wgmma" << "level1/conv2d_3x3" << QString() << false;
-        QTest::newRow("conv_wgmma_pool seed") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << QString() << false;
-        QTest::newRow("conv_wgmma_pool seed@small") << "conv_wgmma_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
-        QTest::newRow("conv_wgmma_regs seed") << "conv_wgmma_regs" << "seed/conv2d" << QString() << true;
-        QTest::newRow("conv_wgmma_regs 3x3") << "conv_wgmma_regs" << "level1/conv2d_3x3" << QString() << false;
+        QTest::newRow("conv_wgmma seed") << "conv_wgmma"
+                                         << "seed/conv2d" << QString() << true;
+        QTest::newRow("conv_wgmma 3x3") << "conv_wgmma"
+                                        << "level1/conv2d_3x3" << QString() << false;
+        QTest::newRow("conv_wgmma_pool seed") << "conv_wgmma_pool"
+                                              << "seed/conv2d_relu_maxpool" << QString() << false;
+        QTest::newRow("conv_wgmma_pool seed@small") << "conv_wgmma_pool"
+                                                    << "seed/conv2d_relu_maxpool"
+                                                    << "small" << false;
+        QTest::newRow("conv_wgmma_regs seed") << "conv_wgmma_regs"
+                                              << "seed/conv2d" << QString() << true;
+        QTest::newRow("conv_wgmma_regs 3x3") << "conv_wgmma_regs"
+                                             << "level1/conv2d_3x3" << QString() << false;
         // 18 K steps: the 32-step chunk and the separate-sum points both occur.
-        QTest::newRow("conv_wgmma_regs 3x3 deep") << "conv_wgmma_regs" << "level2/conv2d_bias_relu" << QString() << true;
-        QTest::newRow("conv_wgmma_regs_pool seed") << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << QString()
-                                                   << false;
-        QTest::newRow("conv_wgmma_regs_pool seed@small")
-            << "conv_wgmma_regs_pool" << "seed/conv2d_relu_maxpool" << "small" << false;
-        QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32" << "seed/matmul" << "small" << false;
-        QTest::newRow("gemm_mma_tf32x3 matmul_mish_mish@small")
-            << "gemm_mma_tf32x3" << "own/matmul_mish_mish" << "small" << false;
-        QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3" << "seed/conv2d" << "small"
-                                                              << false;
+        QTest::newRow("conv_wgmma_regs 3x3 deep") << "conv_wgmma_regs"
+                                                  << "level2/conv2d_bias_relu" << QString() << true;
+        QTest::newRow("conv_wgmma_regs_pool seed") << "conv_wgmma_regs_pool"
+                                                   << "seed/conv2d_relu_maxpool" << QString() << false;
+        QTest::newRow("conv_wgmma_regs_pool seed@small") << "conv_wgmma_regs_pool"
+                                                         << "seed/conv2d_relu_maxpool"
+                                                         << "small" << false;
+        QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32"
+                                                      << "seed/matmul"
+                                                      << "small" << false;
+        QTest::newRow("gemm_mma_tf32x3 matmul_mish_mish@small") << "gemm_mma_tf32x3"
+                                                                << "own/matmul_mish_mish"
+                                                                << "small" << false;
+        QTest::newRow("conv_implicit_gemm_tf32x3 conv@small") << "conv_implicit_gemm_tf32x3"
+                                                              << "seed/conv2d"
+                                                              << "small" << false;
         // Matrix-vector products at full size and at odd small sizes (4-byte loads); every point
         // where registers are tightest (eight vectors with 16-byte loads) and on the 4-byte path.
-        for (const auto &[idea, problem] : std::vector<std::pair<const char *, const char *>>{
-                 {"gemv_dot", "gemv"}, {"gemv_dot", "bmv"}, {"gemv_dot", "linear_small_batch"}, {"gemv_stream", "vecmat"}})
+        for (const auto &[idea, problem] :
+             std::vector<std::pair<const char *, const char *>>{{"gemv_dot", "gemv"},
+                                                                {"gemv_dot", "bmv"},
+                                                                {"gemv_dot", "linear_small_batch"},
+                                                                {"gemv_stream", "vecmat"}})
             for (const char *variant : {"", "small"}) {
                 const bool every = (QString(problem) == "linear_small_batch" && !*variant) ||
-                                   (QString(problem) == "gemv" && *variant) || QString(idea) == "gemv_stream";
+                    (QString(problem) == "gemv" && *variant) || QString(idea) == "gemv_stream";
                 QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, problem, variant)))
                     << QString(idea) << QString("own/") + problem << QString(variant) << every;
             }
@@ -322,7 +370,8 @@ private slots:
         for (const char *idea : {"conv_wgmma", "conv_wgmma_regs", "conv_implicit_gemm_tf32x3"})
             QTest::newRow(qPrintable(QString("%1 conv_relu_biasadd").arg(idea)))
                 << QString(idea) << QString("own/conv_relu_biasadd") << QString() << false;
-        QTest::newRow("gemm_wgmma_tf32x3 bmm_large") << "gemm_wgmma_tf32x3" << "own/bmm_large" << QString() << false;
+        QTest::newRow("gemm_wgmma_tf32x3 bmm_large") << "gemm_wgmma_tf32x3"
+                                                     << "own/bmm_large" << QString() << false;
         // Average pooling after a convolution: the wgmma ideas' pooling pass.
         for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
             for (const char *variant : {"", "small"})
@@ -331,7 +380,8 @@ private slots:
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))
-                << "gemm_wgmma_tf32x3" << "own/matmul_large_k" << QString(variant) << false;
+                << "gemm_wgmma_tf32x3"
+                << "own/matmul_large_k" << QString(variant) << false;
     }
 
     // Every point of the seed problems (the first of the others) renders, parses with its
@@ -344,20 +394,22 @@ private slots:
         QFETCH(bool, everyPoint);
         const IdeaDef *def = findIdea(idea.toStdString());
         QVERIFY(def);
-        const Target t = problem.startsWith("odd/")   ? oddTarget(problem.mid(4).toStdString())
-                         : problem.startsWith("own/") ? ownTarget(problem.mid(4), Policy::Loose, variant.toStdString())
-                                                      : targetOf(problem, Policy::Loose, variant.toStdString());
+        const Target t = problem.startsWith("odd/") ? oddTarget(problem.mid(4).toStdString())
+            : problem.startsWith("own/")            ? ownTarget(problem.mid(4), Policy::Loose, variant.toStdString())
+                                                    : targetOf(problem, Policy::Loose, variant.toStdString());
         const std::string why = def->whyNot(t);
         QVERIFY2(why.empty(), why.c_str());
         std::vector<Point> points = validPoints(*def, t);
         QVERIFY(!points.empty());
-        if (!everyPoint) points.resize(1);
+        if (!everyPoint)
+            points.resize(1);
         for (const Point &point : points) {
             const std::string where = def->id + " at " + pointText(point) + " for " + t.problem->name;
             auto source = renderIdea(*def, t, point);
             QVERIFY2(source.ok(), (where + ": " + errorOf(source)).c_str());
             QVERIFY2(source->find("{{") == std::string::npos, where.c_str());
-            QVERIFY2(source->find("Built-in idea " + def->id + ": " + pointText(point)) != std::string::npos, where.c_str());
+            QVERIFY2(source->find("Built-in idea " + def->id + ": " + pointText(point)) != std::string::npos,
+                     where.c_str());
 
             auto cand = parseCandidate(*source);
             QVERIFY2(cand.ok(), (where + ": " + errorOf(cand)).c_str());
@@ -368,7 +420,8 @@ private slots:
             std::vector<std::string> kernels;
             for (const ResolvedLaunch &l : plan->launches) {
                 kernels.push_back(l.kernel);
-                for (auto g : l.grid) QVERIFY2(g >= 1 && g < (1LL << 31), where.c_str());
+                for (auto g : l.grid)
+                    QVERIFY2(g >= 1 && g < (1LL << 31), where.c_str());
                 QVERIFY(l.block[0] * l.block[1] * l.block[2] <= 1024);
                 QVERIFY2(l.smem <= 227 * 1024, where.c_str());
             }
@@ -377,20 +430,24 @@ private slots:
             options.arch = "sm_90a";
             auto out = compileCuda(*source, kernels, options);
             QVERIFY2(out.ok(), (where + ": " + errorOf(out)).c_str());
-            if (!out->ok) qWarning("%s\n%s\n%s", where.c_str(), out->log.c_str(), source->c_str());
+            if (!out->ok)
+                qWarning("%s\n%s\n%s", where.c_str(), out->log.c_str(), source->c_str());
             QVERIFY2(out->ok, where.c_str());
             for (const std::string &k : kernels) {
                 QVERIFY2(out->resources.count(k), (where + ": no resources for " + k).c_str());
                 const KernelResources &r = out->resources.at(k);
-                QVERIFY2(r.spillStores == 0 && r.spillLoads == 0 && r.stackBytes == 0, (where + ": " + k + " spills").c_str());
+                QVERIFY2(r.spillStores == 0 && r.spillLoads == 0 && r.stackBytes == 0,
+                         (where + ": " + k + " spills").c_str());
                 QVERIFY2(r.registers > 0 && r.registers <= 255, where.c_str());
             }
             const Precision precision = precisionOf(def->id, point);
-            const bool product = precision == Precision::FP32 ? out->ptx.find("fma.rn.f32") != std::string::npos
-                                                              : out->ptx.find("mma.sync.aligned") != std::string::npos ||
-                                                                    out->ptx.find("wgmma.mma_async") != std::string::npos;
+            const bool product = precision == Precision::FP32
+                ? out->ptx.find("fma.rn.f32") != std::string::npos
+                : out->ptx.find("mma.sync.aligned") != std::string::npos ||
+                    out->ptx.find("wgmma.mma_async") != std::string::npos;
             QVERIFY2(product, where.c_str());
-            if (precision == Precision::TF32x3) QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
+            if (precision == Precision::TF32x3)
+                QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
         }
     }
 
@@ -418,7 +475,8 @@ private slots:
         // On Hopper the wgmma path starts next to the simplest kernel: a short search reaches it.
         auto ids = [](const std::vector<Idea> &ideas) {
             std::set<std::string> out;
-            for (const Idea &i : ideas) out.insert(i.id);
+            for (const Idea &i : ideas)
+                out.insert(i.id);
             return out;
         };
         GenContext ctx = contextOf("seed/matmul", Policy::Strict);
@@ -436,7 +494,8 @@ private slots:
         ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
         QCOMPARE(ids(*ideas), (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool"}));
-        const auto pool = std::find_if(ideas->begin(), ideas->end(), [](const Idea &i) { return i.id == "conv_implicit_gemm_pool"; });
+        const auto pool =
+            std::find_if(ideas->begin(), ideas->end(), [](const Idea &i) { return i.id == "conv_implicit_gemm_pool"; });
         auto drafts = g->implement(ctx, *pool, 10);
         QVERIFY2(drafts.ok(), errorOf(drafts).c_str());
         QCOMPARE(drafts->size(), std::size_t(3));
@@ -461,7 +520,8 @@ private slots:
         auto drafts = g->implement(ctx, (*ideas)[0], 10);
         QVERIFY(drafts.ok());
         std::set<int> splits;
-        for (const Draft &d : *drafts) splits.insert(d.params.value("SPLIT", 0));
+        for (const Draft &d : *drafts)
+            splits.insert(d.params.value("SPLIT", 0));
         QVERIFY(splits.count(1) && splits.count(3));
     }
 
@@ -498,7 +558,8 @@ private slots:
                 for (const Draft &d : *drafts) {
                     auto cand = parseCandidate(d.source);
                     QVERIFY2(cand.ok(), errorOf(cand).c_str());
-                    QVERIFY2(cand->precision == Precision::FP32 || cand->precision == Precision::TF32x3, d.title.c_str());
+                    QVERIFY2(cand->precision == Precision::FP32 || cand->precision == Precision::TF32x3,
+                             d.title.c_str());
                     KernelRecord k;
                     k.node = node++;
                     k.ideaId = d.params.value("idea", "");

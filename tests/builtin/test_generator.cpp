@@ -54,9 +54,11 @@ void checkBatch(const GenContext &ctx, const std::vector<Idea> &ideas)
     const Target t = makeTarget(*p, ctx.problem, 132, 9);
     std::set<std::string> established;
     for (const IdeaRecord &r : ctx.tried)
-        if (r.correct > 0) established.insert(catalogueId(r.ideaId));
+        if (r.correct > 0)
+            established.insert(catalogueId(r.ideaId));
     std::set<std::pair<std::int64_t, std::string>> seen;
-    for (const IdeaRecord &r : ctx.tried) seen.insert({r.parentNode, r.ideaId});
+    for (const IdeaRecord &r : ctx.tried)
+        seen.insert({r.parentNode, r.ideaId});
     for (const Idea &i : ideas) {
         QVERIFY2(seen.insert({i.parentNode, i.id}).second, ("repeated on its parent: " + i.id).c_str());
         QVERIFY(!i.why.empty() && !i.text.empty() && !i.title.empty());
@@ -64,7 +66,8 @@ void checkBatch(const GenContext &ctx, const std::vector<Idea> &ideas)
         QVERIFY2(def, i.id.c_str());
         if (!isTuneId(i.id))
             for (const std::string &n : def->needs)
-                QVERIFY2(established.count(n) || !findIdea(n)->whyNot(t).empty(), (i.id + " comes before " + n).c_str());
+                QVERIFY2(established.count(n) || !findIdea(n)->whyNot(t).empty(),
+                         (i.id + " comes before " + n).c_str());
         established.insert(catalogueId(i.id));
     }
 }
@@ -78,12 +81,14 @@ std::vector<std::string> scriptedSearch(GenContext &ctx, Generator &g, int round
     for (int round = 1; round <= rounds; ++round) {
         ctx.round = round;
         auto ideas = g.proposeIdeas(ctx, ideasPerRound);
-        if (!ideas) qFatal("%s", ideas.error().text().c_str());
+        if (!ideas)
+            qFatal("%s", ideas.error().text().c_str());
         checkBatch(ctx, *ideas);
         for (const Idea &idea : *ideas) {
             order.push_back(idea.id);
             auto ds = g.implement(ctx, idea, drafts);
-            if (!ds) qFatal("%s", ds.error().text().c_str());
+            if (!ds)
+                qFatal("%s", ds.error().text().c_str());
             IdeaRecord rec;
             rec.node = nextNode++;
             rec.round = round;
@@ -130,7 +135,8 @@ std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rou
         ScriptedRound r;
         r.before = ctx;
         auto ideas = g.proposeIdeas(ctx, ideasPerRound);
-        if (!ideas) qFatal("%s", ideas.error().text().c_str());
+        if (!ideas)
+            qFatal("%s", ideas.error().text().c_str());
         r.ideas = *ideas;
         if (ideas->empty()) {
             out.push_back(std::move(r));
@@ -151,7 +157,8 @@ std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rou
         drafting.tried.insert(drafting.tried.end(), records.begin(), records.end());
         for (std::size_t i = 0; i < ideas->size(); ++i) {
             auto ds = g.implement(drafting, (*ideas)[i], drafts);
-            if (!ds) qFatal("%s", ds.error().text().c_str());
+            if (!ds)
+                qFatal("%s", ds.error().text().c_str());
             r.drafts.push_back(*ds);
         }
         for (std::size_t i = 0; i < ideas->size(); ++i) {
@@ -163,7 +170,8 @@ std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rou
                 const double ms = k.result.timing->medianMs;
                 rec.bestMs = rec.bestMs > 0 ? std::min(rec.bestMs, ms) : ms;
                 ++rec.correct;
-                if (points) rec.points.push_back(d.params);
+                if (points)
+                    rec.points.push_back(d.params);
             }
             ctx.tried.push_back(rec);
         }
@@ -174,7 +182,8 @@ std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rou
         ctx.bank.clear();
         std::set<std::string> ids;
         for (const KernelRecord &k : kernels)
-            if (ctx.bank.size() < 8 && ids.insert(k.ideaId).second) ctx.bank.push_back(k);
+            if (ctx.bank.size() < 8 && ids.insert(k.ideaId).second)
+                ctx.bank.push_back(k);
         out.push_back(std::move(r));
     }
     return out;
@@ -183,7 +192,8 @@ std::vector<ScriptedRound> scriptedRounds(GenContext &ctx, Generator &g, int rou
 Target targetOf(const GenContext &ctx)
 {
     auto p = recognise(ctx.loaded.graph, ctx.problem);
-    if (!p) qFatal("%s", p.error().text().c_str());
+    if (!p)
+        qFatal("%s", p.error().text().c_str());
     return makeTarget(*p, ctx.problem, 132, 9);
 }
 
@@ -259,16 +269,26 @@ private slots:
     {
         QTest::addColumn<QString>("problem");
         QTest::addColumn<QString>("idea");
-        QTest::newRow("mse loss") << "mse_loss" << "reduce_grid";
-        QTest::newRow("sum of everything") << "sum_all" << "reduce_grid";
-        QTest::newRow("frobenius norm") << "frobenius_norm" << "normalize_split";
-        QTest::newRow("l1 norm") << "l1_norm" << "normalize_rows";
-        QTest::newRow("rms norm over channels") << "rms_norm_channels" << "normalize_columns";
-        QTest::newRow("gemv") << "gemv" << "gemv_dot";
-        QTest::newRow("vector times matrix") << "vecmat" << "gemv_stream";
-        QTest::newRow("max pooling") << "relu_maxpool" << "pool2d_window";
-        QTest::newRow("cumsum") << "cumsum_rows" << "scan_rows";
-        QTest::newRow("cumprod of columns") << "cumprod_columns" << "scan_columns";
+        QTest::newRow("mse loss") << "mse_loss"
+                                  << "reduce_grid";
+        QTest::newRow("sum of everything") << "sum_all"
+                                           << "reduce_grid";
+        QTest::newRow("frobenius norm") << "frobenius_norm"
+                                        << "normalize_split";
+        QTest::newRow("l1 norm") << "l1_norm"
+                                 << "normalize_rows";
+        QTest::newRow("rms norm over channels") << "rms_norm_channels"
+                                                << "normalize_columns";
+        QTest::newRow("gemv") << "gemv"
+                              << "gemv_dot";
+        QTest::newRow("vector times matrix") << "vecmat"
+                                             << "gemv_stream";
+        QTest::newRow("max pooling") << "relu_maxpool"
+                                     << "pool2d_window";
+        QTest::newRow("cumsum") << "cumsum_rows"
+                                << "scan_rows";
+        QTest::newRow("cumprod of columns") << "cumprod_columns"
+                                            << "scan_columns";
     }
 
     void firstRoundSpreadsFewOutputs()
@@ -302,7 +322,8 @@ private slots:
         ctx.tried.push_back(r);
         auto ideas = makeBuiltinGenerator()->proposeIdeas(ctx, 3);
         QVERIFY(ideas.ok() && !ideas->empty());
-        for (const Idea &i : *ideas) QVERIFY(i.id != "softmax_three_pass");
+        for (const Idea &i : *ideas)
+            QVERIFY(i.id != "softmax_three_pass");
         QCOMPARE((*ideas)[0].id, std::string("softmax_online"));
         QVERIFY(QString::fromStdString((*ideas)[0].why).contains("softmax_three_pass failed (wrong)"));
     }
@@ -378,7 +399,8 @@ private slots:
         const Point centre = pointFromJson((*drafts)[0].params);
         for (const Draft &d : *near) {
             int differ = 0;
-            for (const auto &[k, v] : pointFromJson(d.params)) differ += centre.at(k) != v ? 1 : 0;
+            for (const auto &[k, v] : pointFromJson(d.params))
+                differ += centre.at(k) != v ? 1 : 0;
             QVERIFY(differ == 1 || differ == 2);
         }
     }
@@ -389,7 +411,8 @@ private slots:
         auto g = makeBuiltinGenerator();
         const std::vector<std::string> order = scriptedSearch(ctx, *g, 5, 2, 2);
         bool tuned = false;
-        for (const std::string &id : order) tuned = tuned || isTuneId(id);
+        for (const std::string &id : order)
+            tuned = tuned || isTuneId(id);
         QVERIFY(tuned);
     }
 
@@ -421,7 +444,8 @@ private slots:
         std::set<std::pair<std::string, Point>> space;
         for (const IdeaDef &d : catalogue())
             if (d.whyNot(t).empty())
-                for (const Point &p : validPoints(d, t)) space.insert({d.id, p});
+                for (const Point &p : validPoints(d, t))
+                    space.insert({d.id, p});
 
         // Every round has ideas until the generator has nothing left, and then nothing is left.
         const std::vector<ScriptedRound> rounds = scriptedRounds(ctx, *g, 300, points, ideas, drafts);
@@ -429,7 +453,8 @@ private slots:
         std::set<std::pair<std::string, Point>> generated;
         for (const ScriptedRound &r : rounds) {
             checkBatch(r.before, r.ideas);
-            if (&r != &rounds.back()) QVERIFY(!r.ideas.empty());
+            if (&r != &rounds.back())
+                QVERIFY(!r.ideas.empty());
             for (std::size_t i = 0; i < r.ideas.size(); ++i) {
                 QVERIFY2(!r.drafts[i].empty(), ("an idea without drafts: " + r.ideas[i].id).c_str());
                 for (const Draft &d : r.drafts[i]) {
@@ -461,7 +486,8 @@ private slots:
         auto g = makeBuiltinGenerator();
         int checked = 0;
         for (const ScriptedRound &r : scriptedRounds(ctx, *g, 40, false)) {
-            if (r.before.topK.empty()) continue;
+            if (r.before.topK.empty())
+                continue;
             const KernelRecord &fastest = r.before.topK.front();
             const IdeaDef *def = findIdea(fastest.params.value("idea", ""));
             QVERIFY(def);
@@ -469,10 +495,12 @@ private slots:
             const std::set<Point> done = generatedPoints(r.before, t, def->id);
             std::vector<Point> open;
             for (const Point &p : nearPoints(*def, t, centre))
-                if (!done.count(p)) open.push_back(p);
+                if (!done.count(p))
+                    open.push_back(p);
             const Ring nearest = open.empty() ? Ring{} : ringOf(*def, centre, open.front());
             auto first = std::find_if(r.ideas.begin(), r.ideas.end(), [](const Idea &i) { return isTuneId(i.id); });
-            if (first == r.ideas.end() || open.empty() || nearest.reach > 1 || nearest.changed > 2) continue;
+            if (first == r.ideas.end() || open.empty() || nearest.reach > 1 || nearest.changed > 2)
+                continue;
             const std::size_t at = std::size_t(first - r.ideas.begin());
             QCOMPARE(catalogueId(first->id), def->id);
             QCOMPARE(first->parentNode, fastest.node);
@@ -481,7 +509,8 @@ private slots:
             const std::vector<Draft> &drafts = r.drafts[at];
             QVERIFY(!drafts.empty());
             QCOMPARE(pointFromJson(drafts.front().params), open.front());
-            for (const Draft &d : drafts) QVERIFY(!(ringOf(*def, centre, pointFromJson(d.params)) < nearest));
+            for (const Draft &d : drafts)
+                QVERIFY(!(ringOf(*def, centre, pointFromJson(d.params)) < nearest));
             const QString why = QString::fromStdString(first->why);
             QVERIFY2(why.contains(QString("kernel #%1").arg(fastest.node)) && why.contains("the fastest so far") &&
                          why.contains("measured") && why.contains("neighbouring value"),
@@ -521,7 +550,8 @@ private slots:
         QCOMPARE(ringOf(*def, c, {{"BLOCK", 1024}, {"SPLIT", 32}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{1, 1}));
         QCOMPARE(ringOf(*def, c, {{"BLOCK", 256}, {"SPLIT", 64}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{1, 2}));
         QCOMPARE(ringOf(*def, c, {{"BLOCK", 512}, {"SPLIT", 128}, {"VEC", 4}, {"REVERSE", 1}}), (Ring{2, 1}));
-        QCOMPARE(QString::fromStdString(ringText({1, 2})), QString("two parameters each moved to a neighbouring value"));
+        QCOMPARE(QString::fromStdString(ringText({1, 2})),
+                 QString("two parameters each moved to a neighbouring value"));
     }
 
     void repairChangesTheFailingParameter()

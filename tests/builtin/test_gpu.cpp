@@ -21,7 +21,8 @@ private slots:
     {
         test::useSourceTemplates();
         std::string reason;
-        if (!test::workerHasGpu(&reason)) QSKIP(qPrintable(QString::fromStdString("needs an NVIDIA GPU: " + reason)));
+        if (!test::workerHasGpu(&reason))
+            QSKIP(qPrintable(QString::fromStdString("needs an NVIDIA GPU: " + reason)));
     }
 
     void everyIdeaIsCorrect_data()
@@ -53,7 +54,8 @@ private slots:
         QStringList wrong;
         int tried = 0;
         for (const IdeaDef &d : catalogue()) {
-            if (!d.whyNot(t).empty()) continue;
+            if (!d.whyNot(t).empty())
+                continue;
             const Point point = validPoints(d, t).front();
             auto source = renderIdea(d, t, point);
             QVERIFY2(source.ok(), source.ok() ? "" : source.error().text().c_str());
@@ -61,8 +63,8 @@ private slots:
             QVERIFY2(r.ok(), r.ok() ? "" : r.error().text().c_str());
             ++tried;
             const double ms = r->timing ? r->timing->medianMs : 0;
-            qInfo("%-24s %-26s %-12s err %.2e  %9.4f ms  eager %9.4f ms  %5.2fx  (%s)", problem->name.c_str(), d.id.c_str(),
-                  toString(r->verdict).c_str(), r->maxScaledError, ms, eager->timing.medianMs,
+            qInfo("%-24s %-26s %-12s err %.2e  %9.4f ms  eager %9.4f ms  %5.2fx  (%s)", problem->name.c_str(),
+                  d.id.c_str(), toString(r->verdict).c_str(), r->maxScaledError, ms, eager->timing.medianMs,
                   ms > 0 ? eager->timing.medianMs / ms : 0.0, pointText(point).c_str());
             if (r->verdict != Verdict::Correct)
                 wrong << QString::fromStdString(d.id + ": " + toString(r->verdict) + " (" + r->reason + ")");

@@ -15,7 +15,8 @@ namespace {
 Pattern recogniseOk(const std::vector<OpNode> &graph, const Problem &p)
 {
     auto r = recognise(graph, p);
-    if (!r) qFatal("%s", r.error().text().c_str());
+    if (!r)
+        qFatal("%s", r.error().text().c_str());
     return *r;
 }
 
@@ -24,9 +25,10 @@ Problem problemWith(bool withB, const std::string &outShape, const std::string &
 {
     const std::string b = withB ? "[[params]]\nname = \"b\"\nshape = [3]\ninit = \"ones\"\n" : "";
     const std::string args = withB ? "x: Tensor, b: Tensor" : "x: Tensor";
-    return test::problemFromToml("name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [2, 3, 4]\n" + b +
-                                 "[[outputs]]\nname = \"out\"\nshape = " + outShape + "\ndtype = \"" + outDtype +
-                                 "\"\n[reference]\nsource = '''\ndef forward(" + args + ") -> Tensor:\n    return x\n'''\n");
+    return test::problemFromToml("name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [2, 3, 4]\n" +
+                                 b + "[[outputs]]\nname = \"out\"\nshape = " + outShape + "\ndtype = \"" + outDtype +
+                                 "\"\n[reference]\nsource = '''\ndef forward(" + args +
+                                 ") -> Tensor:\n    return x\n'''\n");
 }
 
 // The data of a test of problems: its name, the pattern's kind and summary.
@@ -67,12 +69,14 @@ private slots:
         row("level1/argmax_dim", "reduce", "argmax over dim 1 of x [128, 4096, 4096]");
         row("level1/avgpool2d", "pool", "avg_pool2d 2x2 stride 2 of x [128, 128, 224, 224]");
         row("level1/batchnorm", "elementwise",
-            "elementwise out = (((x - running_mean) / sqrt(running_var + 1e-05)) * weight) + bias over [64, 128, 256, 256]");
+            "elementwise out = (((x - running_mean) / sqrt(running_var + 1e-05)) * weight) + bias over [64, 128, 256, "
+            "256]");
         row("level1/bmm", "matmul", "matrix product A @ B (M 512, N 512, K 1024)");
         row("level1/conv2d_3x3", "conv2d", "conv2d of x with weight (stride 1, padding 1) + bias");
         row("level1/conv2d_pointwise", "conv2d", "conv2d of x with weight (stride 1, padding 0)");
         row("level1/gelu", "elementwise", "elementwise out = gelu(x) over [4096, 131072]");
-        row("level1/linear_bias_relu", "matmul", "matrix product x @ weight^T + bias (M 8192, N 4096, K 2048), then relu(acc)");
+        row("level1/linear_bias_relu", "matmul",
+            "matrix product x @ weight^T + bias (M 8192, N 4096, K 2048), then relu(acc)");
         row("level1/log_softmax", "softmax", "log_softmax over dim 1 of x [8192, 65536]");
         row("level1/matmul_tall_skinny", "matmul", "matrix product A @ B (M 524288, N 256, K 256)");
         row("level1/max_dim", "reduce", "amax over dim 2 of x [64, 8192, 4096]");
@@ -85,18 +89,22 @@ private slots:
         row("level1/sum_dim", "reduce", "sum over dim 1 of x [128, 4096, 4096]");
         row("level1/tanh", "elementwise", "elementwise out = tanh(x) over [4096, 131072]");
         row("level2/conv2d_batchnorm_relu", "conv2d",
-            "conv2d of x with weight (stride 1, padding 1), then relu((((acc - running_mean) / sqrt(running_var + 1e-05)) "
+            "conv2d of x with weight (stride 1, padding 1), then relu((((acc - running_mean) / sqrt(running_var + "
+            "1e-05)) "
             "* bn_weight) + bn_bias)");
-        row("level2/conv2d_bias_relu", "conv2d", "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
+        row("level2/conv2d_bias_relu", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
         row("level2/gemm_scale_sigmoid", "matmul",
             "matrix product x @ weight^T + bias (M 4096, N 4096, K 4096), then sigmoid(acc * 0.5)");
         row("level2/layernorm_residual", "layernorm",
             "layer_norm over the last dim of (x + residual) [64, 4096, 1024] (eps 1e-05, weight, bias)");
-        row("level2/linear_gelu", "matmul", "matrix product x @ weight^T + bias (M 8192, N 4096, K 1024), then gelu(acc)");
+        row("level2/linear_gelu", "matmul",
+            "matrix product x @ weight^T + bias (M 8192, N 4096, K 1024), then gelu(acc)");
         row("level2/softmax_scaled_scores", "matmul",
             "matrix product q @ k^T (M 1024, N 1024, K 64), then acc * 0.353553, then softmax");
         row("level2/swiglu", "matmul",
-            "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then silu(acc) * acc1");
+            "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then silu(acc) "
+            "* acc1");
         row("seed/conv2d", "conv2d", "conv2d of x with weight (stride 4, padding 2) + bias");
         row("seed/conv2d_relu_maxpool", "conv2d",
             "conv2d of x with weight (stride 4, padding 2) + bias, then relu(acc), then max_pool2d 3x3 stride 2");
@@ -111,8 +119,8 @@ private slots:
         QFETCH(QString, problem);
         QFETCH(QString, kind);
         QFETCH(QString, summary);
-        checkRecognised(test::shippedGraph(problem), test::shippedProblem(problem), test::shippedProblem(problem, "small"),
-                        kind, summary);
+        checkRecognised(test::shippedGraph(problem), test::shippedProblem(problem),
+                        test::shippedProblem(problem, "small"), kind, summary);
     }
 
     // The patterns the shipped problems lack: losses and sums to one value, elementwise ops around a
@@ -122,10 +130,13 @@ private slots:
         patternColumns();
         row("mse_loss", "reduce", "mean over all elements of ((predictions - targets)^2) [16384, 16384]");
         row("sum_all", "reduce", "sum over all elements of x [32768, 16384]");
-        row("hinge_loss", "reduce", "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
-        row("smooth_l1_loss", "reduce", "mean over all elements of (smooth_l1(abs(predictions - targets), 1)) [16384, 16384]");
+        row("hinge_loss", "reduce",
+            "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
+        row("smooth_l1_loss", "reduce",
+            "mean over all elements of (smooth_l1(abs(predictions - targets), 1)) [16384, 16384]");
         row("kl_div_batchmean", "reduce",
-            "sum over all elements of (xlogx(targets) - (targets * log(predictions + 0.001))) [16384, 16384], then acc / 16384");
+            "sum over all elements of (xlogx(targets) - (targets * log(predictions + 0.001))) [16384, 16384], then acc "
+            "/ 16384");
         row("l1_norm", "normalize", "x / acc over [4096, 65535], acc = mean over dim 1 of (abs(x)) [4096, 65535]");
         row("l2_norm", "normalize", "x / sqrt(acc) over [16384, 16384], acc = sum over dim 1 of (x^2) [16384, 16384]");
         row("frobenius_norm", "normalize",
@@ -144,7 +155,8 @@ private slots:
         row("vecmat", "matmul", "matrix product x @ W (M 4, N 16384, K 32768), then relu(acc)");
         row("linear_small_batch", "matmul", "matrix product x @ weight^T + bias (M 8, N 16384, K 16384)");
         row("bmv", "matmul", "matrix product A @ x (M 1024, N 1, K 8192)");
-        row("matmul_mish_mish", "matmul", "matrix product x @ weight^T + bias (M 8192, N 8192, K 8192), then mish(mish(acc))");
+        row("matmul_mish_mish", "matmul",
+            "matrix product x @ weight^T + bias (M 8192, N 8192, K 8192), then mish(mish(acc))");
         row("conv_relu_biasadd", "conv2d",
             "conv2d of x with weight (stride 1, padding 0) + conv_bias, then relu(acc) + bias");
         row("bmm_large", "matmul", "matrix product A @ B (M 512, N 2048, K 1024)");
@@ -158,7 +170,8 @@ private slots:
         QFETCH(QString, problem);
         QFETCH(QString, kind);
         QFETCH(QString, summary);
-        checkRecognised(test::ownGraph(problem), test::ownProblem(problem), test::ownProblem(problem, "small"), kind, summary);
+        checkRecognised(test::ownGraph(problem), test::ownProblem(problem), test::ownProblem(problem, "small"), kind,
+                        summary);
     }
 
     void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 26); }
@@ -214,10 +227,10 @@ private slots:
             "name = \"t\"\ndescription = \"t\"\n[[inputs]]\nname = \"x\"\nshape = [4, 4]\n[[outputs]]\nname = \"out\"\n"
             "shape = [4, 4]\n[reference]\nsource = '''\ndef forward(x: Tensor) -> Tensor:\n    return x\n'''\n");
         auto graph = [](nlohmann::json dims, bool keep, Shape sumShape) {
-            return std::vector<OpNode>{
-                node("aten::sum", {"%x.1", "%1", "%2", "%3"}, {"%4"}, {{4, 4}, {}, {}, {}}, {sumShape},
-                     {nullptr, dims, keep, nullptr}),
-                node("aten::add", {"%x.1", "%4", "%5"}, {"%6"}, {{4, 4}, sumShape, {}}, {{4, 4}}, {nullptr, nullptr, 1})};
+            return std::vector<OpNode>{node("aten::sum", {"%x.1", "%1", "%2", "%3"}, {"%4"}, {{4, 4}, {}, {}, {}},
+                                            {sumShape}, {nullptr, dims, keep, nullptr}),
+                                       node("aten::add", {"%x.1", "%4", "%5"}, {"%6"}, {{4, 4}, sumShape, {}}, {{4, 4}},
+                                            {nullptr, nullptr, 1})};
         };
         auto wrong = recognise(graph({1}, false, {4}), p);
         QVERIFY(!wrong.ok());
@@ -230,10 +243,7 @@ private slots:
         QCOMPARE(columns->row.inner, std::int64_t(4));
     }
 
-    void everyShippedProblemIsListed()
-    {
-        QCOMPARE(test::shippedNames().size(), 31);
-    }
+    void everyShippedProblemIsListed() { QCOMPARE(test::shippedNames().size(), 31); }
 
     void rowGeometry()
     {
@@ -265,14 +275,15 @@ private slots:
         QCOMPARE(res.input.leaves.size(), std::size_t(2));
         QCOMPARE(res.input.steps.size(), std::size_t(1));
 
-        const Pattern arg = recogniseOk(test::shippedGraph("level1/argmax_dim"), test::shippedProblem("level1/argmax_dim"));
+        const Pattern arg =
+            recogniseOk(test::shippedGraph("level1/argmax_dim"), test::shippedProblem("level1/argmax_dim"));
         QVERIFY(arg.outDtype == DType::I64);
     }
 
     void matrixProductsAndConvolutions()
     {
-        const Pattern lin = recogniseOk(test::shippedGraph("level1/linear_bias_relu"),
-                                        test::shippedProblem("level1/linear_bias_relu"));
+        const Pattern lin =
+            recogniseOk(test::shippedGraph("level1/linear_bias_relu"), test::shippedProblem("level1/linear_bias_relu"));
         QCOMPARE(lin.gemms.size(), std::size_t(1));
         QVERIFY(!lin.gemms[0].transA);
         QVERIFY(lin.gemms[0].transB); // weight.t()
@@ -292,7 +303,8 @@ private slots:
         QCOMPARE(conv.pool->stride[0], std::int64_t(2));
         QCOMPARE(conv.pool->outShape, (Shape{100, 96, 27, 27}));
 
-        const Pattern pool = recogniseOk(test::shippedGraph("level1/maxpool2d"), test::shippedProblem("level1/maxpool2d"));
+        const Pattern pool =
+            recogniseOk(test::shippedGraph("level1/maxpool2d"), test::shippedProblem("level1/maxpool2d"));
         QCOMPARE(pool.pool->pad[0], std::int64_t(1));
         QCOMPARE(pool.pool->outShape, (Shape{128, 128, 112, 112}));
     }
@@ -372,7 +384,8 @@ private slots:
         std::vector<OpNode> g{
             node("prim::ListConstruct", {"%4", "%5", "%4"}, {"%6"}, {{}, {}, {}}, {{}}, {1, -1, 1}),
             node("aten::view", {"%b.1", "%6"}, {"%7"}, {{3}, {}}, {{1, 3, 1}}, {nullptr, {1, -1, 1}}),
-            node("aten::add", {"%x.1", "%7", "%4"}, {"%9"}, {{2, 3, 4}, {1, 3, 1}, {}}, {{2, 3, 4}}, {nullptr, nullptr, 1}),
+            node("aten::add", {"%x.1", "%7", "%4"}, {"%9"}, {{2, 3, 4}, {1, 3, 1}, {}}, {{2, 3, 4}},
+                 {nullptr, nullptr, 1}),
             node("aten::relu", {"%9"}, {"%10"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
             node("aten::mul", {"%10", "%11"}, {"%12"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 2.0}),
             node("aten::sub", {"%12", "%13", "%4"}, {"%15"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 1.0, 1}),
@@ -430,9 +443,12 @@ private slots:
     {
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("message");
-        QTest::newRow("sort") << "aten::sort" << "aten::sort";
-        QTest::newRow("softmax then sum") << "softmax+sum" << "aten::sum after aten::softmax";
-        QTest::newRow("tuple") << "tuple" << "tuple";
+        QTest::newRow("sort") << "aten::sort"
+                              << "aten::sort";
+        QTest::newRow("softmax then sum") << "softmax+sum"
+                                          << "aten::sum after aten::softmax";
+        QTest::newRow("tuple") << "tuple"
+                               << "tuple";
     }
 
     void unsupportedOpsAreNamed()
@@ -441,7 +457,8 @@ private slots:
         QFETCH(QString, message);
         std::vector<OpNode> g;
         if (op == "softmax+sum") {
-            g = {node("aten::softmax", {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, -1, nullptr}),
+            g = {node("aten::softmax", {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}},
+                      {nullptr, -1, nullptr}),
                  node("aten::sum", {"%4", "%5", "%7", "%8"}, {"%6"}, {{2, 3, 4}, {}, {}, {}}, {{2, 3}},
                       {nullptr, {-1}, false, nullptr})};
         } else if (op == "tuple") {
@@ -449,13 +466,15 @@ private slots:
                  node("aten::tanh", {"%x.1"}, {"%3"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
                  node("prim::TupleConstruct", {"%2", "%3"}, {"%4"}, {{2, 3, 4}, {2, 3, 4}}, {{}}, {nullptr, nullptr})};
         } else {
-            g = {node(op.toStdString(), {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}}, {nullptr, 1, nullptr})};
+            g = {node(op.toStdString(), {"%x.1", "%2", "%3"}, {"%4"}, {{2, 3, 4}, {}, {}}, {{2, 3, 4}},
+                      {nullptr, 1, nullptr})};
         }
         auto r = recognise(g, problemWith(false, "[2, 3, 4]"));
         QVERIFY(!r);
         QCOMPARE(QString::fromStdString(toString(r.error().code)), QString("unsupported"));
         QVERIFY2(QString::fromStdString(r.error().message).contains(message), r.error().message.c_str());
-        if (op != "tuple") QVERIFY2(QString::fromStdString(r.error().message).contains("LLM"), r.error().message.c_str());
+        if (op != "tuple")
+            QVERIFY2(QString::fromStdString(r.error().message).contains("LLM"), r.error().message.c_str());
     }
 
     void outputShapeMustAgree()

@@ -52,20 +52,23 @@ private slots:
         QTest::newRow("no command") << QStringList{} << 2 << "usage";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "unknown command";
         QTest::newRow("unknown problem") << QStringList{"show", "no_such_problem"} << 2 << "no_such_problem";
-        QTest::newRow("missing candidate") << QStringList{"eval", "softmax", "/nonexistent.cu"} << 2 << "/nonexistent.cu";
+        QTest::newRow("missing candidate")
+            << QStringList{"eval", "softmax", "/nonexistent.cu"} << 2 << "/nonexistent.cu";
         QTest::newRow("bad directive line")
             << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/cli/bad_directive.cu"} << 2 << "bad_directive.cu:3";
-        QTest::newRow("bad policy")
-            << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "--policy", "lax"} << 2
-            << "strict or loose";
+        QTest::newRow("bad policy") << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu",
+                                                   "--policy", "lax"}
+                                    << 2 << "strict or loose";
         QTest::newRow("bad trials") << QStringList{"eval", "softmax", "x.cu", "--trials", "zero"} << 2 << "--trials";
-        QTest::newRow("bad seed")
-            << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "--seed", "abc"} << 2
-            << "--seed takes a positive integer";
+        QTest::newRow("bad seed") << QStringList{"eval", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu",
+                                                 "--seed", "abc"}
+                                  << 2 << "--seed takes a positive integer";
         QTest::newRow("replay of a node that is not a candidate")
-            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "1"} << 2 << "is not a candidate";
+            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "1"} << 2
+            << "is not a candidate";
         QTest::newRow("replay of a missing node")
-            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "99999"} << 2 << "has no node 99999";
+            << QStringList{"eval", KF_SOURCE_DIR "/resources/examples/softmax.kfsession", "99999"} << 2
+            << "has no node 99999";
     }
     void errors()
     {
@@ -120,8 +123,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString cu = dir.filePath("softmax_export.cu");
-        const Run r = cli({"export", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "-o", cu,
-                           "--speedup", "1.5"});
+        const Run r =
+            cli({"export", "softmax", KF_SOURCE_DIR "/tests/kernels/naive/softmax.cu", "-o", cu, "--speedup", "1.5"});
         QCOMPARE(r.code, 0);
         QProcess nvcc;
         nvcc.setProcessChannelMode(QProcess::MergedChannels);

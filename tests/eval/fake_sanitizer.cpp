@@ -76,17 +76,26 @@ int main(int argc, char **argv)
                         "Version 2025.3.1.0 fake\n");
             return 0;
         }
-        if (a == "--tool") tool = next();
-        else if (a == "--error-exitcode") errorExit = std::atoi(next().c_str());
-        else if (a == "--log-file") log = next();
-        else if (a == "--kernel-name") filter = next();
-        else if (a == "--print-limit" || a == "--report-api-errors" || a == "--racecheck-report" ||
-                 a == "--padding") next();
-        else if (a == "--fake-unsupported") unsupported = true;
-        else if (a == "--fake-racecheck-unsupported") racecheckUnsupported = true;
-        else if (a == "--fake-log") fakeLog = next();
-        else if (a == "--fake-ms") startMs = std::atoi(next().c_str());
-        else if (a == "--fake-times") fakeTimes = next();
+        if (a == "--tool")
+            tool = next();
+        else if (a == "--error-exitcode")
+            errorExit = std::atoi(next().c_str());
+        else if (a == "--log-file")
+            log = next();
+        else if (a == "--kernel-name")
+            filter = next();
+        else if (a == "--print-limit" || a == "--report-api-errors" || a == "--racecheck-report" || a == "--padding")
+            next();
+        else if (a == "--fake-unsupported")
+            unsupported = true;
+        else if (a == "--fake-racecheck-unsupported")
+            racecheckUnsupported = true;
+        else if (a == "--fake-log")
+            fakeLog = next();
+        else if (a == "--fake-ms")
+            startMs = std::atoi(next().c_str());
+        else if (a == "--fake-times")
+            fakeTimes = next();
         else if (a.rfind("--", 0) == 0) {
             std::fprintf(stderr, "========= Error: unrecognized option %s\n", a.c_str());
             return 1;
@@ -103,8 +112,9 @@ int main(int argc, char **argv)
         std::this_thread::sleep_for(std::chrono::milliseconds(startMs));
     append(log, "========= COMPUTE-SANITIZER\n");
     if (unsupported || (racecheckUnsupported && tool == "racecheck")) {
-        append(log, "========= Error: Device not supported. Please refer to the \"Supported Devices\" section of the "
-                    "sanitizer documentation\n");
+        append(log,
+               "========= Error: Device not supported. Please refer to the \"Supported Devices\" section of the "
+               "sanitizer documentation\n");
         return 1;
     }
 
@@ -118,8 +128,7 @@ int main(int argc, char **argv)
         _exit(127);
     }
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     append(fakeTimes, std::to_string(started) + " " + std::to_string(monotonicNs()) + " " + tool + "\n");
     const std::string text = readAll(log);
     const int errors = count(text, "========= Invalid") + count(text, "========= Error: Race");
@@ -128,7 +137,7 @@ int main(int argc, char **argv)
         summary += "========= Target application returned an error\n";
     if (tool == "racecheck")
         summary += "========= RACECHECK SUMMARY: " + std::to_string(errors) + " hazards displayed (" +
-                   std::to_string(errors) + " errors, 0 warnings)\n";
+            std::to_string(errors) + " errors, 0 warnings)\n";
     summary += "========= ERROR SUMMARY: " + std::to_string(errors) + (errors == 1 ? " error\n" : " errors\n");
     append(log, summary);
     if (errors > 0 && errorExit != 0)

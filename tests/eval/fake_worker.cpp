@@ -68,15 +68,9 @@ void logLine(const std::string &what)
     }
 }
 
-std::string pid()
-{
-    return std::to_string(::getpid());
-}
+std::string pid() { return std::to_string(::getpid()); }
 
-void send(const json &j)
-{
-    std::cout << j.dump() << std::endl;
-}
+void send(const json &j) { std::cout << j.dump() << std::endl; }
 
 void reply(int id, json body)
 {
@@ -105,10 +99,7 @@ void fail(int id, const std::string &code, const std::string &message)
     std::_Exit(99);
 }
 
-bool has(const std::string &text, const char *marker)
-{
-    return text.find(marker) != std::string::npos;
-}
+bool has(const std::string &text, const char *marker) { return text.find(marker) != std::string::npos; }
 
 // What a real worker's checked timed runs answer: inconsistent (no time) for FAKE_INCONSISTENT,
 // suspect below the physical floor for FAKE_FAST, else correct.
@@ -190,10 +181,11 @@ void verifyOp(int id, const json &req, bool thenTime)
             }
         };
         if (tool == "memcheck" && has(source, "FAKE_OOB")) {
-            report("========= Invalid __global__ write of size 4 bytes\n"
-                   "=========     at k+0x90 in candidate.cu:2\n"
-                   "=========     by thread (31,0,0) in block (0,0,0)\n"
-                   "=========     Address 0x7f3a00002000 is 0 bytes after the nearest allocation of size 32768 bytes\n");
+            report(
+                "========= Invalid __global__ write of size 4 bytes\n"
+                "=========     at k+0x90 in candidate.cu:2\n"
+                "=========     by thread (31,0,0) in block (0,0,0)\n"
+                "=========     Address 0x7f3a00002000 is 0 bytes after the nearest allocation of size 32768 bytes\n");
             kf::EvalResult r;
             r.verdict = kf::Verdict::Crashed;
             r.reason = "the kernel faulted: unspecified launch failure (error 719)";
@@ -242,8 +234,9 @@ void verifyOp(int id, const json &req, bool thenTime)
         inconsistentKeys.insert(key);
     json extra;
     if (thenTime && r.verdict == kf::Verdict::Correct)
-        kf::applyTimedRun(r, timedRun(timeIt(id, key, has(source, "FAKE_FAST"), extra), has(source, "FAKE_FAST"),
-                                      has(source, "FAKE_INCONSISTENT")));
+        kf::applyTimedRun(r,
+                          timedRun(timeIt(id, key, has(source, "FAKE_FAST"), extra), has(source, "FAKE_FAST"),
+                                   has(source, "FAKE_INCONSISTENT")));
     reply(id, {{"result", r}});
 }
 
@@ -265,7 +258,10 @@ void compileOp(int id, const json &req)
         out.log = "candidate.cu(3): error: identifier \"x\" is undefined";
     } else {
         out.ok = true;
-        out.cubin = std::string("\x7f" "ELF\0\xff", 6) + source; // binary, with a NUL and 0xff
+        out.cubin = std::string("\x7f"
+                                "ELF\0\xff",
+                                6) +
+            source; // binary, with a NUL and 0xff
         for (const auto &k : req.value("kernels", std::vector<std::string>{}))
             out.loweredNames[k] = "_Z" + k;
         int shared = 0;
@@ -303,17 +299,28 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-        if (a == "--compile") opts.compileOnly = true;
-        else if (a == "--protocol") opts.protocol = std::atoi(next().c_str());
-        else if (a == "--exit-early") opts.exitEarly = true;
-        else if (a == "--garbage-hello") opts.garbageHello = true;
-        else if (a == "--hang-hello") opts.hangHello = true;
-        else if (a == "--log") opts.log = next();
-        else if (a == "--time-ms") opts.timeMs = std::atoi(next().c_str());
-        else if (a == "--verify-ms") opts.verifyMs = std::atoi(next().c_str());
-        else if (a == "--compile-ms") opts.compileMs = std::atoi(next().c_str());
-        else if (a == "--start-ms") opts.startMs = std::atoi(next().c_str());
-        else if (a == "--load-ms") opts.loadMs = std::atoi(next().c_str());
+        if (a == "--compile")
+            opts.compileOnly = true;
+        else if (a == "--protocol")
+            opts.protocol = std::atoi(next().c_str());
+        else if (a == "--exit-early")
+            opts.exitEarly = true;
+        else if (a == "--garbage-hello")
+            opts.garbageHello = true;
+        else if (a == "--hang-hello")
+            opts.hangHello = true;
+        else if (a == "--log")
+            opts.log = next();
+        else if (a == "--time-ms")
+            opts.timeMs = std::atoi(next().c_str());
+        else if (a == "--verify-ms")
+            opts.verifyMs = std::atoi(next().c_str());
+        else if (a == "--compile-ms")
+            opts.compileMs = std::atoi(next().c_str());
+        else if (a == "--start-ms")
+            opts.startMs = std::atoi(next().c_str());
+        else if (a == "--load-ms")
+            opts.loadMs = std::atoi(next().c_str());
     }
     if (opts.exitEarly) {
         std::fprintf(stderr, "fake worker: cannot open libcuda.so.1\n");
@@ -352,8 +359,13 @@ int main(int argc, char **argv)
             p.bytes = 8e6;
             // softmax(x, dim=1) over [8, 1024], as the real worker reports it, so the built-in
             // generator can plan for a problem with such an input x (the suite tests).
-            p.graph.push_back(kf::OpNode{"aten::softmax", {"%x", "%1", "%2"}, {"%3"}, {{8, 1024}, {}, {}}, {{8, 1024}},
-                                         json::array({nullptr, 1, nullptr}), 1e6});
+            p.graph.push_back(kf::OpNode{"aten::softmax",
+                                         {"%x", "%1", "%2"},
+                                         {"%3"},
+                                         {{8, 1024}, {}, {}},
+                                         {{8, 1024}},
+                                         json::array({nullptr, 1, nullptr}),
+                                         1e6});
             p.outputs.push_back(kf::TensorSpec{"out", {8, 1024}, kf::DType::F32});
             reply(id, {{"problem", p}});
         } else if (op == "baseline") {

@@ -1,8 +1,8 @@
 // The protocol's values and their JSON forms: every struct survives a round trip through text,
 // keys are snake_case, missing keys keep defaults, and non-finite numbers survive.
 #include "eval/protocol.h"
-#include "util/base64.h"
 #include "gpu/physical_floor.h"
+#include "util/base64.h"
 
 #include <QtTest>
 
@@ -77,9 +77,9 @@ private slots:
     {
         QTest::addColumn<int>("verdict");
         QTest::addColumn<QString>("name");
-        const char *names[] = {"queued", "compiling", "compile error", "launch error", "wrong", "racy",
-                               "correct", "crashed", "timed out", "suspect", "needs gpu", "sanitizer",
-                               "inconsistent", "engine error"};
+        const char *names[] = {"queued",    "compiling", "compile error", "launch error", "wrong",
+                               "racy",      "correct",   "crashed",       "timed out",    "suspect",
+                               "needs gpu", "sanitizer", "inconsistent",  "engine error"};
         for (int i = 0; i < 14; ++i)
             QTest::newRow(names[i]) << i << QString(names[i]);
     }
@@ -140,9 +140,13 @@ private slots:
     void loadedProblem()
     {
         LoadedProblem p;
-        OpNode n{"aten::conv2d", {"x", "weight", "bias"}, {"out"},
-                 {{100, 3, 224, 224}, {96, 3, 11, 11}, {96}}, {{100, 96, 55, 55}},
-                 json::array({nullptr, nullptr, nullptr, json::array({4, 4}), json::array({2, 2})}), 2.1e10};
+        OpNode n{"aten::conv2d",
+                 {"x", "weight", "bias"},
+                 {"out"},
+                 {{100, 3, 224, 224}, {96, 3, 11, 11}, {96}},
+                 {{100, 96, 55, 55}},
+                 json::array({nullptr, nullptr, nullptr, json::array({4, 4}), json::array({2, 2})}),
+                 2.1e10};
         p.graph = {n, OpNode{"aten::relu", {"out"}, {"r"}, {{}}, {{}}, nullptr, 0}};
         p.flops = 2.1e10;
         p.flopsSource = "graph";

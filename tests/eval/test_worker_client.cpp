@@ -57,10 +57,7 @@ std::vector<std::string> logLines(const std::string &path, const std::string &pr
     return out;
 }
 
-QString q(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
+QString q(const std::string &s) { return QString::fromStdString(s); }
 
 // A process state as /proc shows it: 'Z' for a zombie, 0 when it is gone.
 char procState(pid_t pid)
@@ -184,7 +181,11 @@ private slots:
         QCOMPARE(client.baselineMs(), 2.0);
         QVERIFY(baseline->flags.value("cudnn_tf32", false));
 
-        auto verified = client.verify("c1", "// @precision fp32\n", std::string("\x7f" "ELF\0", 5), Policy::Loose, 3);
+        auto verified = client.verify("c1", "// @precision fp32\n",
+                                      std::string("\x7f"
+                                                  "ELF\0",
+                                                  5),
+                                      Policy::Loose, 3);
         QVERIFY2(verified.ok(), verified.ok() ? "" : verified.error().text().c_str());
         QCOMPARE(q(toString(verified->verdict)), QString("correct"));
         QCOMPARE(verified->trials.size(), std::size_t(3));
@@ -230,7 +231,8 @@ private slots:
         QVERIFY2(crashed.ok(), crashed.ok() ? "" : crashed.error().text().c_str());
         QCOMPARE(q(toString(crashed->verdict)), QString("crashed"));
         QVERIFY2(crashed->reason.find("killed by signal 11") != std::string::npos, crashed->reason.c_str());
-        QVERIFY2(crashed->reason.find("simulated illegal address in boom") != std::string::npos, crashed->reason.c_str());
+        QVERIFY2(crashed->reason.find("simulated illegal address in boom") != std::string::npos,
+                 crashed->reason.c_str());
         QVERIFY(client.stderrTail().find("simulated illegal address") != std::string::npos);
 
         auto next = client.verify("fine", "// fine\n", "", Policy::Strict);
@@ -287,7 +289,8 @@ private slots:
         auto garbage = client.verify("g", "FAKE_GARBAGE", "", Policy::Strict);
         QVERIFY(!garbage.ok());
         QCOMPARE(q(toString(garbage.error().code)), QString("protocol"));
-        QVERIFY2(garbage.error().message.find("this is not json") != std::string::npos, garbage.error().message.c_str());
+        QVERIFY2(garbage.error().message.find("this is not json") != std::string::npos,
+                 garbage.error().message.c_str());
         auto next = client.verify("ok", "fine", "", Policy::Strict);
         QVERIFY(next.ok());
         QCOMPARE(client.restarts(), 1);
@@ -375,7 +378,10 @@ private slots:
         auto out = client.compile("__global__ void k() {}", {"k"}, "sm_90a");
         QVERIFY(out.ok());
         QVERIFY(out->ok);
-        QCOMPARE(out->cubin.substr(0, 6), std::string("\x7f" "ELF\0\xff", 6));
+        QCOMPARE(out->cubin.substr(0, 6),
+                 std::string("\x7f"
+                             "ELF\0\xff",
+                             6));
         QCOMPARE(q(out->loweredNames["k"]), QString("_Zk"));
         auto bad = client.compile("FAKE_COMPILE_ERROR", {"k"}, "sm_90a");
         QVERIFY(bad.ok() && !bad->ok);

@@ -50,10 +50,7 @@ std::vector<LogEntry> readLog(const std::string &path)
     return out;
 }
 
-QString q(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
+QString q(const std::string &s) { return QString::fromStdString(s); }
 
 PoolConfig poolConfig(std::vector<std::string> extra, std::vector<int> gpus, int perGpu)
 {
@@ -165,8 +162,8 @@ private slots:
         auto ceilings = pool.ceilings();
         QVERIFY(ceilings.ok());
         QCOMPARE(ceilings->bandwidthGBs, 4000.0);
-        auto results = pool.evaluate({request(0, "FAKE_FAST"), request(1), request(2, "FAKE_INCONSISTENT"),
-                                      request(3, "FAKE_ENGINE")});
+        auto results = pool.evaluate(
+            {request(0, "FAKE_FAST"), request(1), request(2, "FAKE_INCONSISTENT"), request(3, "FAKE_ENGINE")});
         // The worker judges the timed runs; the pool keeps its verdict.
         QCOMPARE(q(toString(results[0].verdict)), QString("suspect"));
         QVERIFY2(results[0].reason.find("physical floor") != std::string::npos, results[0].reason.c_str());
@@ -286,7 +283,11 @@ private slots:
                 QCOMPARE(q(out.cubin), QString("from cache"));
             } else {
                 QVERIFY(out.ok);
-                QCOMPARE(out.cubin, std::string("\x7f" "ELF\0\xff", 6) + jobs[i].source);
+                QCOMPARE(out.cubin,
+                         std::string("\x7f"
+                                     "ELF\0\xff",
+                                     6) +
+                             jobs[i].source);
             }
         }
         // The cache hit never reached a process.

@@ -53,7 +53,7 @@ struct Workbench {
             window->resize(size);
         window->show();
         return QTest::qWaitForWindowExposed(window.get()) && open(examplePath(name)) &&
-               QTest::qWaitFor([this] { return window->selectedNode() != 0; }, 10000);
+            QTest::qWaitFor([this] { return window->selectedNode() != 0; }, 10000);
     }
     // Runs the worker of `argv` (the fake worker, say) from now on and asks it for its GPU.
     void useWorker(const std::vector<std::string> &argv)

@@ -45,8 +45,9 @@ inline Result<LlmSession> writeLlmSession(const std::string &path)
     if (!store)
         return store.error();
     // As the generator keeps them: a local server that wants no key.
-    if (Status st = store->setMetaJson(session_meta::GeneratorSettings,
-                                       {{"base_url", "http://127.0.0.1:8000/v1"}, {"model", "test-model"}, {"key_env", ""}});
+    if (Status st =
+            store->setMetaJson(session_meta::GeneratorSettings,
+                               {{"base_url", "http://127.0.0.1:8000/v1"}, {"model", "test-model"}, {"key_env", ""}});
         !st)
         return st.error();
     LlmSession s;

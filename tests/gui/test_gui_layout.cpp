@@ -75,8 +75,9 @@ QList<QWidget *> controls(SearchPanel *panel)
 {
     QList<QWidget *> out;
     for (QWidget *w : panel->findChildren<QWidget *>())
-        if (w->isVisibleTo(panel) && (qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QComboBox *>(w) ||
-                                      qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractButton *>(w)))
+        if (w->isVisibleTo(panel) &&
+            (qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QComboBox *>(w) || qobject_cast<QLineEdit *>(w) ||
+             qobject_cast<QAbstractButton *>(w)))
             out << w;
     return out;
 }
@@ -96,13 +97,15 @@ void TestGuiLayout::fitsTheScreen()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const QRect screen = w.screen()->availableGeometry();
-    QVERIFY2(screen.contains(w.frameGeometry()), qPrintable(QStringLiteral("%1×%2 at %3,%4")
-                                                                 .arg(w.frameGeometry().width())
-                                                                 .arg(w.frameGeometry().height())
-                                                                 .arg(w.x())
-                                                                 .arg(w.y())));
-    QVERIFY2(w.minimumSizeHint().width() <= 1100 && w.minimumSizeHint().height() <= 640,
-             qPrintable(QStringLiteral("minimum %1×%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    QVERIFY2(screen.contains(w.frameGeometry()),
+             qPrintable(QStringLiteral("%1×%2 at %3,%4")
+                            .arg(w.frameGeometry().width())
+                            .arg(w.frameGeometry().height())
+                            .arg(w.x())
+                            .arg(w.y())));
+    QVERIFY2(
+        w.minimumSizeHint().width() <= 1100 && w.minimumSizeHint().height() <= 640,
+        qPrintable(QStringLiteral("minimum %1×%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
     // The log and the status bar are on screen.
     for (QWidget *part : {static_cast<QWidget *>(w.console()), static_cast<QWidget *>(w.statusBar())}) {
         QVERIFY(part->isVisible());
@@ -148,7 +151,8 @@ void TestGuiLayout::searchPanelReachable()
         QVERIFY(all.size() >= 14);
         for (QWidget *c : all) {
             QString why;
-            QVERIFY2(reachable(area, c, &w, &why), qPrintable(QStringLiteral("at %1×%2: %3").arg(size.width()).arg(size.height()).arg(why)));
+            QVERIFY2(reachable(area, c, &w, &why),
+                     qPrintable(QStringLiteral("at %1×%2: %3").arg(size.width()).arg(size.height()).arg(why)));
         }
     }
 }
@@ -197,7 +201,8 @@ void TestGuiLayout::graphStaysReadable()
         std::function<bool(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
             for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
                 const QModelIndex i = tree->model()->index(r, 0, parent);
-                if (tree->model()->rowCount(i) > 0 && tree->isExpanded(i) != g->isExpanded(i.data(NodeIdRole).toLongLong()))
+                if (tree->model()->rowCount(i) > 0 &&
+                    tree->isExpanded(i) != g->isExpanded(i.data(NodeIdRole).toLongLong()))
                     return false;
                 if (!walk(i))
                     return false;

@@ -58,7 +58,8 @@ void TestGuiProfile::profileShowsTheReport()
     QVERIFY(table && table->isVisibleTo(w.candidate()));
     QStringList rows;
     for (int r = 0; r < table->model()->rowCount(); ++r)
-        rows << table->model()->index(r, 0).data().toString() + QStringLiteral(" = ") + table->model()->index(r, 1).data().toString();
+        rows << table->model()->index(r, 0).data().toString() + QStringLiteral(" = ") +
+                table->model()->index(r, 1).data().toString();
     const QString text = rows.join(QLatin1Char('\n'));
     QVERIFY2(text.contains(QStringLiteral("Duration = 612.5 usecond")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("DRAM throughput = 88.9 %")), qPrintable(text));

@@ -11,14 +11,14 @@
 #include "candidate_pane.h"
 #include "cuda_editor.h"
 #include "gui_support.h"
+#include "message_bar.h"
+#include "model/format.h"
 #include "model/outline_filter.h"
 #include "model/outline_model.h"
 #include "model/points_model.h"
 #include "model/roles.h"
 #include "problem_page.h"
 #include "round_chart.h"
-#include "message_bar.h"
-#include "model/format.h"
 #include "search_panel.h"
 
 #include <QComboBox>
@@ -135,8 +135,11 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     wb.engine->setGeneratorFactory([](const std::string &, const nlohmann::json &, std::string *) {
         std::vector<kf::test::ScriptedIdea> ideas;
         for (int i = 0; i < 12; ++i)
-            ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i),
-                             {kf::test::fakeKernel(1.0 / (i + 2)), kf::test::fakeKernel(1.0 / (i + 1.5))}, true, std::nullopt});
+            ideas.push_back({"idea" + std::to_string(i),
+                             "Scripted idea " + std::to_string(i),
+                             {kf::test::fakeKernel(1.0 / (i + 2)), kf::test::fakeKernel(1.0 / (i + 1.5))},
+                             true,
+                             std::nullopt});
         return std::make_shared<kf::test::ScriptedGenerator>(ideas);
     });
     w.show();
@@ -184,7 +187,9 @@ void TestGuiSearch::startCancelRebenchmarkReopen()
     QVERIFY(!wb.engine->searching());
     // The panel and the log say what the run found.
     const QString summary = w.searchPanel()->statusText();
-    QVERIFY2(summary.startsWith(QStringLiteral("Finished (cancelled): ")) && summary.contains(QStringLiteral(" correct")), qPrintable(summary));
+    QVERIFY2(summary.startsWith(QStringLiteral("Finished (cancelled): ")) &&
+                 summary.contains(QStringLiteral(" correct")),
+             qPrintable(summary));
     QVERIFY(summary.contains(QStringLiteral("Best: #")));
     QVERIFY(w.console()->toPlainText().contains(summary));
     QTRY_VERIFY_WITH_TIMEOUT(wb.engine->session()->bestNode != 0, 10000);
@@ -234,8 +239,11 @@ void TestGuiSearch::compileOnlySearch()
     wb.engine->setGeneratorFactory([](const std::string &, const nlohmann::json &, std::string *) {
         std::vector<kf::test::ScriptedIdea> ideas;
         for (int i = 0; i < 4; ++i)
-            ideas.push_back({"idea" + std::to_string(i), "Scripted idea " + std::to_string(i),
-                             {kf::test::fakeKernel(1.0 / (i + 2))}, true, std::nullopt});
+            ideas.push_back({"idea" + std::to_string(i),
+                             "Scripted idea " + std::to_string(i),
+                             {kf::test::fakeKernel(1.0 / (i + 2))},
+                             true,
+                             std::nullopt});
         return std::make_shared<kf::test::ScriptedGenerator>(ideas);
     });
     w.show();
@@ -269,7 +277,8 @@ void TestGuiSearch::compileOnlySearch()
     }
     // Its rounds wait for a GPU.
     QTRY_VERIFY_WITH_TIMEOUT(w.outlineModel()->rowCount() == 2 &&
-                                 w.outlineModel()->index(1, 0).data(StatusRole).toString() == QStringLiteral("needs gpu"),
+                                 w.outlineModel()->index(1, 0).data(StatusRole).toString() ==
+                                     QStringLiteral("needs gpu"),
                              10000);
     QCOMPARE(w.outlineModel()->index(0, 0).data(StatusRole).toString(), QStringLiteral("needs gpu"));
     auto *show = w.findChild<QComboBox *>(QStringLiteral("statusFilter"));
@@ -291,40 +300,56 @@ void TestGuiSearch::modelFields_data()
     const int env = int(KeySource::Environment), file = int(KeySource::File), none = int(KeySource::None);
     using F = ChoiceProblem::Field;
     const QString local = QStringLiteral("http://127.0.0.1:8000/v1");
-    QTest::newRow("builtin") << "builtin" << "" << "" << env << "" << int(F::None) << "";
-    QTest::newRow("openai, all set") << "openai" << local << "test-model" << env << "KF_TEST_KEY_SET" << int(F::None) << "";
+    QTest::newRow("builtin") << "builtin"
+                             << ""
+                             << "" << env << "" << int(F::None) << "";
+    QTest::newRow("openai, all set") << "openai" << local << "test-model" << env << "KF_TEST_KEY_SET" << int(F::None)
+                                     << "";
     QTest::newRow("empty model") << "openai" << local << "" << env << "KF_TEST_KEY_SET" << int(F::Model)
                                  << "Model: is needed";
-    QTest::newRow("no scheme") << "openai" << "localhost:8000/v1" << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
+    QTest::newRow("no scheme") << "openai"
+                               << "localhost:8000/v1"
+                               << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
                                << "Endpoint URL: must start with http:// or https://";
-    QTest::newRow("no host") << "openai" << "http:///v1" << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
+    QTest::newRow("no host") << "openai"
+                             << "http:///v1"
+                             << "m" << env << "KF_TEST_KEY_SET" << int(F::Endpoint)
                              << "Endpoint URL: \"http:///v1\" is not a URL with a host name";
     QTest::newRow("variable unset") << "openai" << local << "m" << env << "KF_TEST_KEY_UNSET" << int(F::Key)
                                     << "API key: the environment variable KF_TEST_KEY_UNSET is not set";
-    QTest::newRow("default variable unset") << "anthropic" << "" << "claude-sonnet-4-5" << env << "" << int(F::Key)
+    QTest::newRow("default variable unset") << "anthropic"
+                                            << ""
+                                            << "claude-sonnet-4-5" << env << "" << int(F::Key)
                                             << "API key: the environment variable ANTHROPIC_API_KEY is not set";
     QTest::newRow("no key file") << "openai" << local << "m" << file << "/nonexistent/key" << int(F::Key)
                                  << "API key: there is no file /nonexistent/key";
-    QTest::newRow("hosted without key") << "openai" << "" << "gpt-4.1" << none << "" << int(F::Key)
+    QTest::newRow("hosted without key") << "openai"
+                                        << ""
+                                        << "gpt-4.1" << none << "" << int(F::Key)
                                         << "API key: api.openai.com needs a key";
-    QTest::newRow("local without key") << "openai" << "http://localhost:11434/v1" << "llama3" << none << ""
-                                       << int(F::None) << "";
+    QTest::newRow("local without key") << "openai"
+                                       << "http://localhost:11434/v1"
+                                       << "llama3" << none << "" << int(F::None) << "";
     // Where a key may go: the provider's variable only to the provider, no key in clear text.
     QTest::newRow("other server, no variable") << "openai" << local << "m" << env << "" << int(F::Key)
                                                << "API key: name the environment variable that holds the key for "
                                                   "127.0.0.1 (OPENAI_API_KEY is sent only to api.openai.com)";
-    QTest::newRow("provider variable elsewhere") << "anthropic" << "https://llm.example.org" << "m" << env
-                                                 << "ANTHROPIC_API_KEY" << int(F::Key)
+    QTest::newRow("provider variable elsewhere") << "anthropic"
+                                                 << "https://llm.example.org"
+                                                 << "m" << env << "ANTHROPIC_API_KEY" << int(F::Key)
                                                  << "API key: names ANTHROPIC_API_KEY, the key for "
                                                     "https://api.anthropic.com, which is sent nowhere else";
-    QTest::newRow("variable over plain HTTP") << "openai" << "http://192.0.2.10:8000/v1" << "m" << env
-                                              << "KF_TEST_KEY_SET" << int(F::Key)
+    QTest::newRow("variable over plain HTTP")
+        << "openai"
+        << "http://192.0.2.10:8000/v1"
+        << "m" << env << "KF_TEST_KEY_SET" << int(F::Key) << "API key: would send a key in clear text over plain HTTP";
+    QTest::newRow("key file over plain HTTP") << "openai"
+                                              << "http://192.0.2.10:8000/v1"
+                                              << "m" << file << "/nonexistent/key" << int(F::Key)
                                               << "API key: would send a key in clear text over plain HTTP";
-    QTest::newRow("key file over plain HTTP") << "openai" << "http://192.0.2.10:8000/v1" << "m" << file
-                                              << "/nonexistent/key" << int(F::Key)
-                                              << "API key: would send a key in clear text over plain HTTP";
-    QTest::newRow("plain HTTP without key") << "openai" << "http://192.0.2.10:8000/v1" << "m" << none << ""
-                                            << int(F::None) << "";
+    QTest::newRow("plain HTTP without key") << "openai"
+                                            << "http://192.0.2.10:8000/v1"
+                                            << "m" << none << "" << int(F::None) << "";
 }
 
 void TestGuiSearch::modelFields()
@@ -393,11 +418,17 @@ void TestGuiSearch::modelFieldsPersist()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("sk-test-secret-in-a-file\n");
     }
-    GeneratorChoice openai{.name = QStringLiteral("openai"), .baseUrl = QStringLiteral("http://127.0.0.1:8000/v1"),
-                           .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyEnv = {},
+    GeneratorChoice openai{.name = QStringLiteral("openai"),
+                           .baseUrl = QStringLiteral("http://127.0.0.1:8000/v1"),
+                           .model = QStringLiteral("test-model"),
+                           .keySource = KeySource::File,
+                           .keyEnv = {},
                            .keyFile = keyFile};
-    GeneratorChoice anthropic{.name = QStringLiteral("anthropic"), .baseUrl = {}, .model = QStringLiteral("claude-sonnet-4-5"),
-                              .keySource = KeySource::Environment, .keyEnv = QStringLiteral("KF_TEST_KEY_SET"),
+    GeneratorChoice anthropic{.name = QStringLiteral("anthropic"),
+                              .baseUrl = {},
+                              .model = QStringLiteral("claude-sonnet-4-5"),
+                              .keySource = KeySource::Environment,
+                              .keyEnv = QStringLiteral("KF_TEST_KEY_SET"),
                               .keyFile = {}};
     SearchSettings budgets;
     budgets.tokenBudget = 2'000'000;
@@ -455,8 +486,8 @@ void TestGuiSearch::modelSettingsReachTheGenerator()
         std::lock_guard lock(seen->mutex);
         seen->name = name;
         seen->settings = settings;
-        return std::make_shared<kf::test::ScriptedGenerator>(
-            std::vector<kf::test::ScriptedIdea>{{"idea", "Scripted idea", {kf::test::fakeKernel(0.5)}, true, std::nullopt}});
+        return std::make_shared<kf::test::ScriptedGenerator>(std::vector<kf::test::ScriptedIdea>{
+            {"idea", "Scripted idea", {kf::test::fakeKernel(0.5)}, true, std::nullopt}});
     });
     wb.engine->probeGpu();
     QTRY_VERIFY_WITH_TIMEOUT(wb.engine->gpu().present, 30000);
@@ -467,8 +498,11 @@ void TestGuiSearch::modelSettingsReachTheGenerator()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("  sk-test-secret-in-a-file\n");
     }
-    const GeneratorChoice choice{.name = QStringLiteral("openai"), .baseUrl = QStringLiteral("http://127.0.0.1:9/v1"),
-                                 .model = QStringLiteral("test-model"), .keySource = KeySource::File, .keyEnv = {},
+    const GeneratorChoice choice{.name = QStringLiteral("openai"),
+                                 .baseUrl = QStringLiteral("http://127.0.0.1:9/v1"),
+                                 .model = QStringLiteral("test-model"),
+                                 .keySource = KeySource::File,
+                                 .keyEnv = {},
                                  .keyFile = keyFile};
     const QString file = wb.dir.filePath(QStringLiteral("llm.kfsession"));
     QVERIFY(newSession(wb, file, choice));
@@ -510,8 +544,12 @@ void TestGuiSearch::unreachableServerIsReported()
     const quint16 port = closedPort();
     QVERIFY(port != 0);
     const QString url = QStringLiteral("http://127.0.0.1:%1/v1").arg(port);
-    const GeneratorChoice choice{.name = QStringLiteral("openai"), .baseUrl = url, .model = QStringLiteral("test-model"),
-                                 .keySource = KeySource::None, .keyEnv = {}, .keyFile = {}};
+    const GeneratorChoice choice{.name = QStringLiteral("openai"),
+                                 .baseUrl = url,
+                                 .model = QStringLiteral("test-model"),
+                                 .keySource = KeySource::None,
+                                 .keyEnv = {},
+                                 .keyFile = {}};
     QVERIFY(newSession(wb, wb.dir.filePath(QStringLiteral("down.kfsession")), choice));
     QTRY_VERIFY(wb.window->searchPanel()->startButton()->isEnabled());
     QSignalSpy finished(wb.engine.get(), &Engine::searchFinished);

@@ -14,15 +14,15 @@
 #include "gui_support.h"
 #include "llm_session.h"
 #include "message_bar.h"
-#include "model/format.h"
 #include "model/exchange_model.h"
+#include "model/format.h"
 #include "model/metrics_model.h"
 #include "model/outline_filter.h"
-#include "model/trajectory_model.h"
 #include "model/points_model.h"
-#include "problem_page.h"
 #include "model/problem_model.h"
 #include "model/roles.h"
+#include "model/trajectory_model.h"
+#include "problem_page.h"
 #include "round_chart.h"
 #include "search/hand_edit.h"
 #include "search_panel.h"
@@ -38,26 +38,26 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
-#include <QLineEdit>
+#include <QHeaderView>
 #include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScatterSeries>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
-#include <QToolTip>
-#include <QProcess>
-#include <QRegularExpression>
-#include <QStandardPaths>
-#include <QPushButton>
-#include <QHeaderView>
-#include <QScatterSeries>
-#include <QTableView>
-#include <QTabWidget>
 #include <QToolButton>
+#include <QToolTip>
 #include <QTreeView>
 
 #include <QChartView>
@@ -151,10 +151,7 @@ private slots:
     void problemsFromAnywhere();
 };
 
-void TestMainWindow::initTestCase()
-{
-    QStandardPaths::setTestModeEnabled(true);
-}
+void TestMainWindow::initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
 void TestMainWindow::selectionFollowsEverywhere()
 {
@@ -338,8 +335,9 @@ void TestMainWindow::exportBuildsWithNvcc()
     if (nvcc.isEmpty() || !QFile::exists(nvcc))
         QSKIP("nvcc is not installed");
     QProcess p;
-    p.start(nvcc, {QStringLiteral("-gencode=arch=compute_90a,code=sm_90a"), QStringLiteral("-c"), file, QStringLiteral("-o"),
-                   wb.dir.filePath(QStringLiteral("softmax_best.o"))});
+    p.start(nvcc,
+            {QStringLiteral("-gencode=arch=compute_90a,code=sm_90a"), QStringLiteral("-c"), file, QStringLiteral("-o"),
+             wb.dir.filePath(QStringLiteral("softmax_best.o"))});
     QVERIFY(p.waitForFinished(300000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
 }
@@ -527,7 +525,8 @@ void TestMainWindow::withoutGpu()
     // The Profile tab says what it needs.
     w.candidate()->tabs()->setCurrentIndex(CandidatePane::ProfileTab);
     QVERIFY(w.candidate()->profileHint().contains(QStringLiteral("needs an NVIDIA GPU and Nsight Compute")));
-    QVERIFY2(w.candidate()->profileHint().contains(QStringLiteral("Running kernels is unavailable")), qPrintable(w.candidate()->profileHint()));
+    QVERIFY2(w.candidate()->profileHint().contains(QStringLiteral("Running kernels is unavailable")),
+             qPrintable(w.candidate()->profileHint()));
 }
 
 void TestMainWindow::shortcutsAndFilter()
@@ -552,7 +551,8 @@ void TestMainWindow::shortcutsAndFilter()
     show->setCurrentIndex(show->findText(QStringLiteral("Failed (any)")));
     QCOMPARE(w.outline()->model()->rowCount(), 0);
     // Every status has an entry of its own.
-    for (const QString &status : {QStringLiteral("needs gpu"), QStringLiteral("inconsistent"), QStringLiteral("compile error")})
+    for (const QString &status :
+         {QStringLiteral("needs gpu"), QStringLiteral("inconsistent"), QStringLiteral("compile error")})
         QVERIFY2(show->findText(QStringLiteral("Only: ") + status) >= 0, qPrintable(status));
     QVERIFY(show->findText(QStringLiteral("Needs GPU")) >= 0);
     QVERIFY(show->findText(QStringLiteral("Sanitizer unchecked")) >= 0);
@@ -594,7 +594,8 @@ void TestMainWindow::compileCheckFeedback()
     CudaEditor *editor = pane->editor();
     // An error far below the lines the editor shows.
     editor->append(QStringLiteral("\n__device__ int broken() { return undefined_name; }\n"));
-    const int broken = editor->text().split(QLatin1Char('\n')).indexOf(QRegularExpression(QStringLiteral(".*undefined_name.*")));
+    const int broken =
+        editor->text().split(QLatin1Char('\n')).indexOf(QRegularExpression(QStringLiteral(".*undefined_name.*")));
     QVERIFY(broken > 40);
     editor->setCursorPosition(0, 0);
     QSignalSpy checked(wb.engine.get(), &Engine::compileChecked);
@@ -605,7 +606,8 @@ void TestMainWindow::compileCheckFeedback()
     QVERIFY(checked.wait(180000));
     if (!checked.first().at(0).value<CompileReport>().ran)
         QSKIP("no NVRTC compile process could run here");
-    const QRegularExpression result(QStringLiteral("^Compile check of #16: 1 error, \\d+ warnings?, \\d+\\.\\d\\d s( \\(cached\\))?$"));
+    const QRegularExpression result(
+        QStringLiteral("^Compile check of #16: 1 error, \\d+ warnings?, \\d+\\.\\d\\d s( \\(cached\\))?$"));
     QTRY_VERIFY2(result.match(w.statusBar()->currentMessage()).hasMatch(), qPrintable(w.statusBar()->currentMessage()));
     QVERIFY(w.console()->toPlainText().contains(w.statusBar()->currentMessage()));
     // The editor shows the first error's line.
@@ -614,13 +616,17 @@ void TestMainWindow::compileCheckFeedback()
     QCOMPARE(line, broken);
     QCOMPARE(pane->tabs()->currentIndex(), int(CandidatePane::SourceTab));
     const int first = int(editor->SendScintilla(QsciScintilla::SCI_GETFIRSTVISIBLELINE));
-    QVERIFY2(first <= broken && broken < first + int(editor->SendScintilla(QsciScintilla::SCI_LINESONSCREEN)), "the error's line is not in view");
+    QVERIFY2(first <= broken && broken < first + int(editor->SendScintilla(QsciScintilla::SCI_LINESONSCREEN)),
+             "the error's line is not in view");
 
     // A click on the log's line of the error shows that line too.
     editor->setCursorPosition(0, 0);
     pane->tabs()->setCurrentIndex(CandidatePane::LogTab);
     QsciScintilla *log = pane->log();
-    const int logLine = log->text().split(QLatin1Char('\n')).indexOf(QRegularExpression(QStringLiteral("^candidate\\.cu\\(\\d+\\): error.*undefined_name.*")));
+    const int logLine =
+        log->text()
+            .split(QLatin1Char('\n'))
+            .indexOf(QRegularExpression(QStringLiteral("^candidate\\.cu\\(\\d+\\): error.*undefined_name.*")));
     QVERIFY2(logLine >= 0, qPrintable(log->text()));
     log->ensureLineVisible(logLine);
     QCoreApplication::processEvents();
@@ -682,13 +688,16 @@ void TestMainWindow::roundAndIdeaSummaries()
     QVERIFY(pane->showsSummary());
     QVERIFY(!pane->editor()->isVisible());
     const QString round = pane->summaryText();
-    for (const QString &part : {QStringLiteral("Round 1"), QStringLiteral("7 candidates, 7 correct"), QStringLiteral("Best of this round: #10"),
-                                QStringLiteral("Block per row, three passes"), QStringLiteral("Online max and sum in one read")})
+    for (const QString &part :
+         {QStringLiteral("Round 1"), QStringLiteral("7 candidates, 7 correct"),
+          QStringLiteral("Best of this round: #10"), QStringLiteral("Block per row, three passes"),
+          QStringLiteral("Online max and sum in one read")})
         QVERIFY2(round.contains(part), qPrintable(part + QStringLiteral(" is not in:\n") + round));
     w.selectNode(4); // its second idea
     const QString idea = pane->summaryText();
-    for (const QString &part : {QStringLiteral("Online max and sum in one read"), QStringLiteral("Why:"), QStringLiteral("4 candidates, 4 correct; best #10 0.7779 ms (1.35×)"),
-                                QStringLiteral("BLOCK=1024 · VEC=4")})
+    for (const QString &part :
+         {QStringLiteral("Online max and sum in one read"), QStringLiteral("Why:"),
+          QStringLiteral("4 candidates, 4 correct; best #10 0.7779 ms (1.35×)"), QStringLiteral("BLOCK=1024 · VEC=4")})
         QVERIFY2(idea.contains(part), qPrintable(part + QStringLiteral(" is not in:\n") + idea));
     w.selectNode(9);
     QVERIFY(!pane->showsSummary());
@@ -702,14 +711,20 @@ void TestMainWindow::floorsNameTheirSource()
     MainWindow &w = *wb.window;
     QVERIFY(wb.showExample(QStringLiteral("softmax")));
     MetricsModel *m = w.candidate()->metrics();
-    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (measured)")).startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")));
-    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (datasheet)")).startsWith(QStringLiteral("0.4474 ms (fp32; NVIDIA H200 datasheet")));
+    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (measured)"))
+                .startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")));
+    QVERIFY(m->valueOf(QStringLiteral("Roofline floor (datasheet)"))
+                .startsWith(QStringLiteral("0.4474 ms (fp32; NVIDIA H200 datasheet")));
     w.showView(MainWindow::ProblemsTab);
     QVERIFY(w.problems()->selectProblem(QStringLiteral("softmax")));
     w.problems()->findChild<QComboBox *>()->setCurrentText(QStringLiteral("H200"));
     const QString floor = w.problems()->floorText();
-    QVERIFY2(floor.contains(QStringLiteral("Datasheet rates")) && floor.contains(QStringLiteral("0.4474 ms at every precision")), qPrintable(floor));
-    QVERIFY2(floor.contains(QStringLiteral("Ceilings measured on NVIDIA H200")) && floor.contains(QStringLiteral("fp32 0.5055 ms")), qPrintable(floor));
+    QVERIFY2(floor.contains(QStringLiteral("Datasheet rates")) &&
+                 floor.contains(QStringLiteral("0.4474 ms at every precision")),
+             qPrintable(floor));
+    QVERIFY2(floor.contains(QStringLiteral("Ceilings measured on NVIDIA H200")) &&
+                 floor.contains(QStringLiteral("fp32 0.5055 ms")),
+             qPrintable(floor));
     // Another problem's page does not claim the session's floors.
     QVERIFY(w.problems()->selectProblem(QStringLiteral("relu")));
     QVERIFY(!w.problems()->floorText().contains(QStringLiteral("Ceilings measured")));
@@ -827,9 +842,12 @@ void TestMainWindow::exportSaysWhatItHolds()
     };
     QVERIFY(exportNode(waiting).contains(QStringLiteral("!!! NOT VERIFIED: it compiled, but no GPU has run it yet")));
     QVERIFY(done.first().at(0).toString().contains(QStringLiteral("Its header warns")));
-    QVERIFY(exportNode(wrong).contains(QStringLiteral("!!! FAILED VERIFICATION (wrong): trial 2: 4096 elements differ")));
-    QVERIFY(exportNode(suspect).contains(QStringLiteral("!!! SUSPECT: it passed verification, but its time is below what the GPU can do")));
-    QVERIFY(exportNode(unchecked).contains(QStringLiteral("!!! compute-sanitizer could not check it (unchecked): the tool timed out")));
+    QVERIFY(
+        exportNode(wrong).contains(QStringLiteral("!!! FAILED VERIFICATION (wrong): trial 2: 4096 elements differ")));
+    QVERIFY(exportNode(suspect).contains(
+        QStringLiteral("!!! SUSPECT: it passed verification, but its time is below what the GPU can do")));
+    QVERIFY(exportNode(unchecked).contains(
+        QStringLiteral("!!! compute-sanitizer could not check it (unchecked): the tool timed out")));
     QVERIFY(!exportNode(16).contains(QStringLiteral("!!!")));
     // Where a node is shown, the sanitizer's "unchecked" is marked.
     w.selectNode(unchecked);
@@ -843,7 +861,8 @@ void TestMainWindow::exportSaysWhatItHolds()
     QTest::keyClicks(w.candidate()->editor(), QStringLiteral("// only in the editor"));
     const QString exported = exportNode(16);
     QVERIFY(!exported.contains(QStringLiteral("only in the editor")));
-    QVERIFY2(done.first().at(0).toString().contains(QStringLiteral("not the editor's unsaved edits")), qPrintable(done.first().at(0).toString()));
+    QVERIFY2(done.first().at(0).toString().contains(QStringLiteral("not the editor's unsaved edits")),
+             qPrintable(done.first().at(0).toString()));
     w.candidate()->revert();
 }
 
@@ -876,7 +895,8 @@ void TestMainWindow::helpMenu()
     w.action(QStringLiteral("actionShortcuts"))->trigger();
     QVERIFY(w.shortcutsDialog() && w.shortcutsDialog()->isVisible());
     const QString keys = w.shortcutsDialog()->findChild<QTextBrowser *>()->toPlainText();
-    QVERIFY2(keys.contains(QStringLiteral("Ctrl+Shift+S")) && keys.contains(QStringLiteral("Save session as")), qPrintable(keys));
+    QVERIFY2(keys.contains(QStringLiteral("Ctrl+Shift+S")) && keys.contains(QStringLiteral("Save session as")),
+             qPrintable(keys));
     QVERIFY(keys.contains(QStringLiteral("Compile check")));
     // About: Qt's version here, the worker's CUDA and libtorch.
     w.action(QStringLiteral("actionAbout"))->trigger();
@@ -884,7 +904,8 @@ void TestMainWindow::helpMenu()
     const QString about = w.aboutDialog()->findChild<QTextBrowser *>()->toPlainText();
     QVERIFY(about.contains(QString::fromLatin1(qVersion())));
     if (!wb.engine->gpu().workerVersion.isEmpty())
-        QVERIFY2(about.contains(QStringLiteral("libtorch (worker)")) && about.contains(QStringLiteral("CUDA (worker)")), qPrintable(about));
+        QVERIFY2(about.contains(QStringLiteral("libtorch (worker)")) && about.contains(QStringLiteral("CUDA (worker)")),
+                 qPrintable(about));
     if (!wb.engine->gpu().torch.isEmpty())
         QVERIFY2(about.contains(wb.engine->gpu().torch), qPrintable(about));
     // The documentation opens in the desktop's viewer.

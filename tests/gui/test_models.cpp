@@ -34,7 +34,10 @@ using namespace kf::ui;
 
 namespace {
 
-QString example(const QString &name) { return QStringLiteral(KF_SOURCE_DIR "/resources/examples/%1.kfsession").arg(name); }
+QString example(const QString &name)
+{
+    return QStringLiteral(KF_SOURCE_DIR "/resources/examples/%1.kfsession").arg(name);
+}
 
 SnapshotPtr load(const QString &path)
 {
@@ -266,7 +269,8 @@ void TestGuiModels::trajectoryAndPoints()
     QVERIFY(row >= 0);
     // Points of one round spread around the round number, never onto the next.
     for (int r = 0; r < p.rowCount(); ++r)
-        QVERIFY(qAbs(p.index(r, PointsModel::XColumn).data().toDouble() - p.index(r, PointsModel::RoundColumn).data().toInt()) <= 0.3 + 1e-9);
+        QVERIFY(qAbs(p.index(r, PointsModel::XColumn).data().toDouble() -
+                     p.index(r, PointsModel::RoundColumn).data().toInt()) <= 0.3 + 1e-9);
 }
 
 void TestGuiModels::metricsSideBySide()
@@ -281,7 +285,8 @@ void TestGuiModels::metricsSideBySide()
     QCOMPARE(m.valueOf(QStringLiteral("Precision")), QStringLiteral("fp32"));
     QCOMPARE(m.valueOf(QStringLiteral("Kernel 1")), QStringLiteral("softmax_cluster"));
     QCOMPARE(m.valueOf(QStringLiteral("Kernel 1 registers")), QStringLiteral("48"));
-    QVERIFY(m.valueOf(QStringLiteral("Kernel 1 occupancy (theoretical, sm_90)")).endsWith(QStringLiteral("at 256 threads")));
+    QVERIFY(m.valueOf(QStringLiteral("Kernel 1 occupancy (theoretical, sm_90)"))
+                .endsWith(QStringLiteral("at 256 threads")));
     QVERIFY(!m.valueOf(QStringLiteral("Time (median)"), MetricsModel::PinnedColumn).isEmpty());
     QVERIFY(m.headerData(MetricsModel::PinnedColumn, Qt::Horizontal).toString().contains(QStringLiteral("#5")));
     // Rows align by meaning, not by kernel name: the first kernel of each candidate faces the other.
@@ -295,7 +300,8 @@ void TestGuiModels::metricsSideBySide()
     for (int r = 0; r < m.rowCount(); ++r)
         if (m.index(r, MetricsModel::NameColumn).data().toString() == QStringLiteral("Time (median)"))
             timeRow = r;
-    QCOMPARE(m.index(timeRow, MetricsModel::DeltaColumn).data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0x1f, 0x7a, 0x3d));
+    QCOMPARE(m.index(timeRow, MetricsModel::DeltaColumn).data(Qt::ForegroundRole).value<QBrush>().color(),
+             QColor(0x1f, 0x7a, 0x3d));
     QVERIFY(m.valueOf(QStringLiteral("Speedup"), MetricsModel::DeltaColumn).startsWith(QStringLiteral("+")));
     QVERIFY(m.valueOf(QStringLiteral("Status"), MetricsModel::DeltaColumn).isEmpty()); // no number, no difference
     // Rounds and ideas have no metrics.
@@ -314,11 +320,13 @@ void TestGuiModels::floorsNameTheirSource()
     MetricsModel m;
     m.setNodes(s, s->bestNode, 0);
     const QString measured = m.valueOf(QStringLiteral("Roofline floor (measured)"));
-    QVERIFY2(measured.startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")), qPrintable(measured));
+    QVERIFY2(measured.startsWith(QStringLiteral("0.5055 ms (fp32; ceilings measured on NVIDIA H200")),
+             qPrintable(measured));
     const QString datasheet = m.valueOf(QStringLiteral("Roofline floor (datasheet)"));
     QVERIFY2(datasheet.startsWith(QStringLiteral("0.4474 ms (fp32; NVIDIA H200 datasheet")), qPrintable(datasheet));
     const QString session = sessionFloorsText(*s);
-    QVERIFY2(session.startsWith(QStringLiteral("Ceilings measured on NVIDIA H200")) && session.endsWith(QStringLiteral("fp32 0.5055 ms")),
+    QVERIFY2(session.startsWith(QStringLiteral("Ceilings measured on NVIDIA H200")) &&
+                 session.endsWith(QStringLiteral("fp32 0.5055 ms")),
              qPrintable(session));
     // A compute-bound problem has a floor per precision.
     Ceilings c;
@@ -333,9 +341,9 @@ void TestGuiModels::floorsNameTheirSource()
 void TestGuiModels::statusStyles()
 {
     // Every status has a colour of its own, "inconsistent" too (keyed by its string).
-    const QStringList all = candidateStatuses() + QStringList{QStringLiteral("finished"), QStringLiteral("failed"),
-                                                              QStringLiteral("running"), QStringLiteral("stopped"),
-                                                              QStringLiteral("interrupted")};
+    const QStringList all = candidateStatuses() +
+        QStringList{QStringLiteral("finished"), QStringLiteral("failed"), QStringLiteral("running"),
+                    QStringLiteral("stopped"), QStringLiteral("interrupted")};
     QVERIFY(all.contains(QStringLiteral("inconsistent")));
     QVERIFY(all.contains(QStringLiteral("needs gpu")));
     QSet<QRgb> colours;
@@ -346,7 +354,8 @@ void TestGuiModels::statusStyles()
     QCOMPARE(statusGroup(QStringLiteral("needs gpu")), StatusGroup::Unjudged);
     QCOMPARE(statusGroup(QStringLiteral("finished")), StatusGroup::Good);
     // An unchecked kernel's icon differs from a checked one's.
-    QVERIFY(statusIcon(QStringLiteral("correct"), true).pixmap(16).toImage() != statusIcon(QStringLiteral("correct")).pixmap(16).toImage());
+    QVERIFY(statusIcon(QStringLiteral("correct"), true).pixmap(16).toImage() !=
+            statusIcon(QStringLiteral("correct")).pixmap(16).toImage());
 }
 
 void TestGuiModels::detailsTellSiblingsApart()
@@ -357,9 +366,11 @@ void TestGuiModels::detailsTellSiblingsApart()
     outline.setSnapshot(softmax);
     const QModelIndex best = outline.indexOf(16);
     QCOMPARE(best.data().toString(), QStringLiteral("#16"));
-    QCOMPARE(best.siblingAtColumn(OutlineModel::DetailsColumn).data().toString(), QStringLiteral("BLOCK=256 · CLUSTER=8 · ELEMS=32"));
+    QCOMPARE(best.siblingAtColumn(OutlineModel::DetailsColumn).data().toString(),
+             QStringLiteral("BLOCK=256 · CLUSTER=8 · ELEMS=32"));
     QVERIFY(best.data(Qt::ToolTipRole).toString().contains(QStringLiteral("BLOCK=256 · CLUSTER=8 · ELEMS=32")));
-    QCOMPARE(outline.index(0, OutlineModel::DetailsColumn).data().toString(), QStringLiteral("7 candidates · 7 correct"));
+    QCOMPARE(outline.index(0, OutlineModel::DetailsColumn).data().toString(),
+             QStringLiteral("7 candidates · 7 correct"));
     // layernorm round 4: four ideas share one title; each says what sets it apart.
     const SnapshotPtr layernorm = load(example(QStringLiteral("layernorm")));
     outline.setSnapshot(layernorm);
@@ -407,10 +418,12 @@ void TestGuiModels::unjudgedAndUncheckedNodes()
         QVERIFY(idea);
         EvalResult waiting;
         waiting.verdict = Verdict::NeedsGpu;
-        QVERIFY(recordHandEdited(*store, *before->problem, *idea, "waits", before->node(before->bestNode)->record.text, waiting));
+        QVERIFY(recordHandEdited(*store, *before->problem, *idea, "waits", before->node(before->bestNode)->record.text,
+                                 waiting));
         EvalResult judged = *before->node(before->bestNode)->result;
         judged.sanitizer = SanitizerCheck{"unchecked", {"memcheck"}, 1.5, "the tool timed out", 0};
-        auto id = recordHandEdited(*store, *before->problem, before->bestNode, "unchecked", before->node(before->bestNode)->record.text, judged);
+        auto id = recordHandEdited(*store, *before->problem, before->bestNode, "unchecked",
+                                   before->node(before->bestNode)->record.text, judged);
         QVERIFY(id);
         unchecked = *id;
     }
@@ -424,7 +437,9 @@ void TestGuiModels::unjudgedAndUncheckedNodes()
     QVERIFY(outline.indexOf(round).data(Qt::ToolTipRole).toString().contains(QStringLiteral("no correct kernel")));
     const QModelIndex u = outline.indexOf(unchecked);
     QVERIFY(u.data(SanitizerUncheckedRole).toBool());
-    QVERIFY(u.data(Qt::ToolTipRole).toString().contains(QStringLiteral("could not check it (unchecked): the tool timed out")));
+    QVERIFY(u.data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("could not check it (unchecked): the tool timed out")));
     // And both have a filter of their own.
     OutlineFilter filter;
     filter.setSourceModel(&outline);
@@ -478,11 +493,13 @@ void TestGuiModels::runSummary()
     int candidates = 0;
     for (const NodeView &n : s->nodes)
         candidates += n.isCandidate() ? 1 : 0;
-    QCOMPARE(searchSummary(*s, 0, QStringLiteral("rounds")),
-             QStringLiteral("Finished (rounds): %1 candidates — %1 correct. Best: #16, 0.5970 ms, 1.76×.").arg(candidates));
+    QCOMPARE(
+        searchSummary(*s, 0, QStringLiteral("rounds")),
+        QStringLiteral("Finished (rounds): %1 candidates — %1 correct. Best: #16, 0.5970 ms, 1.76×.").arg(candidates));
     const std::int64_t last = s->nodes.back().id();
     QCOMPARE(searchSummary(*s, last, QStringLiteral("cancelled")),
-             QStringLiteral("Finished (cancelled): no candidate was judged. Best: #16, 0.5970 ms, 1.76× (from before this run)."));
+             QStringLiteral(
+                 "Finished (cancelled): no candidate was judged. Best: #16, 0.5970 ms, 1.76× (from before this run)."));
 }
 
 void TestGuiModels::occupancy_data()
@@ -492,7 +509,7 @@ void TestGuiModels::occupancy_data()
     QTest::addColumn<int>("shared");
     QTest::addColumn<double>("expected");
     QTest::newRow("light") << 256 << 32 << 0 << 1.0;
-    QTest::newRow("registers") << 1024 << 64 << 0 << 0.5;   // 64 × 32 × 32 warps = all 65536 registers
+    QTest::newRow("registers") << 1024 << 64 << 0 << 0.5;        // 64 × 32 × 32 warps = all 65536 registers
     QTest::newRow("shared") << 128 << 16 << 100 * 1024 << 0.125; // two blocks of 4 warps fit in 228 KB
     QTest::newRow("too many registers") << 1024 << 255 << 0 << 0.0;
 }
@@ -521,13 +538,15 @@ void TestGuiModels::ncuReport()
     // The shape of `ncu --csv --page raw`: a header, a units row, one row per profiled launch.
     const QString csv = QStringLiteral(
         "==PROF== Connected to process 123\n"
-        "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"ID\",\"Process ID\",\"Kernel "
+        "Name\",\"gpu__time_duration.sum\",\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
         "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"sm__warps_active.avg.pct_of_peak_sustained_active\","
         "\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\","
         "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\"\n"
         "\"\",\"\",\"\",\"usecond\",\"%\",\"%\",\"%\",\"inst\",\"inst\"\n"
         "\"0\",\"123\",\"at::native::elementwise_kernel(int)\",\"5.0\",\"10\",\"20\",\"30\",\"1\",\"1\"\n"
-        "\"1\",\"123\",\"softmax_rows(const float *, float *, int)\",\"612.5\",\"41.2\",\"88.9\",\"93.1\",\"7.5\",\"2.25\"\n");
+        "\"1\",\"123\",\"softmax_rows(const float *, float *, "
+        "int)\",\"612.5\",\"41.2\",\"88.9\",\"93.1\",\"7.5\",\"2.25\"\n");
     const ProfileReport r = parseNcuCsv(csv, {QStringLiteral("softmax_rows")});
     QVERIFY2(r.ok, qPrintable(r.error));
     QCOMPARE(r.metrics.size(), std::size_t(4));
@@ -553,7 +572,8 @@ void TestGuiModels::exchanges()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setExchanges(forCandidate);
     QCOMPARE(model.rowCount(), 1);
-    QCOMPARE(model.index(0, ExchangeModel::IdColumn).data().toString(), QStringLiteral("#%1").arg(written->implementExchange));
+    QCOMPARE(model.index(0, ExchangeModel::IdColumn).data().toString(),
+             QStringLiteral("#%1").arg(written->implementExchange));
     QCOMPARE(model.index(0, ExchangeModel::PurposeColumn).data().toString(), QStringLiteral("implement"));
     QCOMPARE(model.index(0, ExchangeModel::ModelColumn).data().toString(), QStringLiteral("test-model"));
     QCOMPARE(model.index(0, ExchangeModel::PromptTokensColumn).data(SortRole).toLongLong(), 2400);

@@ -8,15 +8,15 @@
 // test_screenshots_laptop, on the screen of data/screen_1366x768.json). `live` shows the window
 // during a search on a GPU (test_screenshots_live, label gpu: KF_SCREENSHOT_LIVE=1 and a GPU).
 #include "candidate_pane.h"
-#include "exchange_view.h"
-#include "llm_session.h"
-#include "search_panel.h"
-#include "problem_page.h"
-#include "gui_support.h"
-#include "round_chart.h"
-#include "graph_view.h"
 #include "engine_jobs.h"
+#include "exchange_view.h"
+#include "graph_view.h"
+#include "gui_support.h"
+#include "llm_session.h"
 #include "model/points_model.h"
+#include "problem_page.h"
+#include "round_chart.h"
+#include "search_panel.h"
 
 #include <Qsci/qsciscintilla.h>
 
@@ -38,8 +38,9 @@ using namespace kf::ui;
 using namespace kf::ui::test;
 
 namespace {
-const QStringList kDocPictures = {QStringLiteral("main-graph"), QStringLiteral("candidate-metrics"), QStringLiteral("laptop-softmax"),
-                                  QStringLiteral("laptop-layernorm-round"), QStringLiteral("main-live-search")};
+const QStringList kDocPictures = {QStringLiteral("main-graph"), QStringLiteral("candidate-metrics"),
+                                  QStringLiteral("laptop-softmax"), QStringLiteral("laptop-layernorm-round"),
+                                  QStringLiteral("main-live-search")};
 }
 
 class TestScreenshots : public QObject {
@@ -57,7 +58,10 @@ private:
     void saveScreen(QWidget *window, const QString &name);
     // The examples open from a folder of their own, named as an installation would name it, so
     // that the pictures show no path of the machine that took them.
-    QString example(const QString &name) const { return m_examples.filePath(QStringLiteral("examples/%1.kfsession").arg(name)); }
+    QString example(const QString &name) const
+    {
+        return m_examples.filePath(QStringLiteral("examples/%1.kfsession").arg(name));
+    }
     QString m_dir = qEnvironmentVariable("KF_SCREENSHOT_DIR", QStringLiteral(KF_SCREENSHOT_DIR));
     QTemporaryDir m_examples{QDir::tempPath() + QStringLiteral("/kernelforge-XXXXXX")};
 };
@@ -102,7 +106,8 @@ void TestScreenshots::saveImage(const QImage &image, const QString &name)
     const QString file = QDir(m_dir).filePath(name + QStringLiteral(".png"));
     QVERIFY2(image.save(file), qPrintable(file));
     qInfo("wrote %s", qPrintable(file));
-    if (const QString docs = qEnvironmentVariable("KF_SCREENSHOT_DOCS"); !docs.isEmpty() && kDocPictures.contains(name)) {
+    if (const QString docs = qEnvironmentVariable("KF_SCREENSHOT_DOCS");
+        !docs.isEmpty() && kDocPictures.contains(name)) {
         const QString copy = QDir(docs).filePath(name + QStringLiteral(".png"));
         QVERIFY2(image.save(copy), qPrintable(copy));
         qInfo("wrote %s", qPrintable(copy));

@@ -116,7 +116,8 @@ private slots:
         QTest::newRow("namespaced name") << "// @launch ns::k block(32) grid(2) args(x,out)\n"
                                          << "ns::k" << 2 << int(Precision::FP32);
         QTest::newRow("scratch after launch, C dtype")
-            << "// @launch k grid(1) block(1) args(s)\n// @scratch s half 16\n" << "k" << 1 << int(Precision::FP32);
+            << "// @launch k grid(1) block(1) args(s)\n// @scratch s half 16\n"
+            << "k" << 1 << int(Precision::FP32);
         QTest::newRow("CRLF lines") << "// @precision fp16\r\n// @launch k grid(1) block(1) args(x)\r\n"
                                     << "k" << 1 << int(Precision::FP16);
     }
@@ -136,38 +137,67 @@ private slots:
     void rejectsMalformed_data()
     {
         QTest::addColumn<QString>("source");
-        QTest::addColumn<QString>("where"); // the error's location
+        QTest::addColumn<QString>("where");   // the error's location
         QTest::addColumn<QString>("message"); // a part of its message
 
-        QTest::newRow("no launch") << "__global__ void k() {}\n" << "bad.cu" << "no @launch";
-        QTest::newRow("missing block") << "// x\n// @launch k grid(1) args()\n" << "bad.cu:2" << "missing block(...)";
-        QTest::newRow("missing grid") << "// @launch k block(1) args()\n" << "bad.cu:1" << "missing grid(...)";
-        QTest::newRow("missing args") << "\n\n// @launch k grid(1) block(1)\n" << "bad.cu:3" << "missing args(...)";
-        QTest::newRow("missing kernel") << "// @launch grid(1) block(1) args()\n" << "bad.cu:1" << "missing kernel";
-        QTest::newRow("unknown clause") << "// @launch k grid(1) block(1) threads(4) args()\n" << "bad.cu:1"
+        QTest::newRow("no launch") << "__global__ void k() {}\n"
+                                   << "bad.cu"
+                                   << "no @launch";
+        QTest::newRow("missing block") << "// x\n// @launch k grid(1) args()\n"
+                                       << "bad.cu:2"
+                                       << "missing block(...)";
+        QTest::newRow("missing grid") << "// @launch k block(1) args()\n"
+                                      << "bad.cu:1"
+                                      << "missing grid(...)";
+        QTest::newRow("missing args") << "\n\n// @launch k grid(1) block(1)\n"
+                                      << "bad.cu:3"
+                                      << "missing args(...)";
+        QTest::newRow("missing kernel") << "// @launch grid(1) block(1) args()\n"
+                                        << "bad.cu:1"
+                                        << "missing kernel";
+        QTest::newRow("unknown clause") << "// @launch k grid(1) block(1) threads(4) args()\n"
+                                        << "bad.cu:1"
                                         << "unknown clause 'threads'";
-        QTest::newRow("clause twice") << "// @launch k grid(1) grid(2) block(1) args()\n" << "bad.cu:1"
+        QTest::newRow("clause twice") << "// @launch k grid(1) grid(2) block(1) args()\n"
+                                      << "bad.cu:1"
                                       << "grid(...) given twice";
-        QTest::newRow("unbalanced") << "// @launch k grid(cdiv(1, 2) block(1) args()\n" << "bad.cu:1" << "missing its ')'";
-        QTest::newRow("four dims") << "// @launch k grid(1,1,1,1) block(1) args()\n" << "bad.cu:1" << "one to three";
-        QTest::newRow("empty dim") << "// @launch k grid(1,,1) block(1) args()\n" << "bad.cu:1" << "empty expression";
-        QTest::newRow("empty arg") << "// @launch k grid(1) block(1) args(x,,y)\n" << "bad.cu:1" << "empty argument";
-        QTest::newRow("f32 not a number") << "// @launch k grid(1) block(1) args(f32(N))\n" << "bad.cu:1"
+        QTest::newRow("unbalanced") << "// @launch k grid(cdiv(1, 2) block(1) args()\n"
+                                    << "bad.cu:1"
+                                    << "missing its ')'";
+        QTest::newRow("four dims") << "// @launch k grid(1,1,1,1) block(1) args()\n"
+                                   << "bad.cu:1"
+                                   << "one to three";
+        QTest::newRow("empty dim") << "// @launch k grid(1,,1) block(1) args()\n"
+                                   << "bad.cu:1"
+                                   << "empty expression";
+        QTest::newRow("empty arg") << "// @launch k grid(1) block(1) args(x,,y)\n"
+                                   << "bad.cu:1"
+                                   << "empty argument";
+        QTest::newRow("f32 not a number") << "// @launch k grid(1) block(1) args(f32(N))\n"
+                                          << "bad.cu:1"
                                           << "takes a number";
-        QTest::newRow("unknown directive") << "// @launch k grid(1) block(1) args()\n// @foo bar\n" << "bad.cu:2"
+        QTest::newRow("unknown directive") << "// @launch k grid(1) block(1) args()\n// @foo bar\n"
+                                           << "bad.cu:2"
                                            << "unknown directive @foo";
-        QTest::newRow("bad precision") << "// @precision fp8\n// @launch k grid(1) block(1) args()\n" << "bad.cu:1"
+        QTest::newRow("bad precision") << "// @precision fp8\n// @launch k grid(1) block(1) args()\n"
+                                       << "bad.cu:1"
                                        << "unknown precision 'fp8'";
-        QTest::newRow("precision twice") << "// @precision fp32\n// @precision fp16\n// @launch k grid(1) block(1) args()\n"
-                                         << "bad.cu:2" << "given twice";
-        QTest::newRow("scratch short") << "// @launch k grid(1) block(1) args()\n// @scratch s float32\n" << "bad.cu:2"
+        QTest::newRow("precision twice")
+            << "// @precision fp32\n// @precision fp16\n// @launch k grid(1) block(1) args()\n"
+            << "bad.cu:2"
+            << "given twice";
+        QTest::newRow("scratch short") << "// @launch k grid(1) block(1) args()\n// @scratch s float32\n"
+                                       << "bad.cu:2"
                                        << "NAME DTYPE COUNT";
-        QTest::newRow("scratch dtype") << "// @scratch s float8 4\n// @launch k grid(1) block(1) args()\n" << "bad.cu:1"
+        QTest::newRow("scratch dtype") << "// @scratch s float8 4\n// @launch k grid(1) block(1) args()\n"
+                                       << "bad.cu:1"
                                        << "unknown dtype 'float8'";
-        QTest::newRow("scratch name") << "// @scratch 2s float 4\n// @launch k grid(1) block(1) args()\n" << "bad.cu:1"
+        QTest::newRow("scratch name") << "// @scratch 2s float 4\n// @launch k grid(1) block(1) args()\n"
+                                      << "bad.cu:1"
                                       << "not a valid name";
         QTest::newRow("duplicate scratch")
-            << "// @scratch s float 4\n// @launch k grid(1) block(1) args(s)\n// @scratch s int32 8\n" << "bad.cu:3"
+            << "// @scratch s float 4\n// @launch k grid(1) block(1) args(s)\n// @scratch s int32 8\n"
+            << "bad.cu:3"
             << "already declared on line 1";
     }
     void rejectsMalformed()
@@ -239,25 +269,42 @@ private slots:
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown arg") << "\n// @launch k grid(1) block(1) args(x, y)\n" << "c.cu:2"
+        QTest::newRow("unknown arg") << "\n// @launch k grid(1) block(1) args(x, y)\n"
+                                     << "c.cu:2"
                                      << "'y' is not a tensor, scratch buffer or constant";
-        QTest::newRow("unknown constant") << "// @launch k grid(M) block(1) args()\n" << "c.cu:1" << "grid(...).x";
-        QTest::newRow("unknown tensor in expr") << "// @launch k grid(1) block(1) args(i32(z.numel))\n" << "c.cu:1"
+        QTest::newRow("unknown constant") << "// @launch k grid(M) block(1) args()\n"
+                                          << "c.cu:1"
+                                          << "grid(...).x";
+        QTest::newRow("unknown tensor in expr") << "// @launch k grid(1) block(1) args(i32(z.numel))\n"
+                                                << "c.cu:1"
                                                 << "argument 1";
-        QTest::newRow("zero grid") << "// @launch k grid(B - 8) block(1) args()\n" << "c.cu:1" << "must be positive";
-        QTest::newRow("big block") << "// @launch k grid(1) block(64, 32) args()\n" << "c.cu:1" << "2048 threads";
-        QTest::newRow("grid y") << "// @launch k grid(1, 70000) block(1) args()\n" << "c.cu:1" << "at most 65535";
-        QTest::newRow("negative smem") << "// @launch k grid(1) block(1) smem(-4) args()\n" << "c.cu:1" << "negative";
-        QTest::newRow("cluster divides grid") << "// @launch k grid(3) block(1) cluster(2,1,1) args()\n" << "c.cu:1"
+        QTest::newRow("zero grid") << "// @launch k grid(B - 8) block(1) args()\n"
+                                   << "c.cu:1"
+                                   << "must be positive";
+        QTest::newRow("big block") << "// @launch k grid(1) block(64, 32) args()\n"
+                                   << "c.cu:1"
+                                   << "2048 threads";
+        QTest::newRow("grid y") << "// @launch k grid(1, 70000) block(1) args()\n"
+                                << "c.cu:1"
+                                << "at most 65535";
+        QTest::newRow("negative smem") << "// @launch k grid(1) block(1) smem(-4) args()\n"
+                                       << "c.cu:1"
+                                       << "negative";
+        QTest::newRow("cluster divides grid") << "// @launch k grid(3) block(1) cluster(2,1,1) args()\n"
+                                              << "c.cu:1"
                                               << "multiple of cluster";
-        QTest::newRow("i32 overflow") << "// @launch k grid(1) block(1) args(N * N * N * 4)\n" << "c.cu:1"
+        QTest::newRow("i32 overflow") << "// @launch k grid(1) block(1) args(N * N * N * 4)\n"
+                                      << "c.cu:1"
                                       << "does not fit in 32 bits";
-        QTest::newRow("scratch empty") << "// @scratch s float B - 8\n// @launch k grid(1) block(1) args(s)\n" << "c.cu:1"
+        QTest::newRow("scratch empty") << "// @scratch s float B - 8\n// @launch k grid(1) block(1) args(s)\n"
+                                       << "c.cu:1"
                                        << "needs > 0";
         QTest::newRow("scratch is a tensor") << "// @launch k grid(1) block(1) args()\n\n// @scratch x float 4\n"
-                                             << "c.cu:3" << "name of a problem tensor";
+                                             << "c.cu:3"
+                                             << "name of a problem tensor";
         QTest::newRow("scratch is a constant") << "// @scratch N float 4\n// @launch k grid(1) block(1) args()\n"
-                                               << "c.cu:1" << "name of a problem constant";
+                                               << "c.cu:1"
+                                               << "name of a problem constant";
     }
     void rejectsAgainstProblem()
     {

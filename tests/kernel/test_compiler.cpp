@@ -12,11 +12,11 @@ using namespace kf;
 
 namespace {
 
-CompileOutput compileOk(const std::string &source, const std::vector<std::string> &kernels,
-                        CompileOptions options = {})
+CompileOutput compileOk(const std::string &source, const std::vector<std::string> &kernels, CompileOptions options = {})
 {
     auto r = compileCuda(source, kernels, options);
-    if (!r) qFatal("NVRTC did not run: %s", r.error().text().c_str());
+    if (!r)
+        qFatal("NVRTC did not run: %s", r.error().text().c_str());
     return *r;
 }
 
@@ -24,8 +24,9 @@ QString diagnosticsText(const CompileOutput &o)
 {
     QString s;
     for (const auto &d : o.diagnostics)
-        s += QStringLiteral("%1 %2 %3\n").arg(d.line).arg(QString::fromStdString(d.severity),
-                                                          QString::fromStdString(d.message));
+        s += QStringLiteral("%1 %2 %3\n")
+                 .arg(d.line)
+                 .arg(QString::fromStdString(d.severity), QString::fromStdString(d.message));
     return s + QString::fromStdString(o.log);
 }
 
@@ -216,7 +217,8 @@ __global__ void wmma_tile(const half* a, const half* b, float* c)
 
         // A damaged entry is a miss, and the compile repairs it.
         for (const auto &e : std::filesystem::directory_iterator(options.cacheDir))
-            if (e.path().extension() == ".json") std::filesystem::resize_file(e.path(), 10);
+            if (e.path().extension() == ".json")
+                std::filesystem::resize_file(e.path(), 10);
         auto again = compileOk(src, {"k"}, options);
         QVERIFY(!again.cached);
         QVERIFY(again.ok);

@@ -106,7 +106,8 @@ private slots:
         auto warned = exportCandidate(*c, mixedProblem(), info);
         QVERIFY(warned.ok());
         const QString header = QString::fromStdString(*warned).section(QStringLiteral("// Build:"), 0, 0);
-        QVERIFY2(header.contains("//\n// !!! NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu).\n//\n"), qPrintable(header));
+        QVERIFY2(header.contains("//\n// !!! NOT VERIFIED: it compiled, but no GPU has run it yet (needs gpu).\n//\n"),
+                 qPrintable(header));
         QVERIFY(header.indexOf("!!!") < header.indexOf("GPU:"));
         // The launcher and its constants.
         QVERIFY2(text.contains("extern \"C\" cudaError_t kf_launch_scaled_softmax(const float* x, const "
@@ -173,7 +174,8 @@ private:
     void compileWithNvcc(const QString &cu, const QString &object)
     {
         const QString nvcc = QStringLiteral(KF_NVCC);
-        if (nvcc.isEmpty() || !QFileInfo(nvcc).isExecutable()) QSKIP("nvcc is not installed");
+        if (nvcc.isEmpty() || !QFileInfo(nvcc).isExecutable())
+            QSKIP("nvcc is not installed");
         QProcess proc;
         proc.setProcessChannelMode(QProcess::MergedChannels);
         proc.start(nvcc, {"-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-c", cu, "-o", object});

@@ -47,7 +47,8 @@ QString pythonWithTorch()
     QStringList candidates;
     if (!qEnvironmentVariableIsEmpty("KF_PYTHON"))
         candidates << qEnvironmentVariable("KF_PYTHON");
-    candidates << "python3" << "/usr/bin/python3";
+    candidates << "python3"
+               << "/usr/bin/python3";
     for (const QString &p : candidates)
         if (run(p, {"-c", "import torch"}, 120000).code == 0)
             return p;
@@ -206,7 +207,7 @@ private slots:
         QCOMPARE(conv->name, std::string("4_conv_bias_tanh"));
         QCOMPARE(conv->inputs[0].shape, (std::vector<std::int64_t>{32, 64, 128, 128}));
         QVERIFY(conv->inputs[0].distributions.front() == Dist::Uniform); // torch.rand
-        QCOMPARE(conv->params.size(), std::size_t(2)); // the conv has no bias of its own
+        QCOMPARE(conv->params.size(), std::size_t(2));                   // the conv has no bias of its own
         QCOMPARE(conv->params[0].name, std::string("conv_weight"));
         QCOMPARE(conv->params[0].attribute, std::string("conv.weight"));
         QCOMPARE(conv->params[0].init, std::string("fan_in_uniform"));
@@ -265,8 +266,8 @@ private slots:
         auto gpu = loadProblemFile(out.filePath("gpu_inputs.toml").toStdString());
         QVERIFY(gpu);
         QCOMPARE(gpu->inputs.size(), std::size_t(3));
-        QVERIFY(gpu->inputs[0].distributions.front() == Dist::Normal);  // randn(...).cuda()
-        QVERIFY(gpu->inputs[2].distributions.front() == Dist::Uniform); // rand(..., device="cuda")
+        QVERIFY(gpu->inputs[0].distributions.front() == Dist::Normal);           // randn(...).cuda()
+        QVERIFY(gpu->inputs[2].distributions.front() == Dist::Uniform);          // rand(..., device="cuda")
         QCOMPARE(gpu->params[0].shape, (std::vector<std::int64_t>{4096, 8192})); // from a nested list
 
         auto derived = loadProblemFile(out.filePath("derived_inputs.toml").toStdString());
@@ -291,8 +292,9 @@ private slots:
     {
         needPython();
         QTemporaryDir dir;
-        write(dir.filePath("slow.py"), QByteArray(kSmallModel).replace("def get_init_inputs():\n",
-                                                                        "def get_init_inputs():\n    import time; time.sleep(60)\n"));
+        write(dir.filePath("slow.py"),
+              QByteArray(kSmallModel)
+                  .replace("def get_init_inputs():\n", "def get_init_inputs():\n    import time; time.sleep(60)\n"));
         const Run r = run(m_python, {importer(), dir.filePath("slow.py"), "-o", dir.path(), "--timeout", "5"}, 120000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.out.contains("slow.py: importing it took longer than 5 s (--timeout), so it was stopped"),
@@ -306,7 +308,8 @@ private slots:
         QTest::newRow("no Model") << "no_model.py: no `class Model(nn.Module)`";
         QTest::newRow("no get_inputs") << "no_get_inputs.py: no `get_inputs()` function";
         QTest::newRow("import") << "import_fails.py:3: running the file failed: ModuleNotFoundError";
-        QTest::newRow("constructor") << "init_fails.py:9: Model(*get_init_inputs()) failed: ValueError: features must be positive";
+        QTest::newRow("constructor")
+            << "init_fails.py:9: Model(*get_init_inputs()) failed: ValueError: features must be positive";
         QTest::newRow("forward") << "forward_fails.py:7: forward failed: RuntimeError";
         QTest::newRow("non-tensor input") << "non_tensor_input.py: get_inputs() item 1 is a int, not a tensor";
         QTest::newRow("small integer range") << "small_int_range.py: input 1 is drawn by randint from [0, 10)";
@@ -370,8 +373,9 @@ private slots:
                 qWarning("%s: expected %s, got %s (%s)", file.c_str(), want.c_str(), got.c_str(), c.reason.c_str());
             }
         }
-        QVERIFY2(wrong.isEmpty(), qPrintable("not as tests/kernelbench/expected-coverage.txt says (the lines above): " +
-                                             wrong.join(", ")));
+        QVERIFY2(
+            wrong.isEmpty(),
+            qPrintable("not as tests/kernelbench/expected-coverage.txt says (the lines above): " + wrong.join(", ")));
     }
 
     // The module's graph is the one a source problem with the same computation has.
@@ -379,9 +383,12 @@ private slots:
     {
         QTest::addColumn<QString>("imported");
         QTest::addColumn<QString>("shipped");
-        QTest::newRow("conv2d + relu + maxpool") << "level2/3_conv_relu_maxpool" << "seed/conv2d_relu_maxpool";
-        QTest::newRow("softmax") << "level1/8_softmax" << "seed/softmax";
-        QTest::newRow("rmsnorm") << "level1/11_rmsnorm" << "level1/rmsnorm";
+        QTest::newRow("conv2d + relu + maxpool") << "level2/3_conv_relu_maxpool"
+                                                 << "seed/conv2d_relu_maxpool";
+        QTest::newRow("softmax") << "level1/8_softmax"
+                                 << "seed/softmax";
+        QTest::newRow("rmsnorm") << "level1/11_rmsnorm"
+                                 << "level1/rmsnorm";
     }
 
     void sameGraphAsSourceProblem()
@@ -394,14 +401,16 @@ private slots:
         QFETCH(QString, shipped);
         auto a = loadProblemFile(m_out.filePath(imported + ".toml").toStdString());
         // The shipped problem's small size runs on the CPU; the ops do not depend on it.
-        auto b = loadProblemFile((QStringLiteral(KF_SOURCE_DIR "/problems/") + shipped + ".toml").toStdString(), "small");
+        auto b =
+            loadProblemFile((QStringLiteral(KF_SOURCE_DIR "/problems/") + shipped + ".toml").toStdString(), "small");
         QVERIFY(a && b);
         auto la = loadInWorker(*a), lb = loadInWorker(*b);
         QVERIFY2(la && lb, la ? (lb ? "" : lb.error().text().c_str()) : la.error().text().c_str());
         QCOMPARE(atenOps(*la), atenOps(*lb));
         const auto ca = builtin::coverageOf(la->graph, *a, Policy::Strict);
         const auto cb = builtin::coverageOf(lb->graph, *b, Policy::Strict);
-        QVERIFY2(ca.pattern == cb.pattern, (ca.pattern + " " + ca.reason + " / " + cb.pattern + " " + cb.reason).c_str());
+        QVERIFY2(ca.pattern == cb.pattern,
+                 (ca.pattern + " " + ca.reason + " / " + cb.pattern + " " + cb.reason).c_str());
     }
 
     void smallModelRunsInTheWorker()
@@ -420,12 +429,14 @@ private slots:
         std::vector<std::string> attrs;
         for (const auto &param : p->params)
             attrs.push_back(param.attribute);
-        QCOMPARE(attrs, (std::vector<std::string>{"linear.weight", "linear.bias", "norm.running_mean", "norm.running_var",
-                                                  "norm.weight", "norm.bias"}));
+        QCOMPARE(attrs,
+                 (std::vector<std::string>{"linear.weight", "linear.bias", "norm.running_mean", "norm.running_var",
+                                           "norm.weight", "norm.bias"}));
         auto loaded = loadInWorker(*p);
         QVERIFY2(loaded, loaded ? "" : loaded.error().text().c_str());
         // Run on the CPU: every op has its shapes, and the FLOPs come from the graph.
-        QCOMPARE(atenOps(*loaded), (std::vector<std::string>{"aten::linear", "aten::batch_norm", "aten::gelu", "aten::mul"}));
+        QCOMPARE(atenOps(*loaded),
+                 (std::vector<std::string>{"aten::linear", "aten::batch_norm", "aten::gelu", "aten::mul"}));
         QCOMPARE(loaded->graph.back().outputShapes.front(), (std::vector<std::int64_t>{32, 24}));
         QCOMPARE(loaded->flopsSource, std::string("graph"));
         QVERIFY(loaded->flops > 2.0 * 32 * 24 * 16);
@@ -450,8 +461,9 @@ private slots:
         QVERIFY(p);
         auto loaded = loadInWorker(*p);
         QVERIFY(!loaded);
-        QVERIFY2(QString::fromStdString(loaded.error().message).contains("forward reads the module's tensor `norm.bias`"),
-                 loaded.error().text().c_str());
+        QVERIFY2(
+            QString::fromStdString(loaded.error().message).contains("forward reads the module's tensor `norm.bias`"),
+            loaded.error().text().c_str());
         QVERIFY(QString::fromStdString(loaded.error().where).contains("edited.toml: reference.module"));
     }
 

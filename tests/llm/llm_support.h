@@ -32,7 +32,7 @@ inline nlohmann::json llmSettings(llm::Protocol p, const std::string &url, const
 }
 
 inline std::shared_ptr<llm::LlmGenerator> llmGenerator(llm::Protocol p, const std::string &url,
-                                                        const nlohmann::json &extra = {})
+                                                       const nlohmann::json &extra = {})
 {
     auto g = llm::LlmGenerator::make(p, llmSettings(p, url, extra));
     return g ? *g : nullptr;

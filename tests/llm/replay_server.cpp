@@ -58,15 +58,24 @@ void sendAll(int fd, const std::string &data)
 const char *reasonPhrase(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 529: return "Overloaded";
-    default: return "Status";
+    case 200:
+        return "OK";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 408:
+        return "Request Timeout";
+    case 409:
+        return "Conflict";
+    case 429:
+        return "Too Many Requests";
+    case 500:
+        return "Internal Server Error";
+    case 529:
+        return "Overloaded";
+    default:
+        return "Status";
     }
 }
 
@@ -164,8 +173,7 @@ void ReplayServer::acceptLoop()
 void ReplayServer::serve(int fd, int peerPort)
 {
     const int now = ++m_active;
-    for (int seen = m_maxActive; now > seen && !m_maxActive.compare_exchange_weak(seen, now);) {
-    }
+    for (int seen = m_maxActive; now > seen && !m_maxActive.compare_exchange_weak(seen, now);) {}
     // Read the head, then as much body as Content-Length says.
     std::string data;
     char buf[8192];
@@ -183,7 +191,8 @@ void ReplayServer::serve(int fd, int peerPort)
         data.append(buf, std::size_t(n));
         if (headEnd == std::string::npos && (headEnd = data.find("\r\n\r\n")) != std::string::npos) {
             std::string head = data.substr(0, headEnd);
-            std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+            std::transform(head.begin(), head.end(), head.begin(),
+                           [](unsigned char ch) { return char(std::tolower(ch)); });
             if (auto at = head.find("content-length:"); at != std::string::npos)
                 need = std::size_t(std::strtoull(head.c_str() + at + 15, nullptr, 10));
         }
@@ -208,7 +217,8 @@ void ReplayServer::serve(int fd, int peerPort)
             if (colon == std::string::npos)
                 continue;
             std::string name = line.substr(0, colon);
-            std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char ch) { return char(std::tolower(ch)); });
             std::string value = line.substr(colon + 1);
             value.erase(0, value.find_first_not_of(' '));
             req.headers[name] = value;
@@ -373,7 +383,8 @@ std::string openaiAnswer(const std::string &text, const std::string &finish, int
         {"id", "chatcmpl-replay"},
         {"object", "chat.completion"},
         {"model", "replay-model"},
-        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finish}}}},
+        {"choices",
+         {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finish}}}},
         {"usage", openaiUsage(promptTokens, completionTokens)}};
     return j.dump();
 }
@@ -381,7 +392,8 @@ std::string openaiAnswer(const std::string &text, const std::string &finish, int
 std::vector<std::string> openaiEvents(const std::string &text, const std::string &finish, int promptTokens,
                                       int completionTokens)
 {
-    const nlohmann::json head = {{"id", "chatcmpl-replay"}, {"object", "chat.completion.chunk"}, {"model", "replay-model"}};
+    const nlohmann::json head = {
+        {"id", "chatcmpl-replay"}, {"object", "chat.completion.chunk"}, {"model", "replay-model"}};
     auto chunkWith = [&](const nlohmann::json &delta, const nlohmann::json &reason) {
         nlohmann::json c = head;
         c["choices"] = {{{"index", 0}, {"delta", delta}, {"finish_reason", reason}}};
@@ -414,29 +426,31 @@ std::vector<std::string> anthropicEvents(const std::string &text, const std::str
                            {"stop_reason", nullptr},
                            {"usage", {{"input_tokens", promptTokens}, {"output_tokens", 1}}}}}}));
     out.push_back(": keep-alive\n\n");
-    out.push_back(event("content_block_start", {{"type", "content_block_start"},
-                                                {"index", 0},
-                                                {"content_block", {{"type", "thinking"}, {"thinking", ""}}}}));
+    out.push_back(event(
+        "content_block_start",
+        {{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "thinking"}, {"thinking", ""}}}}));
     for (const char *piece : {"Let me think about ", "the memory traffic."})
-        out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
-                                                    {"index", 0},
-                                                    {"delta", {{"type", "thinking_delta"}, {"thinking", piece}}}}));
-    out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
-                                                {"index", 0},
-                                                {"delta", {{"type", "signature_delta"}, {"signature", "x"}}}}));
+        out.push_back(event("content_block_delta",
+                            {{"type", "content_block_delta"},
+                             {"index", 0},
+                             {"delta", {{"type", "thinking_delta"}, {"thinking", piece}}}}));
+    out.push_back(event(
+        "content_block_delta",
+        {{"type", "content_block_delta"}, {"index", 0}, {"delta", {{"type", "signature_delta"}, {"signature", "x"}}}}));
     out.push_back(event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}));
     out.push_back(event("ping", {{"type", "ping"}}));
-    out.push_back(event("content_block_start", {{"type", "content_block_start"},
-                                                {"index", 1},
-                                                {"content_block", {{"type", "text"}, {"text", ""}}}}));
+    out.push_back(
+        event("content_block_start",
+              {{"type", "content_block_start"}, {"index", 1}, {"content_block", {{"type", "text"}, {"text", ""}}}}));
     for (const auto &piece : textPieces(text))
-        out.push_back(event("content_block_delta", {{"type", "content_block_delta"},
-                                                    {"index", 1},
-                                                    {"delta", {{"type", "text_delta"}, {"text", piece}}}}));
+        out.push_back(event(
+            "content_block_delta",
+            {{"type", "content_block_delta"}, {"index", 1}, {"delta", {{"type", "text_delta"}, {"text", piece}}}}));
     out.push_back(event("content_block_stop", {{"type", "content_block_stop"}, {"index", 1}}));
-    out.push_back(event("message_delta", {{"type", "message_delta"},
-                                          {"delta", {{"stop_reason", stop}, {"stop_sequence", nullptr}}},
-                                          {"usage", {{"output_tokens", completionTokens}}}}));
+    out.push_back(event("message_delta",
+                        {{"type", "message_delta"},
+                         {"delta", {{"stop_reason", stop}, {"stop_sequence", nullptr}}},
+                         {"usage", {{"output_tokens", completionTokens}}}}));
     out.push_back(event("message_stop", {{"type", "message_stop"}}));
     return out;
 }
@@ -453,7 +467,7 @@ ReplayReply streamed(std::vector<std::string> events, int delayMs)
 std::string gzipped(const std::string &data)
 {
     std::string out = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, '\xff'}; // magic, deflate, no flags, no time, unknown OS
-    constexpr std::size_t kBlock = 65535;                           // the largest stored block
+    constexpr std::size_t kBlock = 65535;                            // the largest stored block
     std::size_t at = 0;
     do {
         const std::size_t n = std::min(kBlock, data.size() - at);
@@ -481,15 +495,16 @@ std::string httpDate(int seconds)
 
 std::string anthropicAnswer(const std::string &text, const std::string &stop, int promptTokens, int completionTokens)
 {
-    nlohmann::json j = {{"id", "msg_replay"},
-                        {"type", "message"},
-                        {"role", "assistant"},
-                        {"model", "replay-model"},
-                        {"content",
-                         {{{"type", "thinking"}, {"thinking", "Let me think about the memory traffic."}, {"signature", "x"}},
-                          {{"type", "text"}, {"text", text}}}},
-                        {"stop_reason", stop},
-                        {"usage", {{"input_tokens", promptTokens}, {"output_tokens", completionTokens}}}};
+    nlohmann::json j = {
+        {"id", "msg_replay"},
+        {"type", "message"},
+        {"role", "assistant"},
+        {"model", "replay-model"},
+        {"content",
+         {{{"type", "thinking"}, {"thinking", "Let me think about the memory traffic."}, {"signature", "x"}},
+          {{"type", "text"}, {"text", text}}}},
+        {"stop_reason", stop},
+        {"usage", {{"input_tokens", promptTokens}, {"output_tokens", completionTokens}}}};
     return j.dump();
 }
 

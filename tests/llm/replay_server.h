@@ -20,7 +20,7 @@ struct ReplayRequest {
     std::string method, path;
     std::map<std::string, std::string> headers; // names in lower case
     std::string body;
-    int peerPort = 0;                           // the client's port, to find its socket
+    int peerPort = 0; // the client's port, to find its socket
 };
 
 struct ReplayReply {
@@ -32,9 +32,9 @@ struct ReplayReply {
     std::string contentType = "application/json";
     std::string body;
     std::vector<std::string> pieces; // when given: the body, sent chunked, one piece at a time
-    int pieceDelayMs = 0;  // wait before each piece
-    bool gzip = false;     // compress the body when the request accepts gzip
-    int delayMs = 0;       // wait before answering
+    int pieceDelayMs = 0;            // wait before each piece
+    bool gzip = false;               // compress the body when the request accepts gzip
+    int delayMs = 0;                 // wait before answering
 };
 
 class ReplayServer {

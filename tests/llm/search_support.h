@@ -56,7 +56,8 @@ private:
                              : answer(m_protocol, dataFile("truncated.md"), true);
             break;
         }
-        case Asked::Other: break;
+        case Asked::Other:
+            break;
         }
         ReplayReply bad;
         bad.status = 400;

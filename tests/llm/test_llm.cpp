@@ -220,19 +220,27 @@ private slots:
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<int>("attempts");
-        QTest::addRow("openai 401") << Protocol::OpenAI << "401" << "key rejected by 127.0.0.1:" << 1;
-        QTest::addRow("anthropic 401") << Protocol::Anthropic << "401" << "key rejected by 127.0.0.1:" << 1;
-        QTest::addRow("openai 500") << Protocol::OpenAI << "500" << "failed (HTTP 500: The server had an error" << 3;
-        QTest::addRow("anthropic 529") << Protocol::Anthropic << "529" << "failed (HTTP 529" << 3;
-        QTest::addRow("openai hang") << Protocol::OpenAI << "hang" << "no answer from 127.0.0.1:" << 1;
-        QTest::addRow("anthropic drop") << Protocol::Anthropic << "drop" << "closed the connection before the answer"
-                                        << 3;
+        QTest::addRow("openai 401") << Protocol::OpenAI << "401"
+                                    << "key rejected by 127.0.0.1:" << 1;
+        QTest::addRow("anthropic 401") << Protocol::Anthropic << "401"
+                                       << "key rejected by 127.0.0.1:" << 1;
+        QTest::addRow("openai 500") << Protocol::OpenAI << "500"
+                                    << "failed (HTTP 500: The server had an error" << 3;
+        QTest::addRow("anthropic 529") << Protocol::Anthropic << "529"
+                                       << "failed (HTTP 529" << 3;
+        QTest::addRow("openai hang") << Protocol::OpenAI << "hang"
+                                     << "no answer from 127.0.0.1:" << 1;
+        QTest::addRow("anthropic drop") << Protocol::Anthropic << "drop"
+                                        << "closed the connection before the answer" << 3;
         QTest::addRow("openai half an answer") << Protocol::OpenAI << "partial"
                                                << "closed the connection before the answer" << 3;
         // A refused connection is retried, as the providers' SDKs retry connection errors.
-        QTest::addRow("openai no server") << Protocol::OpenAI << "refused" << "no server at http://127.0.0.1:" << 3;
-        QTest::addRow("anthropic not json") << Protocol::Anthropic << "garbage" << "is not a message" << 1;
-        QTest::addRow("openai 501") << Protocol::OpenAI << "501" << "failed (HTTP 501" << 3;
+        QTest::addRow("openai no server") << Protocol::OpenAI << "refused"
+                                          << "no server at http://127.0.0.1:" << 3;
+        QTest::addRow("anthropic not json") << Protocol::Anthropic << "garbage"
+                                            << "is not a message" << 1;
+        QTest::addRow("openai 501") << Protocol::OpenAI << "501"
+                                    << "failed (HTTP 501" << 3;
     }
 
     void serverFailures()
@@ -261,7 +269,8 @@ private slots:
             }
             return r;
         });
-        const std::string url = scenario == "refused" ? "http://127.0.0.1:" + std::to_string(closedPort()) : server.url();
+        const std::string url =
+            scenario == "refused" ? "http://127.0.0.1:" + std::to_string(closedPort()) : server.url();
         auto g = llmGenerator(protocol, url, {{"timeout_s", 1}});
         QVERIFY(g);
         Context c;
@@ -310,7 +319,6 @@ private slots:
         QCOMPARE(c.exchanges.front().attempts, 2);
         QVERIFY2(seconds >= 0.95, qPrintable(QString::number(seconds))); // backoff is 0.05 s: Retry-After won
         QVERIFY(c.exchanges.front().latencyMs >= 950);
-
     }
 
     void requestsRunConcurrentlyWithinTheLimit()
@@ -397,7 +405,8 @@ private slots:
                       .error()
                       .message)
                     .contains("thinking_budget"));
-        auto c = configFromJson(Protocol::Anthropic, {{"model", "claude-x"}, {"api_key", "sk-ant-secret-from-settings"}});
+        auto c =
+            configFromJson(Protocol::Anthropic, {{"model", "claude-x"}, {"api_key", "sk-ant-secret-from-settings"}});
         QVERIFY(c);
         QCOMPARE(c->baseUrl, std::string("https://api.anthropic.com"));
         QCOMPARE(c->keyEnv, std::string("ANTHROPIC_API_KEY"));
@@ -418,13 +427,15 @@ private slots:
         qunsetenv("KF_TEST_NO_SUCH_KEY");
         for (const char *url : {"https://api.openai.com/v1", "https://api.anthropic.com"}) {
             const Protocol p = QByteArray(url).contains("anthropic") ? Protocol::Anthropic : Protocol::OpenAI;
-            auto g = llm::LlmGenerator::make(p, {{"model", "m"}, {"base_url", url}, {"key_env", "KF_TEST_NO_SUCH_KEY"}});
+            auto g =
+                llm::LlmGenerator::make(p, {{"model", "m"}, {"base_url", url}, {"key_env", "KF_TEST_NO_SUCH_KEY"}});
             QVERIFY(!g);
             QVERIFY2(q(g.error().message).contains("KF_TEST_NO_SUCH_KEY"), qPrintable(q(g.error().message)));
             QVERIFY(q(g.error().message).contains("no API key for api."));
         }
         // A local server needs none, and none is sent.
-        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        ReplayServer server(
+            [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
         auto local = llmGenerator(Protocol::OpenAI, server.url(), {{"key_env", "KF_TEST_NO_SUCH_KEY"}});
         QVERIFY(local);
         Context c;
@@ -506,8 +517,8 @@ private slots:
         auto truncatedIdeas = llm::parseIdeas("{\"ideas\": [{\"title\": \"A\", \"descr", true);
         QVERIFY(!truncatedIdeas);
         QVERIFY(q(truncatedIdeas.error().message).contains("max_tokens"));
-        auto ideas = llm::parseIdeas(R"([{"title": "A", "builds_on": "#12"}, {"title": "B", "builds_on": "reference"}])",
-                                     false);
+        auto ideas =
+            llm::parseIdeas(R"([{"title": "A", "builds_on": "#12"}, {"title": "B", "builds_on": "reference"}])", false);
         QVERIFY(ideas);
         QCOMPARE((*ideas)[0].buildsOn, std::int64_t(12));
         QCOMPARE((*ideas)[1].buildsOn, std::int64_t(0));
@@ -520,7 +531,7 @@ private slots:
         QTest::addColumn<Protocol>("protocol");
         QTest::addColumn<QString>("stop");
         QTest::addColumn<QString>("file");
-        QTest::addColumn<int>("ideas");   // -1: an implementation is asked for
+        QTest::addColumn<int>("ideas"); // -1: an implementation is asked for
         QTest::addColumn<QString>("error");
         for (Protocol p : {Protocol::OpenAI, Protocol::Anthropic}) {
             const char *n = p == Protocol::OpenAI ? "openai" : "anthropic";
@@ -529,11 +540,10 @@ private slots:
             QTest::addRow("%s list cut", n) << p << limit << "ideas_cut.md" << 0 << "the list of ideas is incomplete";
             QTest::addRow("%s code cut", n) << p << limit << "truncated.md" << -1 << "cut off at the token limit";
         }
-        QTest::addRow("anthropic context window, list cut")
-            << Protocol::Anthropic << "model_context_window_exceeded" << "ideas_cut.md" << 0
-            << "the list of ideas is incomplete";
-        QTest::addRow("anthropic context window, code cut")
-            << Protocol::Anthropic << "model_context_window_exceeded" << "truncated.md" << -1 << "cut off";
+        QTest::addRow("anthropic context window, list cut") << Protocol::Anthropic << "model_context_window_exceeded"
+                                                            << "ideas_cut.md" << 0 << "the list of ideas is incomplete";
+        QTest::addRow("anthropic context window, code cut") << Protocol::Anthropic << "model_context_window_exceeded"
+                                                            << "truncated.md" << -1 << "cut off";
     }
 
     void truncatedAnswersAreRecorded()
@@ -584,15 +594,20 @@ private slots:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("stop");
         QTest::addColumn<QString>("error");
-        QTest::newRow("openai refusal") << Protocol::OpenAI << "refusal" << "stop"
+        QTest::newRow("openai refusal") << Protocol::OpenAI << "refusal"
+                                        << "stop"
                                         << "refused: I can't help with that request.";
-        QTest::newRow("openai content filter") << Protocol::OpenAI << "filter" << "content_filter"
+        QTest::newRow("openai content filter") << Protocol::OpenAI << "filter"
+                                               << "content_filter"
                                                << "refused: withheld by 127.0.0.1:";
-        QTest::newRow("openai content null") << Protocol::OpenAI << "null" << "stop"
+        QTest::newRow("openai content null") << Protocol::OpenAI << "null"
+                                             << "stop"
                                              << "refused: no content in the answer (content null";
-        QTest::newRow("openai streamed refusal") << Protocol::OpenAI << "stream" << "stop"
+        QTest::newRow("openai streamed refusal") << Protocol::OpenAI << "stream"
+                                                 << "stop"
                                                  << "refused: I can't help with that request.";
-        QTest::newRow("anthropic refusal") << Protocol::Anthropic << "refusal" << "refusal"
+        QTest::newRow("anthropic refusal") << Protocol::Anthropic << "refusal"
+                                           << "refusal"
                                            << "refused: declined by the model (stop_reason refusal)";
     }
 
@@ -607,9 +622,9 @@ private slots:
             if (protocol == Protocol::Anthropic) {
                 r.body = anthropicAnswer("", "refusal");
             } else if (kind == "refusal") {
-                r.body = openaiMessage({{"role", "assistant"}, {"content", nullptr},
-                                        {"refusal", "I can't help with that request."}},
-                                       "stop");
+                r.body = openaiMessage(
+                    {{"role", "assistant"}, {"content", nullptr}, {"refusal", "I can't help with that request."}},
+                    "stop");
             } else if (kind == "filter") {
                 r.body = openaiMessage({{"role", "assistant"}, {"content", nullptr}}, "content_filter");
             } else if (kind == "null") {
@@ -649,15 +664,19 @@ private slots:
         QTest::addColumn<QString>("effort");      // output_config.effort sent, "" for none
         QTest::addColumn<QString>("error");       // the settings error, "" when it is accepted
         QTest::newRow("adaptive with effort") << QByteArray(R"({"thinking": "adaptive", "reasoning_effort": "xhigh"})")
-                                              << QByteArray(R"({"type": "adaptive"})") << "xhigh" << "";
+                                              << QByteArray(R"({"type": "adaptive"})") << "xhigh"
+                                              << "";
         QTest::newRow("adaptive, max effort") << QByteArray(R"({"thinking": "adaptive", "reasoning_effort": "max"})")
-                                              << QByteArray(R"({"type": "adaptive"})") << "max" << "";
+                                              << QByteArray(R"({"type": "adaptive"})") << "max"
+                                              << "";
         QTest::newRow("effort alone") << QByteArray(R"({"reasoning_effort": "low"})") << QByteArray("null") << "low"
                                       << "";
         QTest::newRow("budget form") << QByteArray(R"({"thinking": "enabled", "thinking_budget": 4096})")
-                                     << QByteArray(R"({"type": "enabled", "budget_tokens": 4096})") << "" << "";
+                                     << QByteArray(R"({"type": "enabled", "budget_tokens": 4096})") << ""
+                                     << "";
         QTest::newRow("thinking off") << QByteArray(R"({"thinking": "disabled", "temperature": 0.2})")
-                                      << QByteArray(R"({"type": "disabled"})") << "" << "";
+                                      << QByteArray(R"({"type": "disabled"})") << ""
+                                      << "";
         QTest::newRow("adaptive with a budget")
             << QByteArray(R"({"thinking": "adaptive", "thinking_budget": 4096})") << QByteArray() << ""
             << "thinking_budget belongs to thinking enabled";
@@ -680,7 +699,8 @@ private slots:
         QFETCH(QByteArray, thinking);
         QFETCH(QString, effort);
         QFETCH(QString, error);
-        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::Anthropic, dataFile("ideas_round1.md")); });
+        ReplayServer server(
+            [&](const ReplayRequest &) { return answer(Protocol::Anthropic, dataFile("ideas_round1.md")); });
         const auto extra = nlohmann::json::parse(settings.toStdString());
         auto made = llm::LlmGenerator::make(Protocol::Anthropic, llmSettings(Protocol::Anthropic, server.url(), extra));
         if (!error.isEmpty()) {
@@ -716,8 +736,10 @@ private slots:
         QVERIFY(!configFromJson(Protocol::OpenAI, {{"model", "m"}, {"max_tokens_field", "max_output_tokens"}}));
 
         // The field: max_completion_tokens for OpenAI's own API, max_tokens elsewhere, unless set.
-        QCOMPARE(configFromJson(Protocol::OpenAI, {{"model", "m"}})->maxTokensField, std::string("max_completion_tokens"));
-        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        QCOMPARE(configFromJson(Protocol::OpenAI, {{"model", "m"}})->maxTokensField,
+                 std::string("max_completion_tokens"));
+        ReplayServer server(
+            [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
         for (const char *field : {"max_completion_tokens", "max_tokens"}) {
             auto g = llmGenerator(Protocol::OpenAI, server.url(), {{"max_tokens", 3000}, {"max_tokens_field", field}});
             QVERIFY(g);
@@ -729,7 +751,8 @@ private slots:
             QCOMPARE(g->settings()["max_tokens_field"].get<std::string>(), std::string(field));
         }
 
-        auto warned = configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 0.5}, {"reasoning_effort", "high"}});
+        auto warned =
+            configFromJson(Protocol::OpenAI, {{"model", "m"}, {"temperature", 0.5}, {"reasoning_effort", "high"}});
         QVERIFY(warned);
         QCOMPARE(int(warned->warnings.size()), 1);
         QVERIFY2(q(warned->warnings[0]).contains("temperature 0.5 is sent with reasoning_effort high"),

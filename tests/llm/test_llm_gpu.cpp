@@ -1,8 +1,8 @@
 // A two-round search with an LLM generator whose answers are real kernels, on a GPU: the replay
 // server plays the model, and compile, verification and timing of its output run end to end.
 // Without a GPU it skips with the reason the worker gives.
-#include "search/trajectory.h"
 #include "gpu_gate.h"
+#include "search/trajectory.h"
 #include "search_support.h"
 
 #include <QtTest>
@@ -53,7 +53,8 @@ private slots:
                 QCOMPARE(QString::fromStdString(c.status), QString("compile error"));
                 continue;
             }
-            QVERIFY2(c.status == "correct", qPrintable(QString::fromStdString(c.title + ": " + c.status + " " + c.reason)));
+            QVERIFY2(c.status == "correct",
+                     qPrintable(QString::fromStdString(c.title + ": " + c.status + " " + c.reason)));
             QVERIFY(reading->result.timing && reading->result.timing->medianMs > 0);
             ++correct;
         }

@@ -48,7 +48,8 @@ private slots:
     {
         ScopedEnv openai("OPENAI_API_KEY", kOpenAIDefault), anthropic("ANTHROPIC_API_KEY", kAnthropicDefault);
         ReplayServer server([&](const ReplayRequest &r) {
-            return answer(r.path == "/v1/messages" ? Protocol::Anthropic : Protocol::OpenAI, dataFile("ideas_round1.md"));
+            return answer(r.path == "/v1/messages" ? Protocol::Anthropic : Protocol::OpenAI,
+                          dataFile("ideas_round1.md"));
         });
         for (Protocol p : {Protocol::OpenAI, Protocol::Anthropic}) {
             nlohmann::json unnamed = llmSettings(p, server.url());
@@ -84,12 +85,14 @@ private slots:
     // Naming a provider's default variable for another server is refused, not quietly obeyed.
     void defaultVariablesAreNotLent()
     {
-        ReplayServer server([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
-        auto lent = llm::LlmGenerator::make(Protocol::OpenAI,
-                                            llmSettings(Protocol::OpenAI, server.url(), {{"key_env", "OPENAI_API_KEY"}}));
+        ReplayServer server(
+            [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        auto lent = llm::LlmGenerator::make(
+            Protocol::OpenAI, llmSettings(Protocol::OpenAI, server.url(), {{"key_env", "OPENAI_API_KEY"}}));
         QVERIFY(!lent);
-        QVERIFY2(q(lent.error().message).contains("generator setting key_env names OPENAI_API_KEY, the key for "
-                                                  "https://api.openai.com, which is sent nowhere else"),
+        QVERIFY2(q(lent.error().message)
+                     .contains("generator setting key_env names OPENAI_API_KEY, the key for "
+                               "https://api.openai.com, which is sent nowhere else"),
                  qPrintable(q(lent.error().message)));
         auto crossed = llm::configFromJson(Protocol::OpenAI, {{"model", "m"}, {"key_env", "ANTHROPIC_API_KEY"}});
         QVERIFY(!crossed);
@@ -106,14 +109,14 @@ private slots:
         QTest::newRow("LAN over HTTP with a key") << "http://192.0.2.10:8000/v1" << named
                                                   << "generator setting key_env would send a key in clear text over "
                                                      "plain HTTP to 192.0.2.10:8000";
-        QTest::newRow("LAN over HTTP, workbench key") << "http://192.0.2.10:8000/v1"
-                                                      << QByteArray(R"({"api_key": "sk-from-a-file-0123456789"})")
-                                                      << "generator setting api_key would send a key in clear text";
-        QTest::newRow("LAN over HTTP, URL credentials") << "http://user:password123@192.0.2.10:8000/v1"
-                                                        << QByteArray(R"({"key_env": ""})")
-                                                        << "generator setting base_url would send a key in clear text";
-        QTest::newRow("LAN over HTTP without a key") << "http://192.0.2.10:8000/v1" << QByteArray(R"({"key_env": ""})")
-                                                     << "";
+        QTest::newRow("LAN over HTTP, workbench key")
+            << "http://192.0.2.10:8000/v1" << QByteArray(R"({"api_key": "sk-from-a-file-0123456789"})")
+            << "generator setting api_key would send a key in clear text";
+        QTest::newRow("LAN over HTTP, URL credentials")
+            << "http://user:password123@192.0.2.10:8000/v1" << QByteArray(R"({"key_env": ""})")
+            << "generator setting base_url would send a key in clear text";
+        QTest::newRow("LAN over HTTP without a key")
+            << "http://192.0.2.10:8000/v1" << QByteArray(R"({"key_env": ""})") << "";
         QTest::newRow("LAN over HTTP, nothing named") << "http://192.0.2.10:8000/v1" << QByteArray("{}") << "";
         QTest::newRow("LAN over HTTPS with a key") << "https://192.0.2.10:8000/v1" << named << "";
         QTest::newRow("localhost with a key") << "http://localhost:8000/v1" << named << "";
@@ -158,7 +161,8 @@ private slots:
             return answer(Protocol::OpenAI, dataFile("ideas_round1.md") + "\nYou asked with " + r.path);
         });
         const std::string host = "127.0.0.1:" + std::to_string(server.port());
-        const std::string base = "http://kfuser:" + password + "@" + host + "/v1?api-key=" + urlKey + "&api-version=2024-10-21";
+        const std::string base =
+            "http://kfuser:" + password + "@" + host + "/v1?api-key=" + urlKey + "&api-version=2024-10-21";
         auto g = llmGenerator(Protocol::OpenAI, server.url(), {{"base_url", base}, {"key_env", ""}});
         QVERIFY(g);
         Context c;
@@ -173,8 +177,8 @@ private slots:
         QCOMPARE(g->settings()["base_url"].get<std::string>(), "http://" + host + "/v1?api-version=2024-10-21");
         auto failed = g->listModels();
         QVERIFY(!failed);
-        for (const std::string &s : {e.endpoint, e.request, e.response, e.answer, e.error, g->settings().dump(),
-                                     failed.error().text()}) {
+        for (const std::string &s :
+             {e.endpoint, e.request, e.response, e.answer, e.error, g->settings().dump(), failed.error().text()}) {
             QVERIFY2(s.find(password) == std::string::npos, s.c_str());
             QVERIFY2(s.find(urlKey) == std::string::npos, s.c_str());
         }

@@ -150,7 +150,8 @@ private slots:
         QVERIFY(cutOff);
 
         // Round 2 was asked with what round 1 did.
-        QVERIFY(q(roundExchanges->front().prompt).contains("\"Block per row\" from the reference: 2 compiled, not evaluated yet, 1 failed"));
+        QVERIFY(q(roundExchanges->front().prompt)
+                    .contains("\"Block per row\" from the reference: 2 compiled, not evaluated yet, 1 failed"));
         QVERIFY(q(roundExchanges->front().prompt).contains("\"Warp per row\""));
 
         // Tokens and cost per round: 1 + 4 + 1 requests of 1000 + 500 tokens in round 1.
@@ -164,7 +165,7 @@ private slots:
         for (const auto &e : f.events)
             if (auto *r = std::get_if<RoundFinished>(&e); r && r->round == 1)
                 reported = r->tokens == 9000 && qAbs(r->cost - 0.012) < 1e-9 &&
-                           q(describe(e)).contains("9000 tokens, cost 0.0120");
+                    q(describe(e)).contains("9000 tokens, cost 0.0120");
         QVERIFY(reported);
 
         // The generator's settings are kept for a resume, never its key.
@@ -273,10 +274,35 @@ private slots:
         const QString session = dir.filePath("cli.kfsession");
         QProcess p;
         p.start(qEnvironmentVariable("KERNELFORGE_CLI"),
-                {"search", "softmax", "--variant", "small", "--session", session, "--generator", "anthropic",
-                 "--base-url", q(replay.url()), "--model", "replay-model", "--key-env", kKeyEnv, "--thinking-budget",
-                 "2048", "--max-tokens", "8192", "--prices", KF_SOURCE_DIR "/tests/data/llm/prices.json",
-                 "--compile-only", "--rounds", "1", "--ideas", "2", "--impls", "2", "--compilers", "2"});
+                {"search",
+                 "softmax",
+                 "--variant",
+                 "small",
+                 "--session",
+                 session,
+                 "--generator",
+                 "anthropic",
+                 "--base-url",
+                 q(replay.url()),
+                 "--model",
+                 "replay-model",
+                 "--key-env",
+                 kKeyEnv,
+                 "--thinking-budget",
+                 "2048",
+                 "--max-tokens",
+                 "8192",
+                 "--prices",
+                 KF_SOURCE_DIR "/tests/data/llm/prices.json",
+                 "--compile-only",
+                 "--rounds",
+                 "1",
+                 "--ideas",
+                 "2",
+                 "--impls",
+                 "2",
+                 "--compilers",
+                 "2"});
         QVERIFY(p.waitForFinished(300000));
         const QString out = p.readAllStandardOutput(), err = p.readAllStandardError();
         QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
@@ -356,32 +382,36 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("no model") << QStringList{"--generator", "openai", "--base-url", "http://127.0.0.1:1/v1"}
                                   << "generator setting model is needed";
-        QTest::newRow("temperature") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
-                                                    "http://127.0.0.1:1/v1", "--temperature", "hot"}
+        QTest::newRow("temperature") << QStringList{"--generator",   "openai",
+                                                    "--model",       "m",
+                                                    "--base-url",    "http://127.0.0.1:1/v1",
+                                                    "--temperature", "hot"}
                                      << "--temperature needs a number";
-        QTest::newRow("base url") << QStringList{"--generator", "anthropic", "--model", "m", "--base-url",
-                                                 "localhost:8000"}
+        QTest::newRow("base url") << QStringList{"--generator", "anthropic",  "--model",
+                                                 "m",           "--base-url", "localhost:8000"}
                                   << "base_url must start with http:// or https://";
-        QTest::newRow("thinking") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
-                                                 "--thinking-budget", "500"}
+        QTest::newRow("thinking") << QStringList{"--generator", "anthropic", "--model",           "m",
+                                                 "--key-env",   kKeyEnv,     "--thinking-budget", "500"}
                                   << "at least 1024 tokens";
         QTest::newRow("token budget") << QStringList{"--token-budget", "lots"} << "--token-budget needs a number";
-        QTest::newRow("stream") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
+        QTest::newRow("stream") << QStringList{"--generator",           "openai",   "--model", "m", "--base-url",
                                                "http://127.0.0.1:1/v1", "--stream", "maybe"}
                                 << "--stream is on or off, not 'maybe'";
-        QTest::newRow("thinking form") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
-                                                      "--thinking", "deep"}
+        QTest::newRow("thinking form") << QStringList{"--generator", "anthropic", "--model",    "m",
+                                                      "--key-env",   kKeyEnv,     "--thinking", "deep"}
                                        << "generator setting thinking must be adaptive, enabled";
-        QTest::newRow("effort") << QStringList{"--generator", "anthropic", "--model", "m", "--key-env", kKeyEnv,
-                                               "--reasoning-effort", "minimal"}
+        QTest::newRow("effort") << QStringList{"--generator", "anthropic",          "--model", "m", "--key-env",
+                                               kKeyEnv,       "--reasoning-effort", "minimal"}
                                 << "output_config.effort, which takes low, medium, high, xhigh, max";
         // The README's OpenAI export must not follow the search to another server.
-        QTest::newRow("default key elsewhere") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
-                                                              "http://127.0.0.1:1/v1", "--key-env", "OPENAI_API_KEY"}
-                                               << "key_env names OPENAI_API_KEY, the key for https://api.openai.com";
-        QTest::newRow("key in clear text") << QStringList{"--generator", "openai", "--model", "m", "--base-url",
-                                                          "http://192.0.2.10:8000/v1", "--key-env", kKeyEnv}
-                                           << "would send a key in clear text over plain HTTP to 192.0.2.10:8000";
+        QTest::newRow("default key elsewhere")
+            << QStringList{"--generator",           "openai",    "--model",       "m", "--base-url",
+                           "http://127.0.0.1:1/v1", "--key-env", "OPENAI_API_KEY"}
+            << "key_env names OPENAI_API_KEY, the key for https://api.openai.com";
+        QTest::newRow("key in clear text")
+            << QStringList{"--generator", "openai", "--model", "m", "--base-url", "http://192.0.2.10:8000/v1",
+                           "--key-env",   kKeyEnv}
+            << "would send a key in clear text over plain HTTP to 192.0.2.10:8000";
     }
 
     // Bad generator settings are refused before a session file is made.

@@ -226,18 +226,28 @@ private slots:
         QTest::addColumn<QString>("body");   // a data file, or "" for a plain error
         QTest::addColumn<int>("attempts");
         QTest::addColumn<QString>("message");
-        QTest::newRow("408") << 408 << "" << "" << 3 << "refused the request (HTTP 408";
-        QTest::newRow("409") << 409 << "" << "" << 3 << "refused the request (HTTP 409";
-        QTest::newRow("429") << 429 << "" << "rate_limited_429.json" << 3 << "rate limited by 127.0.0.1:";
-        QTest::newRow("500") << 500 << "" << "" << 3 << "failed (HTTP 500";
-        QTest::newRow("501") << 501 << "" << "" << 3 << "failed (HTTP 501";
-        QTest::newRow("529") << 529 << "" << "" << 3 << "failed (HTTP 529";
-        QTest::newRow("400") << 400 << "" << "" << 1 << "refused the request (HTTP 400";
-        QTest::newRow("404") << 404 << "" << "" << 1 << "not found on 127.0.0.1:";
-        QTest::newRow("quota used up") << 429 << "" << "quota_429.json" << 1
-                                       << "the quota at 127.0.0.1:";
-        QTest::newRow("should not retry") << 503 << "false" << "" << 1 << "failed (HTTP 503";
-        QTest::newRow("should retry") << 400 << "true" << "" << 3 << "refused the request (HTTP 400";
+        QTest::newRow("408") << 408 << ""
+                             << "" << 3 << "refused the request (HTTP 408";
+        QTest::newRow("409") << 409 << ""
+                             << "" << 3 << "refused the request (HTTP 409";
+        QTest::newRow("429") << 429 << ""
+                             << "rate_limited_429.json" << 3 << "rate limited by 127.0.0.1:";
+        QTest::newRow("500") << 500 << ""
+                             << "" << 3 << "failed (HTTP 500";
+        QTest::newRow("501") << 501 << ""
+                             << "" << 3 << "failed (HTTP 501";
+        QTest::newRow("529") << 529 << ""
+                             << "" << 3 << "failed (HTTP 529";
+        QTest::newRow("400") << 400 << ""
+                             << "" << 1 << "refused the request (HTTP 400";
+        QTest::newRow("404") << 404 << ""
+                             << "" << 1 << "not found on 127.0.0.1:";
+        QTest::newRow("quota used up") << 429 << ""
+                                       << "quota_429.json" << 1 << "the quota at 127.0.0.1:";
+        QTest::newRow("should not retry") << 503 << "false"
+                                          << "" << 1 << "failed (HTTP 503";
+        QTest::newRow("should retry") << 400 << "true"
+                                      << "" << 3 << "refused the request (HTTP 400";
     }
 
     void retriesAsTheSdks()
@@ -266,8 +276,9 @@ private slots:
     void transportFailures()
     {
         llm::HttpResult r;
-        for (int code : {CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_HTTP2,
-                         CURLE_HTTP2_STREAM, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE}) {
+        for (int code :
+             {CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_HTTP2,
+              CURLE_HTTP2_STREAM, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE}) {
             r.transport = code;
             QVERIFY2(llm::retryable(r), curl_easy_strerror(CURLcode(code)));
         }
@@ -291,12 +302,13 @@ private slots:
         UnansweredPort port;
         if (!port.ready())
             QSKIP("cannot fill a listen queue on 127.0.0.1 here");
-        auto g = llmGenerator(Protocol::OpenAI, port.url(),
-                              {{"connect_timeout_s", 0.4}, {"retries", 1}, {"timeout_s", 30}});
+        auto g =
+            llmGenerator(Protocol::OpenAI, port.url(), {{"connect_timeout_s", 0.4}, {"retries", 1}, {"timeout_s", 30}});
         QVERIFY(g);
         Context c;
         const auto [message, seconds] = askIdeas(*g, c);
-        QVERIFY2(message.contains("could not connect to 127.0.0.1:") && message.contains("within 0.4 s, after 2 attempts"),
+        QVERIFY2(message.contains("could not connect to 127.0.0.1:") &&
+                     message.contains("within 0.4 s, after 2 attempts"),
                  qPrintable(message));
         QCOMPARE(c.exchanges.front().attempts, 2);
         QCOMPARE(c.exchanges.front().httpStatus, 0);
@@ -310,9 +322,12 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("value");
         QTest::addColumn<double>("atLeast");
-        QTest::newRow("retry-after-ms") << "retry-after-ms" << "700" << 0.65;
-        QTest::newRow("retry-after seconds") << "Retry-After" << "1" << 0.95;
-        QTest::newRow("retry-after date") << "Retry-After" << "date 2 s ahead" << 0.9; // made when served
+        QTest::newRow("retry-after-ms") << "retry-after-ms"
+                                        << "700" << 0.65;
+        QTest::newRow("retry-after seconds") << "Retry-After"
+                                             << "1" << 0.95;
+        QTest::newRow("retry-after date") << "Retry-After"
+                                          << "date 2 s ahead" << 0.9; // made when served
     }
 
     void retryWaits()
@@ -362,9 +377,10 @@ private slots:
     // Proxies come from the environment, and so does NO_PROXY: a host it names is reached directly.
     void noProxyFromTheEnvironment()
     {
-        ReplayServer proxy([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
-        ReplayServer target([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); },
-                            "127.0.0.2");
+        ReplayServer proxy(
+            [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+        ReplayServer target(
+            [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); }, "127.0.0.2");
         if (!target.listening())
             QSKIP("cannot listen on 127.0.0.2 here");
         const std::string proxyUrl = proxy.url();
@@ -387,7 +403,8 @@ private slots:
         {
             // This machine's own address is always reached directly, NO_PROXY or not.
             ScopedEnv none("NO_PROXY", "example.org"), lower("no_proxy", nullptr);
-            ReplayServer local([&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
+            ReplayServer local(
+                [&](const ReplayRequest &) { return answer(Protocol::OpenAI, dataFile("ideas_round1.md")); });
             Context c;
             QVERIFY(llmGenerator(Protocol::OpenAI, local.url())->proposeIdeas(c.ctx, 2));
             QCOMPARE(int(proxy.requests().size()), 1);

@@ -78,27 +78,48 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("mention"); // the message must name the offending token
-        QTest::newRow("unknown name") << "N*M" << "\"M\"";
-        QTest::newRow("unknown tensor") << "y.numel" << "\"y\"";
-        QTest::newRow("unknown property") << "x.size" << "\"size\"";
-        QTest::newRow("unknown function") << "ceil(N, 2)" << "\"ceil\"";
-        QTest::newRow("tensor without property") << "x + 1" << "\"x\"";
-        QTest::newRow("div by zero") << "N / ZERO" << "division by zero";
-        QTest::newRow("mod by zero") << "N % 0" << "division by zero";
-        QTest::newRow("cdiv by zero") << "cdiv(N, 0)" << "division by zero";
-        QTest::newRow("bad token") << "N $ 2" << "\"$\"";
-        QTest::newRow("trailing token") << "N 2" << "\"2\"";
-        QTest::newRow("float literal") << "1.5" << "\"1\"";
-        QTest::newRow("number glued to name") << "12abc" << "\"12abc\"";
-        QTest::newRow("empty") << "" << "empty";
-        QTest::newRow("blank") << "   " << "empty";
-        QTest::newRow("missing operand") << "N +" << "end of expression";
-        QTest::newRow("unclosed paren") << "(N + 1" << "end of expression";
-        QTest::newRow("missing comma") << "min(1 2)" << "\"2\"";
-        QTest::newRow("index out of range") << "x.shape[3]" << "out of range";
-        QTest::newRow("negative index out of range") << "x.shape[-4]" << "out of range";
-        QTest::newRow("overflow") << "N*N*N*N*N*N" << "overflow";
-        QTest::newRow("literal too large") << "99999999999999999999" << "too large";
+        QTest::newRow("unknown name") << "N*M"
+                                      << "\"M\"";
+        QTest::newRow("unknown tensor") << "y.numel"
+                                        << "\"y\"";
+        QTest::newRow("unknown property") << "x.size"
+                                          << "\"size\"";
+        QTest::newRow("unknown function") << "ceil(N, 2)"
+                                          << "\"ceil\"";
+        QTest::newRow("tensor without property") << "x + 1"
+                                                 << "\"x\"";
+        QTest::newRow("div by zero") << "N / ZERO"
+                                     << "division by zero";
+        QTest::newRow("mod by zero") << "N % 0"
+                                     << "division by zero";
+        QTest::newRow("cdiv by zero") << "cdiv(N, 0)"
+                                      << "division by zero";
+        QTest::newRow("bad token") << "N $ 2"
+                                   << "\"$\"";
+        QTest::newRow("trailing token") << "N 2"
+                                        << "\"2\"";
+        QTest::newRow("float literal") << "1.5"
+                                       << "\"1\"";
+        QTest::newRow("number glued to name") << "12abc"
+                                              << "\"12abc\"";
+        QTest::newRow("empty") << ""
+                               << "empty";
+        QTest::newRow("blank") << "   "
+                               << "empty";
+        QTest::newRow("missing operand") << "N +"
+                                         << "end of expression";
+        QTest::newRow("unclosed paren") << "(N + 1"
+                                        << "end of expression";
+        QTest::newRow("missing comma") << "min(1 2)"
+                                       << "\"2\"";
+        QTest::newRow("index out of range") << "x.shape[3]"
+                                            << "out of range";
+        QTest::newRow("negative index out of range") << "x.shape[-4]"
+                                                     << "out of range";
+        QTest::newRow("overflow") << "N*N*N*N*N*N"
+                                  << "overflow";
+        QTest::newRow("literal too large") << "99999999999999999999"
+                                           << "too large";
     }
     void errors()
     {

@@ -108,16 +108,25 @@ private slots:
         QTest::addColumn<QString>("to");
         QTest::addColumn<QString>("where");
         QTest::addColumn<QString>("message");
-        QTest::newRow("attribute without a module")
-            << "module = \"kb_linear.pt\"" << "# no module" << "bad.toml:8: params[0].attribute"
-            << "only to module problems";
-        QTest::newRow("empty attribute") << "attribute = \"linear.weight\"" << "attribute = \"\""
-                                         << "bad.toml:8: params[0].attribute" << "module attribute";
-        QTest::newRow("attribute twice") << "name = \"scale\"" << "name = \"scale\"\nattribute = \"linear.weight\""
-                                         << "bad.toml:12: params[1].attribute" << "already another parameter's";
-        QTest::newRow("bad method") << "method = \"script\"" << "method = \"compile\"" << "bad.toml:21: reference.method"
+        QTest::newRow("attribute without a module") << "module = \"kb_linear.pt\""
+                                                    << "# no module"
+                                                    << "bad.toml:8: params[0].attribute"
+                                                    << "only to module problems";
+        QTest::newRow("empty attribute") << "attribute = \"linear.weight\""
+                                         << "attribute = \"\""
+                                         << "bad.toml:8: params[0].attribute"
+                                         << "module attribute";
+        QTest::newRow("attribute twice") << "name = \"scale\""
+                                         << "name = \"scale\"\nattribute = \"linear.weight\""
+                                         << "bad.toml:12: params[1].attribute"
+                                         << "already another parameter's";
+        QTest::newRow("bad method") << "method = \"script\""
+                                    << "method = \"compile\""
+                                    << "bad.toml:21: reference.method"
                                     << "\"script\" or \"trace\"";
-        QTest::newRow("empty module") << "module = \"kb_linear.pt\"" << "module = \"\"" << "bad.toml:19: reference.module"
+        QTest::newRow("empty module") << "module = \"kb_linear.pt\""
+                                      << "module = \"\""
+                                      << "bad.toml:19: reference.module"
                                       << "module's file";
     }
 
@@ -145,7 +154,8 @@ private slots:
                                  "    return x\n'''\n[module_data]\nbase64 = \"UEsDBA==\"\n";
         auto p = parseProblem(text, "t.toml");
         QVERIFY(!p);
-        QVERIFY2(QString::fromStdString(p.error().text()).startsWith("t.toml:13: module_data"), p.error().text().c_str());
+        QVERIFY2(QString::fromStdString(p.error().text()).startsWith("t.toml:13: module_data"),
+                 p.error().text().c_str());
     }
 };
 

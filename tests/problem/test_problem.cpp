@@ -162,7 +162,8 @@ private slots:
         QCOMPARE(small->outputs[0].shape, (std::vector<std::int64_t>{2, 4}));
 
         // Declared counts describe the main sizes: a variant derives its own.
-        const QString declared = QString::fromUtf8(kValid).replace("[constants]", "flops = 1e9\nbytes = 2e9\n[constants]");
+        const QString declared =
+            QString::fromUtf8(kValid).replace("[constants]", "flops = 1e9\nbytes = 2e9\n[constants]");
         auto full = parse(declared);
         QVERIFY(full.ok());
         QCOMPARE(*full->flops, 1e9);
@@ -181,8 +182,9 @@ private slots:
     {
         // Distributions keep the problem's own first; parameters keep their initializer ranges.
         QString text = QString::fromUtf8(kValid);
-        text.replace("dtype = \"float32\"",
-                     "dtype = \"float32\"\ninit = \"lognormal\"\ndistributions = [\"uniform\", \"exponential\", \"lognormal\"]");
+        text.replace(
+            "dtype = \"float32\"",
+            "dtype = \"float32\"\ninit = \"lognormal\"\ndistributions = [\"uniform\", \"exponential\", \"lognormal\"]");
         text.replace("init = \"ones\"", "init = \"uniform\"\nlow = -2\nhigh = 0.5");
         text.replace("description = \"test problem\"",
                      "description = \"test\"\npolicy = \"loose\"\nnormalization = true\nflops = 1e9\nbytes = 2048");
@@ -218,46 +220,84 @@ private slots:
         QTest::addColumn<QString>("mention"); // in the message
 
         const QString base = QString::fromUtf8(kValid);
-        QTest::newRow("missing name") << withLine(1, nullptr) << 1 << "name" << "missing";
-        QTest::newRow("name not a string") << withLine(1, "name = 3") << 1 << "name" << "string";
-        QTest::newRow("bad dtype") << withLine(10, "dtype = \"float33\"") << 10 << "inputs[0].dtype" << "float33";
-        QTest::newRow("unknown constant") << withLine(9, "shape = [\"M\", 4]") << 9 << "inputs[0].shape[0]" << "\"M\"";
-        QTest::newRow("negative dim") << withLine(9, "shape = [\"N\", -4]") << 9 << "inputs[0].shape[1]" << "positive";
-        QTest::newRow("zero dim expr") << withLine(9, "shape = [\"N-8\", 4]") << 9 << "inputs[0].shape[0]" << "positive";
-        QTest::newRow("float dim") << withLine(9, "shape = [2.5, 4]") << 9 << "inputs[0].shape[0]" << "integer";
-        QTest::newRow("bad expression") << withLine(9, "shape = [\"N $ 2\", 4]") << 9 << "inputs[0].shape[0]" << "\"$\"";
-        QTest::newRow("div by zero") << withLine(9, "shape = [\"N/0\", 4]") << 9 << "inputs[0].shape[0]" << "division by zero";
-        QTest::newRow("shape not array") << withLine(9, "shape = \"N\"") << 9 << "inputs[0].shape" << "array";
-        QTest::newRow("missing shape") << withLine(9, nullptr) << 7 << "inputs[0].shape" << "missing";
-        QTest::newRow("bad toml syntax") << withLine(10, "dtype = float32") << 10 << "" << "TOML";
-        QTest::newRow("unterminated string") << withLine(12, "name = \"w") << 12 << "" << "TOML";
-        QTest::newRow("duplicate table") << withLine(5, "[constants]") << 5 << "" << "TOML";
-        QTest::newRow("duplicate tensor name") << withLine(12, "name = \"x\"") << 12 << "params[0].name" << "duplicate";
-        QTest::newRow("output named like input") << withLine(8, "name = \"out\"") << 16 << "outputs[0].name" << "duplicate";
-        QTest::newRow("bad output name") << withLine(16, "name = \"y\"") << 16 << "outputs[0].name" << "\"out\"";
-        QTest::newRow("tensor name not identifier") << withLine(8, "name = \"x-1\"") << 8 << "inputs[0].name" << "identifier";
-        QTest::newRow("unknown input init") << withLine(10, "init = \"gauss\"") << 10 << "inputs[0].init" << "gauss";
-        QTest::newRow("unknown param init") << withLine(14, "init = \"xavier\"") << 14 << "params[0].init" << "xavier";
-        QTest::newRow("fan_in missing on 1-d") << withLine(14, "init = \"fan_in_uniform\"") << 11 << "params[0].fan_in" << "required";
-        QTest::newRow("low on ones") << withLine(14, "init = \"ones\"\nlow = 1") << 15 << "params[0].low" << "uniform";
-        QTest::newRow("typo key") << withLine(9, "shpae = [\"N\", 4]") << 9 << "inputs[0].shpae" << "unknown key";
-        QTest::newRow("unknown top-level key") << withLine(2, "descripton = \"x\"") << 2 << "descripton" << "unknown key";
-        QTest::newRow("constant not integer") << withLine(4, "N = 8.5") << 4 << "constants.N" << "integer";
-        QTest::newRow("variant unknown constant") << withLine(6, "M = 2") << 6 << "variants.small.M" << "not in [constants]";
-        QTest::newRow("unknown policy") << withLine(2, "policy = \"lenient\"") << 2 << "policy" << "lenient";
-        QTest::newRow("negative flops") << withLine(2, "flops = -1") << 2 << "flops" << "positive";
-        QTest::newRow("unknown reference key") << withLine(19, "src = '''") << 19 << "reference.src" << "unknown key";
-        QTest::newRow("no def forward") << withLine(20, "def fwd(x: Tensor, w: Tensor) -> Tensor:") << 19 << "reference.source" << "def forward";
-        QTest::newRow("forward args mismatch") << withLine(20, "def forward(x: Tensor) -> Tensor:") << 20 << "reference.source" << "(x, w)";
-        QTest::newRow("forward args order") << withLine(20, "def forward(w: Tensor, x: Tensor) -> Tensor:") << 20 << "reference.source" << "(x, w)";
+        QTest::newRow("missing name") << withLine(1, nullptr) << 1 << "name"
+                                      << "missing";
+        QTest::newRow("name not a string") << withLine(1, "name = 3") << 1 << "name"
+                                           << "string";
+        QTest::newRow("bad dtype") << withLine(10, "dtype = \"float33\"") << 10 << "inputs[0].dtype"
+                                   << "float33";
+        QTest::newRow("unknown constant") << withLine(9, "shape = [\"M\", 4]") << 9 << "inputs[0].shape[0]"
+                                          << "\"M\"";
+        QTest::newRow("negative dim") << withLine(9, "shape = [\"N\", -4]") << 9 << "inputs[0].shape[1]"
+                                      << "positive";
+        QTest::newRow("zero dim expr") << withLine(9, "shape = [\"N-8\", 4]") << 9 << "inputs[0].shape[0]"
+                                       << "positive";
+        QTest::newRow("float dim") << withLine(9, "shape = [2.5, 4]") << 9 << "inputs[0].shape[0]"
+                                   << "integer";
+        QTest::newRow("bad expression") << withLine(9, "shape = [\"N $ 2\", 4]") << 9 << "inputs[0].shape[0]"
+                                        << "\"$\"";
+        QTest::newRow("div by zero") << withLine(9, "shape = [\"N/0\", 4]") << 9 << "inputs[0].shape[0]"
+                                     << "division by zero";
+        QTest::newRow("shape not array") << withLine(9, "shape = \"N\"") << 9 << "inputs[0].shape"
+                                         << "array";
+        QTest::newRow("missing shape") << withLine(9, nullptr) << 7 << "inputs[0].shape"
+                                       << "missing";
+        QTest::newRow("bad toml syntax") << withLine(10, "dtype = float32") << 10 << ""
+                                         << "TOML";
+        QTest::newRow("unterminated string") << withLine(12, "name = \"w") << 12 << ""
+                                             << "TOML";
+        QTest::newRow("duplicate table") << withLine(5, "[constants]") << 5 << ""
+                                         << "TOML";
+        QTest::newRow("duplicate tensor name") << withLine(12, "name = \"x\"") << 12 << "params[0].name"
+                                               << "duplicate";
+        QTest::newRow("output named like input") << withLine(8, "name = \"out\"") << 16 << "outputs[0].name"
+                                                 << "duplicate";
+        QTest::newRow("bad output name") << withLine(16, "name = \"y\"") << 16 << "outputs[0].name"
+                                         << "\"out\"";
+        QTest::newRow("tensor name not identifier") << withLine(8, "name = \"x-1\"") << 8 << "inputs[0].name"
+                                                    << "identifier";
+        QTest::newRow("unknown input init") << withLine(10, "init = \"gauss\"") << 10 << "inputs[0].init"
+                                            << "gauss";
+        QTest::newRow("unknown param init") << withLine(14, "init = \"xavier\"") << 14 << "params[0].init"
+                                            << "xavier";
+        QTest::newRow("fan_in missing on 1-d") << withLine(14, "init = \"fan_in_uniform\"") << 11 << "params[0].fan_in"
+                                               << "required";
+        QTest::newRow("low on ones") << withLine(14, "init = \"ones\"\nlow = 1") << 15 << "params[0].low"
+                                     << "uniform";
+        QTest::newRow("typo key") << withLine(9, "shpae = [\"N\", 4]") << 9 << "inputs[0].shpae"
+                                  << "unknown key";
+        QTest::newRow("unknown top-level key") << withLine(2, "descripton = \"x\"") << 2 << "descripton"
+                                               << "unknown key";
+        QTest::newRow("constant not integer") << withLine(4, "N = 8.5") << 4 << "constants.N"
+                                              << "integer";
+        QTest::newRow("variant unknown constant") << withLine(6, "M = 2") << 6 << "variants.small.M"
+                                                  << "not in [constants]";
+        QTest::newRow("unknown policy") << withLine(2, "policy = \"lenient\"") << 2 << "policy"
+                                        << "lenient";
+        QTest::newRow("negative flops") << withLine(2, "flops = -1") << 2 << "flops"
+                                        << "positive";
+        QTest::newRow("unknown reference key") << withLine(19, "src = '''") << 19 << "reference.src"
+                                               << "unknown key";
+        QTest::newRow("no def forward") << withLine(20, "def fwd(x: Tensor, w: Tensor) -> Tensor:") << 19
+                                        << "reference.source"
+                                        << "def forward";
+        QTest::newRow("forward args mismatch")
+            << withLine(20, "def forward(x: Tensor) -> Tensor:") << 20 << "reference.source"
+            << "(x, w)";
+        QTest::newRow("forward args order")
+            << withLine(20, "def forward(w: Tensor, x: Tensor) -> Tensor:") << 20 << "reference.source"
+            << "(x, w)";
         QString noReference = base;
         noReference.truncate(noReference.indexOf("[reference]"));
-        QTest::newRow("missing reference") << noReference << 1 << "reference" << "missing";
+        QTest::newRow("missing reference") << noReference << 1 << "reference"
+                                           << "missing";
         QString emptyReference = noReference + "[reference]\n";
-        QTest::newRow("reference without source") << emptyReference << 18 << "reference.source" << "missing";
+        QTest::newRow("reference without source") << emptyReference << 18 << "reference.source"
+                                                  << "missing";
         QString noOutputs = base;
         noOutputs.remove("[[outputs]]\nname = \"out\"\nshape = [\"N\", 4]\n");
-        QTest::newRow("missing outputs") << noOutputs << 1 << "outputs" << "[[outputs]]";
+        QTest::newRow("missing outputs") << noOutputs << 1 << "outputs"
+                                         << "[[outputs]]";
     }
     void malformed()
     {
@@ -330,8 +370,9 @@ private slots:
         QCOMPARE(QString::fromStdString(full->name), QFileInfo(file).completeBaseName());
         // Declared bytes follow the contract's rule: every input and parameter read once and
         // every output written once.
-        QVERIFY2(std::abs(*full->bytesMoved - full->derivedBytes()) <= 1e-3 * full->derivedBytes(),
-                 qPrintable(QStringLiteral("declared %1, derived %2").arg(*full->bytesMoved).arg(full->derivedBytes())));
+        QVERIFY2(
+            std::abs(*full->bytesMoved - full->derivedBytes()) <= 1e-3 * full->derivedBytes(),
+            qPrintable(QStringLiteral("declared %1, derived %2").arg(*full->bytesMoved).arg(full->derivedBytes())));
         // The small variant is what CPU tests build: it must really be small.
         std::int64_t smallElements = 0;
         for (const auto &t : small->inputs)
@@ -402,8 +443,10 @@ private slots:
     {
         QTest::addColumn<QString>("query");
         QTest::addColumn<QString>("name");
-        QTest::newRow("by name") << "softmax" << "softmax";
-        QTest::newRow("by relative path") << "seed/matmul" << "matmul";
+        QTest::newRow("by name") << "softmax"
+                                 << "softmax";
+        QTest::newRow("by relative path") << "seed/matmul"
+                                          << "matmul";
         QTest::newRow("by file path") << QStringLiteral(KF_SOURCE_DIR "/problems/seed/layernorm.toml") << "layernorm";
     }
     void find()

@@ -20,8 +20,11 @@ namespace kf::test {
 inline std::string fakeKernel(double ms, const std::string &marker = "", const std::string &body = "")
 {
     return "// @launch k grid(1) block(32) args(x, out)\n"
-           "extern \"C\" __global__ void k(const float *x, float *out) { " + body + " }\n"
-           "// FAKE_MS=" + std::to_string(ms) + " " + marker + "\n";
+           "extern \"C\" __global__ void k(const float *x, float *out) { " +
+        body +
+        " }\n"
+        "// FAKE_MS=" +
+        std::to_string(ms) + " " + marker + "\n";
 }
 
 struct ScriptedIdea {
@@ -95,8 +98,8 @@ public:
         if (const ScriptedIdea *s = script(idea.id))
             for (const auto &src : s->drafts)
                 if (int(out.size()) < count)
-                    out.push_back(Draft{idea.title + " v" + std::to_string(out.size() + 1), src,
-                                        {{"variant", out.size() + 1}}});
+                    out.push_back(
+                        Draft{idea.title + " v" + std::to_string(out.size() + 1), src, {{"variant", out.size() + 1}}});
         return out;
     }
 

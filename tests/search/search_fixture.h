@@ -6,8 +6,8 @@
 // machine with the real tool gives the same results as one without.
 #include "eval/compile_pool.h"
 #include "eval/worker_pool.h"
-#include "search/search.h"
 #include "scripted_generator.h"
+#include "search/search.h"
 
 #include <QTemporaryDir>
 

@@ -49,15 +49,11 @@ std::optional<CandidateReading> reading(const NodeRecord &n) { return readCandid
 
 } // namespace
 
-
 class TestSearch : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(!smallSoftmax().name.empty(), "problems/seed/softmax.toml did not load");
-    }
+    void initTestCase() { QVERIFY2(!smallSoftmax().name.empty(), "problems/seed/softmax.toml did not load"); }
 
     void settingsRoundTrip()
     {
@@ -222,8 +218,9 @@ private slots:
         }
         if (qEnvironmentVariableIsSet("KF_SHOW_EVENTS"))
             qInfo().noquote() << lines.join('\n');
-        for (const char *k : {"search-started", "round-started", "idea-proposed", "candidate-queued", "candidate-compiled",
-                              "compile-failed", "candidate-verified", "candidate-timed", "round-finished", "stopped"})
+        for (const char *k :
+             {"search-started", "round-started", "idea-proposed", "candidate-queued", "candidate-compiled",
+              "compile-failed", "candidate-verified", "candidate-timed", "round-finished", "stopped"})
             QVERIFY2(kinds.count(k), k);
         const QString all = lines.join('\n');
         QVERIFY(all.contains("eager PyTorch 2.0000 ms"));
@@ -479,8 +476,11 @@ private slots:
         Fixture f({"--time-ms", "2", "--verify-ms", "150"}, 1);
         std::vector<ScriptedIdea> many;
         for (int i = 0; i < 60; ++i)
-            many.push_back({"i" + std::to_string(i), "Idea " + std::to_string(i),
-                            {fakeKernel(1.0 + i), fakeKernel(1.5 + i)}, false, {}});
+            many.push_back({"i" + std::to_string(i),
+                            "Idea " + std::to_string(i),
+                            {fakeKernel(1.0 + i), fakeKernel(1.5 + i)},
+                            false,
+                            {}});
         auto gen = std::make_shared<ScriptedGenerator>(many);
         SearchSettings s = quickSettings(100, 2, 2);
         s.timeBudgetSeconds = 1.0;
@@ -501,7 +501,8 @@ private slots:
     void noMoreIdeasStops()
     {
         Fixture f;
-        auto gen = std::make_shared<ScriptedGenerator>(std::vector<ScriptedIdea>{{"only", "Only", {fakeKernel(1.0)}, false, {}}});
+        auto gen = std::make_shared<ScriptedGenerator>(
+            std::vector<ScriptedIdea>{{"only", "Only", {fakeKernel(1.0)}, false, {}}});
         auto search = f.search(gen, quickSettings(5, 2, 1));
         std::atomic<bool> cancel{false};
         QVERIFY(search->run(cancel).ok());
@@ -526,7 +527,8 @@ private slots:
         {
             Fixture f;
             auto gen = std::make_shared<ScriptedGenerator>(threeRounds());
-            gen->unsupported = makeError(ErrorCode::Unsupported, "aten::fft_fft is not in the catalogue; try an LLM generator");
+            gen->unsupported =
+                makeError(ErrorCode::Unsupported, "aten::fft_fft is not in the catalogue; try an LLM generator");
             auto search = f.search(gen, quickSettings(2));
             std::atomic<bool> cancel{false};
             Status s = search->run(cancel);

@@ -54,7 +54,10 @@ bool timedApart(const QString &workerLog, const QString &sanitizerTimes, QString
         for (const Interval &r : runs)
             if (t.start < r.end && r.start < t.end) {
                 *why = QStringLiteral("a timing (%1..%2) overlaps a sanitizer run (%3..%4)")
-                           .arg(t.start).arg(t.end).arg(r.start).arg(r.end);
+                           .arg(t.start)
+                           .arg(t.end)
+                           .arg(r.start)
+                           .arg(r.end);
                 return false;
             }
     return !timings.empty();
@@ -67,8 +70,8 @@ std::vector<ScriptedIdea> improving(int n, double from = 2.0)
     std::vector<ScriptedIdea> out;
     for (int i = 0; i < n; ++i) {
         const double ms = from - 0.01 * i;
-        out.push_back({"i" + std::to_string(i), "Idea " + std::to_string(i), {fakeKernel(ms), fakeKernel(ms + 0.005)},
-                       true, {}});
+        out.push_back(
+            {"i" + std::to_string(i), "Idea " + std::to_string(i), {fakeKernel(ms), fakeKernel(ms + 0.005)}, true, {}});
     }
     return out;
 }
@@ -257,7 +260,8 @@ private slots:
         // The third round's generator was shown kernels the gate had checked while it waited
         // (the second round's best is checked while the third round's ideas are thought of).
         const GenContext &third = gen->contexts.at(2);
-        QVERIFY(std::any_of(third.bank.begin(), third.bank.end(), [](const KernelRecord &k) { return k.result.sanitizer; }));
+        QVERIFY(std::any_of(third.bank.begin(), third.bank.end(),
+                            [](const KernelRecord &k) { return k.result.sanitizer; }));
         QString why;
         QVERIFY2(timedApart(path("thinks.log"), path("thinks.times"), &why), qPrintable(why));
         checkAccount(*f, *search, t.wall);

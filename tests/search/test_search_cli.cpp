@@ -170,8 +170,8 @@ private slots:
         qputenv("KF_SANITIZER", KF_FAKE_SANITIZER);
         qputenv("KERNELFORGE_TEMPLATES", KF_SOURCE_DIR "/resources/templates");
         const QString worker = QStringLiteral(KF_FAKE_WORKER " --time-ms 2");
-        const Run r = cli({"search", "softmax", "--variant", "small", "--session", session, "--budget", "20", "--rounds",
-                           "2", "--worker", worker, "--compiler", QStringLiteral(KF_FAKE_WORKER)});
+        const Run r = cli({"search", "softmax", "--variant", "small", "--session", session, "--budget", "20",
+                           "--rounds", "2", "--worker", worker, "--compiler", QStringLiteral(KF_FAKE_WORKER)});
         qunsetenv("KF_SANITIZER");
         if (r.code == 2 && r.err.contains("not available"))
             QSKIP("the built-in generator is not in this build");

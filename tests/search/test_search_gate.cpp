@@ -144,7 +144,8 @@ private slots:
         QVERIFY(line.contains("--racecheck-report analysis"));
         QVERIFY(!line.contains("--padding"));
         QVERIFY(line.endsWith("--kernel-name kns=k kernelforge-worker"));
-        const QString memcheck = q(joinArgv(sanitizerArgv({"/opt/cs"}, SanitizerTool::Memcheck, {"k"}, "/tmp/l.log", {"w"})));
+        const QString memcheck =
+            q(joinArgv(sanitizerArgv({"/opt/cs"}, SanitizerTool::Memcheck, {"k"}, "/tmp/l.log", {"w"})));
         QVERIFY2(memcheck.contains("--padding 4096"), qPrintable(memcheck));
     }
 
@@ -316,9 +317,7 @@ private slots:
                   {KF_FAKE_SANITIZER, "--fake-log", tool.toStdString()});
         // The fastest races; the next one has no shared memory; the slowest is never a finalist.
         auto gen = std::make_shared<ScriptedGenerator>(std::vector<ScriptedIdea>{
-            {"a", "A",
-             {withSharedMemory(1.0, "FAKE_SMEM_RACE"), fakeKernel(1.2), withSharedMemory(1.4)},
-             false, {}}});
+            {"a", "A", {withSharedMemory(1.0, "FAKE_SMEM_RACE"), fakeKernel(1.2), withSharedMemory(1.4)}, false, {}}});
         SearchSettings s = quickSettings(1, 1, 3);
         s.repairs = 0;
         QVERIFY(runSearch(f, gen, s).ok());

@@ -49,10 +49,14 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("variant");
-        QTest::newRow("softmax small") << "seed/softmax.toml" << "small";
-        QTest::newRow("layernorm small") << "seed/layernorm.toml" << "small";
-        QTest::newRow("matmul small") << "seed/matmul.toml" << "small";
-        QTest::newRow("conv2d+relu+maxpool small") << "seed/conv2d_relu_maxpool.toml" << "small";
+        QTest::newRow("softmax small") << "seed/softmax.toml"
+                                       << "small";
+        QTest::newRow("layernorm small") << "seed/layernorm.toml"
+                                         << "small";
+        QTest::newRow("matmul small") << "seed/matmul.toml"
+                                      << "small";
+        QTest::newRow("conv2d+relu+maxpool small") << "seed/conv2d_relu_maxpool.toml"
+                                                   << "small";
     }
 
     void roundBestHoldsUp()
@@ -97,9 +101,12 @@ private slots:
         double before = 0;
         std::set<std::int64_t> winners;
         for (const TrajectoryRow &r : t->rows) {
-            if (r.bestMs <= 0) continue;
+            if (r.bestMs <= 0)
+                continue;
             if (before > 0)
-                QVERIFY2(r.bestMs <= before, qPrintable(QStringLiteral("round %1: %2 ms after %3 ms").arg(r.round).arg(r.bestMs).arg(before)));
+                QVERIFY2(
+                    r.bestMs <= before,
+                    qPrintable(QStringLiteral("round %1: %2 ms after %3 ms").arg(r.round).arg(r.bestMs).arg(before)));
             before = r.bestMs;
             winners.insert(r.bestNode);
         }
@@ -153,8 +160,8 @@ private slots:
         auto problem = loadProblemFile(KF_SOURCE_DIR "/problems/seed/softmax.toml", "small");
         QVERIFY(problem.ok());
         QTemporaryDir dir;
-        auto store = SessionStore::create(dir.filePath("budget.kfsession").toStdString(),
-                                          sessionMetaFor(*problem, "", ""));
+        auto store =
+            SessionStore::create(dir.filePath("budget.kfsession").toStdString(), sessionMetaFor(*problem, "", ""));
         QVERIFY(store.ok());
         PoolConfig pc;
         pc.worker.argv = workerArgv();
@@ -204,10 +211,20 @@ private slots:
         };
         const std::vector<Case> cases{
             {"tests/kernels/naive/softmax.cu", {SanitizerTool::Memcheck, SanitizerTool::Racecheck}, "clean", {}, true},
-            {"tests/data/sanitizer/reads_past_x.cu", {SanitizerTool::Memcheck}, "finding", SanitizerTool::Memcheck, true},
-            {"tests/data/sanitizer/two_kernels_read_past_x.cu", {SanitizerTool::Memcheck}, "finding",
-             SanitizerTool::Memcheck, true},
-            {"tests/data/sanitizer/shared_stats_race.cu", {SanitizerTool::Racecheck}, "finding", SanitizerTool::Racecheck,
+            {"tests/data/sanitizer/reads_past_x.cu",
+             {SanitizerTool::Memcheck},
+             "finding",
+             SanitizerTool::Memcheck,
+             true},
+            {"tests/data/sanitizer/two_kernels_read_past_x.cu",
+             {SanitizerTool::Memcheck},
+             "finding",
+             SanitizerTool::Memcheck,
+             true},
+            {"tests/data/sanitizer/shared_stats_race.cu",
+             {SanitizerTool::Racecheck},
+             "finding",
+             SanitizerTool::Racecheck,
              false},
         };
         std::vector<SanitizeRequest> requests;
@@ -233,8 +250,8 @@ private slots:
         }
         auto results = pool.sanitize(requests);
         for (std::size_t i = 0; i < results.size(); ++i) {
-            const Case &c = *std::find_if(cases.begin(), cases.end(),
-                                          [&](const Case &x) { return requests[i].key == x.file; });
+            const Case &c =
+                *std::find_if(cases.begin(), cases.end(), [&](const Case &x) { return requests[i].key == x.file; });
             const SanitizeResult &r = results[i];
             qInfo("%s: %s in %.1f s%s%s", c.file, r.check.outcome.c_str(), r.check.seconds,
                   r.check.note.empty() ? "" : ": ", r.check.note.c_str());

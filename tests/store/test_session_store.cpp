@@ -36,7 +36,10 @@ SessionMeta sampleMeta()
                     "    return torch.softmax(x, dim=1)\n'''\n";
     m.problemVariant = "small";
     m.generator = "builtin";
-    m.settings = {{"rounds", 3}, {"ideas", 4}, {"implementations", 2}, {"policy", "strict"},
+    m.settings = {{"rounds", 3},
+                  {"ideas", 4},
+                  {"implementations", 2},
+                  {"policy", "strict"},
                   {"worker", {"ssh", "gpuhost", "kernelforge-worker"}}};
     m.gpuName = "NVIDIA H200";
     m.writer = "KernelForge test";
@@ -47,7 +50,7 @@ std::string candidateSource(int i)
 {
     std::string s = "// @precision fp32\n// @launch k grid(cdiv(x.numel, 256)) block(256) args(x, out)\n"
                     "extern \"C\" __global__ void k(const float* x, float* out) { /* variant " +
-                    std::to_string(i) + " */ }\n";
+        std::to_string(i) + " */ }\n";
     // Padding makes the file span many pages, so truncation and scribbles hit real data.
     s += "// " + std::string(1500, char('a' + i % 26)) + "\n";
     return s;
@@ -96,7 +99,7 @@ bool rawExec(const std::string &path, const std::string &sql)
 {
     sqlite3 *db = nullptr;
     bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
-              sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+        sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
     return ok;
 }
@@ -108,9 +111,10 @@ std::vector<std::string> schemaText(const std::string &path)
     sqlite3 *db = nullptr;
     sqlite3_stmt *s = nullptr;
     if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", -1, &s,
-                           nullptr) == SQLITE_OK)
-        while (sqlite3_step(s) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char *>(sqlite3_column_text(s, 0)));
+        sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid", -1, &s, nullptr) ==
+            SQLITE_OK)
+        while (sqlite3_step(s) == SQLITE_ROW)
+            out.emplace_back(reinterpret_cast<const char *>(sqlite3_column_text(s, 0)));
     sqlite3_finalize(s);
     sqlite3_close(db);
     return out;
@@ -123,7 +127,8 @@ std::vector<std::int64_t> buildTree(SessionStore &s, int candidates = 2)
     std::vector<std::int64_t> ids;
     auto add = [&](const NodeRecord &n) {
         auto id = s.addNode(n);
-        if (!id) qFatal("addNode: %s", id.error().text().c_str());
+        if (!id)
+            qFatal("addNode: %s", id.error().text().c_str());
         ids.push_back(*id);
         return *id;
     };
@@ -133,8 +138,8 @@ std::vector<std::int64_t> buildTree(SessionStore &s, int candidates = 2)
         const auto idea = add(makeNode(NodeKind::Idea, round, r, "Vectorised loads",
                                        "Read x with float4 loads; one warp per row, \"quoted\" text, ünïcødé."));
         for (int c = 0; c < candidates; ++c) {
-            NodeRecord n = makeNode(NodeKind::Candidate, idea, r, "impl " + std::to_string(c),
-                                    candidateSource(r * 10 + c));
+            NodeRecord n =
+                makeNode(NodeKind::Candidate, idea, r, "impl " + std::to_string(c), candidateSource(r * 10 + c));
             n.status = "queued";
             add(n);
         }
@@ -154,17 +159,21 @@ static int runWriter(const char *path)
         return 2;
     }
     auto root = s->addNode(makeNode(NodeKind::Root, std::nullopt, 0, "softmax"));
-    if (!root) return 2;
+    if (!root)
+        return 2;
     for (int i = 0; i < 1000000; ++i) {
         std::int64_t id = 0;
         const Status st = s->transaction([&]() -> Status {
-            NodeRecord n = makeNode(NodeKind::Candidate, *root, i / 10, "impl " + std::to_string(i), candidateSource(i));
+            NodeRecord n =
+                makeNode(NodeKind::Candidate, *root, i / 10, "impl " + std::to_string(i), candidateSource(i));
             auto added = s->addNode(n);
-            if (!added) return added.error();
+            if (!added)
+                return added.error();
             id = *added;
             for (int l = 0; l < kLogsPerCandidate; ++l) {
                 auto logged = s->appendLog(id, "line " + std::to_string(l));
-                if (!logged) return logged.error();
+                if (!logged)
+                    return logged.error();
             }
             return s->updateNode(id, "correct", "", R"({"verdict":"correct"})");
         });
@@ -174,7 +183,8 @@ static int runWriter(const char *path)
         }
         // Printed only after the commit returned: every id the parent reads is durable.
         const std::string line = std::to_string(id) + "\n";
-        if (::write(1, line.data(), line.size()) < 0) return 2;
+        if (::write(1, line.data(), line.size()) < 0)
+            return 2;
     }
     return 0;
 }
@@ -255,7 +265,8 @@ void TestSessionStore::roundTrip()
         firstCandidate = ids[3];
         failedCandidate = ids[4];
         QVERIFY(s->updateNode(firstCandidate, "correct", "", result).ok());
-        QVERIFY(s->updateNode(failedCandidate, "compile error", "line 3: identifier \"foo\" is undefined", std::nullopt).ok());
+        QVERIFY(s->updateNode(failedCandidate, "compile error", "line 3: identifier \"foo\" is undefined", std::nullopt)
+                    .ok());
         NodeRecord edited = makeNode(NodeKind::Candidate, firstCandidate, 1, "impl 0 (edited)", candidateSource(99));
         edited.edited = true;
         auto e = s->addNode(edited);
@@ -414,7 +425,8 @@ void TestSessionStore::readOnlyRefusesWrites()
     auto s = SessionStore::open(path, true);
     QVERIFY(s.ok());
     const auto before = *s->allNodes();
-    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Round, before[0].id, 9, "x")).error().code), std::string("read-only"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Round, before[0].id, 9, "x")).error().code),
+             std::string("read-only"));
     QCOMPARE(toString(s->updateNode(before[0].id, "correct", "", std::nullopt).error().code), std::string("read-only"));
     QCOMPARE(toString(s->setMeta("note", "x").error().code), std::string("read-only"));
     QCOMPARE(toString(s->appendLog(std::nullopt, "x").error().code), std::string("read-only"));
@@ -431,8 +443,10 @@ void TestSessionStore::invalidWritesAreRefused()
     const auto root = *s->addNode(makeNode(NodeKind::Root, std::nullopt, 0, "softmax"));
 
     QCOMPARE(toString(s->addNode(makeNode(NodeKind::Round, 999, 1, "orphan")).error().code), std::string("not-found"));
-    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Idea, std::nullopt, 1, "no parent")).error().code), std::string("invalid"));
-    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Root, root, 0, "root below root")).error().code), std::string("invalid"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Idea, std::nullopt, 1, "no parent")).error().code),
+             std::string("invalid"));
+    QCOMPARE(toString(s->addNode(makeNode(NodeKind::Root, root, 0, "root below root")).error().code),
+             std::string("invalid"));
     NodeRecord bad = makeNode(NodeKind::Candidate, root, 1, "bad result");
     bad.resultJson = "{not json";
     QCOMPARE(toString(s->addNode(bad).error().code), std::string("invalid"));
@@ -447,7 +461,8 @@ void TestSessionStore::invalidWritesAreRefused()
     SessionStore moved = std::move(*s);
     QCOMPARE(toString(s->allNodes().error().code), std::string("closed"));
     QVERIFY(moved.close().ok());
-    QCOMPARE(toString(moved.addNode(makeNode(NodeKind::Root, std::nullopt, 0, "x")).error().code), std::string("closed"));
+    QCOMPARE(toString(moved.addNode(makeNode(NodeKind::Root, std::nullopt, 0, "x")).error().code),
+             std::string("closed"));
 }
 
 void TestSessionStore::transactionIsAllOrNothing()
@@ -458,8 +473,10 @@ void TestSessionStore::transactionIsAllOrNothing()
 
     const Status failed = s->transaction([&]() -> Status {
         auto id = s->addNode(makeNode(NodeKind::Round, root, 1, "Round 1"));
-        if (!id) return id.error();
-        if (!s->appendLog(*id, "started")) return makeError(ErrorCode::Cancelled, "log");
+        if (!id)
+            return id.error();
+        if (!s->appendLog(*id, "started"))
+            return makeError(ErrorCode::Cancelled, "log");
         return makeError(ErrorCode::Cancelled, "changed my mind");
     });
     QCOMPARE(toString(failed.error().code), std::string("cancelled"));
@@ -468,7 +485,8 @@ void TestSessionStore::transactionIsAllOrNothing()
 
     // Nested: the inner part rolls back alone.
     const Status outer = s->transaction([&]() -> Status {
-        if (!s->addNode(makeNode(NodeKind::Round, root, 1, "kept"))) return makeError(ErrorCode::Cancelled, "add");
+        if (!s->addNode(makeNode(NodeKind::Round, root, 1, "kept")))
+            return makeError(ErrorCode::Cancelled, "add");
         const Status inner = s->transaction([&]() -> Status {
             s->addNode(makeNode(NodeKind::Round, root, 2, "dropped"));
             return makeError(ErrorCode::Cancelled, "inner");
@@ -486,7 +504,8 @@ std::pair<int, QString> TestSessionStore::readAsOtherUser(const std::string &pat
     QProcess proc;
     proc.setProcessChannelMode(QProcess::MergedChannels);
     proc.start(QCoreApplication::applicationFilePath(), {kReaderFlag, QString::fromStdString(path)});
-    if (!proc.waitForFinished(60000)) return {-1, "reader did not finish"};
+    if (!proc.waitForFinished(60000))
+        return {-1, "reader did not finish"};
     return {proc.exitStatus() == QProcess::NormalExit ? proc.exitCode() : -1, QString::fromUtf8(proc.readAll())};
 }
 
@@ -533,7 +552,8 @@ void TestSessionStore::exportedCopyOpensInReadOnlyFolder()
     // As a user whom the folder's permission bits stop (root ignores them).
     const auto [rc, out] = readAsOtherUser(dst);
     ::chmod(folder.c_str(), 0755);
-    if (rc == 3) QSKIP("cannot switch to another user here");
+    if (rc == 3)
+        QSKIP("cannot switch to another user here");
     QVERIFY2(rc == 0, qPrintable(out));
     QVERIFY2(out.contains(QString("nodes: %1\n").arg(nodes.size())), qPrintable(out));
     QVERIFY2(out.contains("writable open: read-only"), qPrintable(out));
@@ -558,7 +578,8 @@ void TestSessionStore::walSessionOpensInReadOnlyFolder()
     const auto [rc, out] = readAsOtherUser(path);
     const QStringList after = entries(folder);
     ::chmod(folder.c_str(), 0755);
-    if (rc == 3) QSKIP("cannot switch to another user here");
+    if (rc == 3)
+        QSKIP("cannot switch to another user here");
     QVERIFY2(rc == 0, qPrintable(out));
     QVERIFY2(out.contains("nodes: 9\n"), qPrintable(out));
     QCOMPARE(after, QStringList{"a.kfsession"});
@@ -621,7 +642,8 @@ void TestSessionStore::scribbledPagesNeverCrash()
     {
         auto s = SessionStore::create(path, sampleMeta());
         buildTree(*s, 20);
-        for (int i = 0; i < 20; ++i) s->appendLog(std::nullopt, "line " + std::to_string(i));
+        for (int i = 0; i < 20; ++i)
+            s->appendLog(std::nullopt, "line " + std::to_string(i));
     }
     const std::string good = readFile(path);
     int refused = 0;
@@ -631,7 +653,8 @@ void TestSessionStore::scribbledPagesNeverCrash()
         // Past the 100-byte header: garbage in b-tree pages, the sqlite_master page included.
         for (int hit = 0; hit < 8; ++hit) {
             const std::size_t at = 100 + rng() % (bad.size() - 164);
-            for (int k = 0; k < 64; ++k) bad[at + k] = char(rng());
+            for (int k = 0; k < 64; ++k)
+                bad[at + k] = char(rng());
         }
         writeFile(path, bad);
         auto s = SessionStore::open(path, seed % 2 == 0);
@@ -672,15 +695,17 @@ void TestSessionStore::foreignFiles()
     } else if (kind == "random") {
         std::mt19937 rng(7);
         std::string bytes(8192, '\0');
-        for (char &c : bytes) c = char(rng());
+        for (char &c : bytes)
+            c = char(rng());
         writeFile(path, bytes);
     } else if (kind == "empty") {
         writeFile(path, "");
     } else if (kind == "sqlite-plain") {
         QVERIFY(rawExec(path, "CREATE TABLE t(a); INSERT INTO t VALUES (1);"));
     } else if (kind == "sqlite-other-format") {
-        QVERIFY(rawExec(path, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-                              "INSERT INTO meta VALUES ('format', 'some-other-tool');"));
+        QVERIFY(rawExec(path,
+                        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+                        "INSERT INTO meta VALUES ('format', 'some-other-tool');"));
     } else {
         QVERIFY(rawExec(path, "CREATE TABLE meta(a, b); INSERT INTO meta VALUES (1, 2);"));
     }
@@ -693,7 +718,8 @@ void TestSessionStore::foreignFiles()
         QVERIFY(s.error().text().starts_with(path + ": not a KernelForge session"));
     }
     QVERIFY(readFile(path) == before); // looked at, never changed
-    QCOMPARE(toString(SessionStore::exportReadOnlyCopy(path, p(dir, "copy.kfsession")).error().code), std::string("format"));
+    QCOMPARE(toString(SessionStore::exportReadOnlyCopy(path, p(dir, "copy.kfsession")).error().code),
+             std::string("format"));
 }
 
 void TestSessionStore::newerFormatIsRefused()
@@ -710,8 +736,9 @@ void TestSessionStore::newerFormatIsRefused()
         auto s = SessionStore::open(path, readOnly);
         QVERIFY(!s.ok());
         QCOMPARE(toString(s.error().code), std::string("version"));
-        QCOMPARE(s.error().message, "written by a newer KernelForge (format " + newer + ", this reads up to " +
-                                        std::to_string(kSessionFormatVersion) + ")");
+        QCOMPARE(s.error().message,
+                 "written by a newer KernelForge (format " + newer + ", this reads up to " +
+                     std::to_string(kSessionFormatVersion) + ")");
         QCOMPARE(s.error().where, path);
     }
 }
@@ -734,8 +761,9 @@ void TestSessionStore::formatTwoReadsAndMigrates()
         QVERIFY(s->addExchange(e, {node}));
         QVERIFY(s->close());
     }
-    QVERIFY(rawExec(path, "ALTER TABLE exchanges DROP COLUMN stop_reason; ALTER TABLE exchanges DROP COLUMN ending; "
-                          "PRAGMA user_version = 2"));
+    QVERIFY(rawExec(path,
+                    "ALTER TABLE exchanges DROP COLUMN stop_reason; ALTER TABLE exchanges DROP COLUMN ending; "
+                    "PRAGMA user_version = 2"));
     {
         auto ro = SessionStore::open(path, true);
         QVERIFY2(ro, ro ? "" : ro.error().text().c_str());
@@ -913,22 +941,28 @@ void TestSessionStore::survivesSigkill()
         QVERIFY2(s.ok(), s.ok() ? "" : s.error().text().c_str());
         const auto nodes = *s->allNodes();
         std::set<std::int64_t> present;
-        for (const auto &n : nodes) present.insert(n.id);
-        for (auto id : reported) QVERIFY2(present.count(id), qPrintable(QString("lost node %1").arg(id)));
+        for (const auto &n : nodes)
+            present.insert(n.id);
+        for (auto id : reported)
+            QVERIFY2(present.count(id), qPrintable(QString("lost node %1").arg(id)));
         // Each candidate's transaction landed whole or not at all.
         for (const auto &n : nodes) {
-            if (n.kind != NodeKind::Candidate) continue;
+            if (n.kind != NodeKind::Candidate)
+                continue;
             QCOMPARE(n.status, std::string("correct"));
             QCOMPARE(s->logs(n.id)->size(), std::size_t(kLogsPerCandidate));
         }
-        if (!readOnly) QVERIFY(s->addNode(makeNode(NodeKind::Round, nodes[0].id, 99, "after the crash")).ok());
+        if (!readOnly)
+            QVERIFY(s->addNode(makeNode(NodeKind::Round, nodes[0].id, 99, "after the crash")).ok());
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && std::string_view(argv[1]) == kWriterFlag) return runWriter(argv[2]);
-    if (argc >= 3 && std::string_view(argv[1]) == kReaderFlag) return runReader(argv[2]);
+    if (argc >= 3 && std::string_view(argv[1]) == kWriterFlag)
+        return runWriter(argv[2]);
+    if (argc >= 3 && std::string_view(argv[1]) == kReaderFlag)
+        return runReader(argv[2]);
     QCoreApplication app(argc, argv);
     TestSessionStore test;
     return QTest::qExec(&test, argc, argv);

@@ -13,8 +13,8 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
-#include <QtCore/QProcessEnvironment>
 #include <QtCore/QProcess>
+#include <QtCore/QProcessEnvironment>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
 #include <QtTest/QTest>
@@ -164,7 +164,7 @@ private slots:
         copyProblem("b_softmax.toml", folder.path(), "p2.toml");
         copyProblem("a_softmax.toml", folder.path(), "p3.toml");
         const QString worker = QStringLiteral(KF_FAKE_WORKER) + " --time-ms 100";
-        const QStringList args{folder.path(), "--out", out.path(), "--worker", worker, "--gpus", "0",
+        const QStringList args{folder.path(),          "--out", out.path(), "--worker", worker, "--gpus", "0",
                                "--budget-per-problem", "4"};
         const QString compileLog = out.filePath("compile.log");
         const QStringList env = fakePython(compileLog);
@@ -218,8 +218,8 @@ private slots:
             QCOMPARE(entry(s, f)->status, std::string(suite_status::Done));
         QCOMPARE(roundsIn(p1Session), p1Rounds);
         QVERIFY(roundsIn(p2Session) > p2Rounds);
-        QVERIFY(r.out.contains(QString("suite_b_softmax on Fake GPU [0] with the builtin generator, from round %1")
-                                   .arg(p2Rounds + 1)));
+        QVERIFY(r.out.contains(
+            QString("suite_b_softmax on Fake GPU [0] with the builtin generator, from round %1").arg(p2Rounds + 1)));
         const double total = entry(s, "p2.toml")->seconds;
         QVERIFY2(total > spent && total < 4 + 2, qPrintable(QString::number(total)));
         QCOMPARE(entry(s, "p2.toml")->bestMs, 0.5);
@@ -268,7 +268,8 @@ private slots:
         // A Python and a worker pool for each problem made it 3 + 2 + 2 + 0.5 = 7.5 s and more.
         QVERIFY2(overhead < 5, qPrintable(QString::number(overhead)));
         // What the suite records is what the clock says, but for the process's start and end.
-        QVERIFY2(recorded > 0 && recorded <= overhead + 0.1 && recorded > overhead - 1.5, qPrintable(QString::number(recorded)));
+        QVERIFY2(recorded > 0 && recorded <= overhead + 0.1 && recorded > overhead - 1.5,
+                 qPrintable(QString::number(recorded)));
         QVERIFY2(r.out.contains("beyond its search budget a problem took"), qPrintable(r.out));
     }
 
@@ -280,14 +281,15 @@ private slots:
         writeModuleProblem(folder.path(), qint64(kSessionTextLimit)); // its base64 is a third larger
         // The budget counts the setup, and loading an 85 MB problem text takes seconds on a busy
         // machine: 20 s leaves room for a round after it.
-        const Run r = suite({folder.path(), "--out", out.path(), "--worker", KF_FAKE_WORKER, "--budget-per-problem", "20",
-                             "--torch-compile", "off"});
+        const Run r = suite({folder.path(), "--out", out.path(), "--worker", KF_FAKE_WORKER, "--budget-per-problem",
+                             "20", "--torch-compile", "off"});
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         const SuiteState state = stateIn(out.path());
         const SuiteEntry *e = entry(state, "m.toml");
         QVERIFY(e);
         QVERIFY2(e->status == suite_status::Done && e->bestMs == 0.5, qPrintable(r.out + r.err));
-        auto store = SessionStore::open(QDir(out.path()).filePath(QString::fromStdString(e->session)).toStdString(), true);
+        auto store =
+            SessionStore::open(QDir(out.path()).filePath(QString::fromStdString(e->session)).toStdString(), true);
         QVERIFY(store);
         auto meta = store->sessionMeta();
         QVERIFY(meta);
@@ -315,8 +317,8 @@ private slots:
         copyProblem("a_softmax.toml", folder.path(), "p1.toml");
         copyProblem("c_other_names.toml", folder.path(), "p2.toml");
         copyProblem("d_broken.toml", folder.path(), "p3.toml");
-        const QStringList args{folder.path(), "--out", out.path(), "--worker", KF_FAKE_WORKER, "--budget-per-problem",
-                               "2", "--torch-compile", "off"};
+        const QStringList args{folder.path(),          "--out", out.path(),        "--worker", KF_FAKE_WORKER,
+                               "--budget-per-problem", "2",     "--torch-compile", "off"};
         QCOMPARE(suite(args).code, 0);
         QCOMPARE(entry(stateIn(out.path()), "p2.toml")->status, std::string(suite_status::Failed));
         QCOMPARE(entry(stateIn(out.path()), "p3.toml")->status, std::string(suite_status::Failed));

@@ -74,10 +74,13 @@ private slots:
     void markdown()
     {
         const QString md = QString::fromStdString(suiteMarkdown(recorded()));
-        QVERIFY2(md.contains("| eager PyTorch | 7 | 57.1 % (4) | 28.6 % (2) | 14.3 % (1) | 1.34x over 4 |"), qPrintable(md));
-        QVERIFY2(md.contains("| torch.compile | 4 | 50.0 % (2) | 0.0 % (0) | 0.0 % (0) | 0.45x over 2 |"), qPrintable(md));
+        QVERIFY2(md.contains("| eager PyTorch | 7 | 57.1 % (4) | 28.6 % (2) | 14.3 % (1) | 1.34x over 4 |"),
+                 qPrintable(md));
+        QVERIFY2(md.contains("| torch.compile | 4 | 50.0 % (2) | 0.0 % (0) | 0.0 % (0) | 0.45x over 2 |"),
+                 qPrintable(md));
         QVERIFY(md.contains("| 1_relu | correct | 2.0000 | 1.2500 | 1.60x | 1.0000 | 0.80x | strict | fp32 | pass |"));
-        QVERIFY(md.contains("| 2_softmax | correct | 1.0000 | 2.0000 | 0.50x | 0.5000 | 0.25x | strict | tf32x3 | fail |"));
+        QVERIFY(
+            md.contains("| 2_softmax | correct | 1.0000 | 2.0000 | 0.50x | 0.5000 | 0.25x | strict | tf32x3 | fail |"));
         // Why a problem failed, and why torch.compile has no time.
         QVERIFY(md.contains("| 6_cumsum | failed |"));
         QVERIFY(md.contains("cannot implement aten::cumsum"));

@@ -40,7 +40,7 @@ const GpuGate &gpuGate()
         if (!w.info() || !w.info()->gpu.present) {
             g.state = GpuGate::Fail;
             g.reason = QStringLiteral("the worker sees no GPU: ") +
-                       QString::fromStdString(w.info() ? w.info()->gpu.reason : std::string());
+                QString::fromStdString(w.info() ? w.info()->gpu.reason : std::string());
             return g;
         }
         g.state = GpuGate::Run;

@@ -19,11 +19,11 @@ bool machineHasGpu(QString *why);
 
 } // namespace kf::test
 
-#define KF_REQUIRE_GPU()                                                                                 \
-    do {                                                                                                 \
-        const kf::test::GpuGate &gate_ = kf::test::gpuGate();                                            \
-        if (gate_.state == kf::test::GpuGate::Skip)                                                      \
-            QSKIP(qPrintable(QStringLiteral("needs an NVIDIA GPU: ") + gate_.reason));                   \
-        if (gate_.state == kf::test::GpuGate::Fail)                                                      \
-            QFAIL(qPrintable(QStringLiteral("nvidia-smi lists a GPU, but ") + gate_.reason));            \
+#define KF_REQUIRE_GPU()                                                                                               \
+    do {                                                                                                               \
+        const kf::test::GpuGate &gate_ = kf::test::gpuGate();                                                          \
+        if (gate_.state == kf::test::GpuGate::Skip)                                                                    \
+            QSKIP(qPrintable(QStringLiteral("needs an NVIDIA GPU: ") + gate_.reason));                                 \
+        if (gate_.state == kf::test::GpuGate::Fail)                                                                    \
+            QFAIL(qPrintable(QStringLiteral("nvidia-smi lists a GPU, but ") + gate_.reason));                          \
     } while (0)

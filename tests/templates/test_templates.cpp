@@ -5,8 +5,8 @@
 // generator takes them.
 #include "gen/builtin/catalogue.h"
 #include "kernel/candidate.h"
-#include "worker/compiler.h"
 #include "problem/problem.h"
+#include "worker/compiler.h"
 
 #include <QtTest>
 
@@ -38,7 +38,7 @@ std::string readTemplate(const std::string &name)
     std::string text = readFile(KF_SOURCE_DIR "/resources/templates/" + name);
     for (std::smatch m; std::regex_search(text, m, part);)
         text = m.prefix().str() + readFile(KF_SOURCE_DIR "/resources/templates/parts/" + m[1].str() + ".cuh") +
-               m.suffix().str();
+            m.suffix().str();
     return text;
 }
 
@@ -60,8 +60,10 @@ std::string render(const std::string &raw, const Params &params, std::set<std::s
     for (auto it = begin; it != std::sregex_iterator(); ++it) {
         out += text.substr(last, it->position() - last);
         const auto found = params.find((*it)[1].str());
-        if (found == params.end()) missing.insert((*it)[1].str());
-        else out += found->second;
+        if (found == params.end())
+            missing.insert((*it)[1].str());
+        else
+            out += found->second;
         last = it->position() + it->length();
     }
     return out + text.substr(last);
@@ -83,24 +85,38 @@ std::string num(std::int64_t v) { return std::to_string(v); }
 const TensorSpec &tensorOf(const Problem &p, const std::string &name)
 {
     const TensorSpec *t = p.tensor(name);
-    if (!t) qFatal("problem %s has no tensor %s", p.name.c_str(), name.c_str());
+    if (!t)
+        qFatal("problem %s has no tensor %s", p.name.c_str(), name.c_str());
     return *t;
 }
 
 // A [.., M, K] times B [.., K, N] (or [N, K] when transB), with an epilogue.
-Params gemmParams(const Problem &p, const std::string &a, const std::string &b, bool transB, const std::string &epilogue,
-                  const std::string &bias)
+Params gemmParams(const Problem &p, const std::string &a, const std::string &b, bool transB,
+                  const std::string &epilogue, const std::string &bias)
 {
     const auto &as = tensorOf(p, a).shape, &bs = tensorOf(p, b).shape, &cs = tensorOf(p, "out").shape;
     const std::int64_t m = as[as.size() - 2], k = as.back();
     const std::int64_t n = transB ? bs[bs.size() - 2] : bs.back();
     const std::int64_t batch = as.size() == 3 ? as[0] : 1;
-    Params r{{"M", num(m)}, {"N", num(n)}, {"K", num(k)}, {"BATCH", num(batch)},
-             {"A_BATCH_STRIDE", num(batch > 1 ? m * k : 0)}, {"B_BATCH_STRIDE", num(batch > 1 ? k * n : 0)},
+    Params r{{"M", num(m)},
+             {"N", num(n)},
+             {"K", num(k)},
+             {"BATCH", num(batch)},
+             {"A_BATCH_STRIDE", num(batch > 1 ? m * k : 0)},
+             {"B_BATCH_STRIDE", num(batch > 1 ? k * n : 0)},
              {"C_BATCH_STRIDE", num(batch > 1 ? cs[cs.size() - 2] * cs.back() : 0)},
-             {"TRANS_B", transB ? "true" : "false"}, {"A", a}, {"B", b}, {"OUT", "out"}, {"GROUP_M", "8"},
-             {"A_IMAGES", num(batch)}, {"B_IMAGES", num(batch)},
-             {"EPILOGUE", epilogue}, {"KSPLIT", "1"}, {"SPLITK", "0"}, {"SUM_WORDS", "1"}, {"COMBINE_GRID", "1"}};
+             {"TRANS_B", transB ? "true" : "false"},
+             {"A", a},
+             {"B", b},
+             {"OUT", "out"},
+             {"GROUP_M", "8"},
+             {"A_IMAGES", num(batch)},
+             {"B_IMAGES", num(batch)},
+             {"EPILOGUE", epilogue},
+             {"KSPLIT", "1"},
+             {"SPLITK", "0"},
+             {"SUM_WORDS", "1"},
+             {"COMBINE_GRID", "1"}};
     r["EPILOGUE_ARGS"] = bias.empty() ? "" : ", " + bias;
     r["EPILOGUE_PARAMS"] = bias.empty() ? "" : ", const float *__restrict__ " + bias;
     return r;
@@ -112,11 +128,25 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
 {
     const auto &x = tensorOf(p, "x").shape, &w = tensorOf(p, "weight").shape, &o = tensorOf(p, "out").shape;
     const std::int64_t oh = (x[2] + 2 * pad - w[2]) / stride + 1, ow = (x[3] + 2 * pad - w[3]) / stride + 1;
-    Params r{{"BATCH", num(x[0])}, {"IN_C", num(x[1])}, {"IN_H", num(x[2])}, {"IN_W", num(x[3])},
-             {"OUT_C", num(w[0])}, {"KH", num(w[2])}, {"KW", num(w[3])},
-             {"STRIDE_H", num(stride)}, {"STRIDE_W", num(stride)}, {"PAD_H", num(pad)}, {"PAD_W", num(pad)},
-             {"DIL_H", "1"}, {"DIL_W", "1"}, {"OUT_H", num(oh)}, {"OUT_W", num(ow)},
-             {"X", "x"}, {"WEIGHT", "weight"}, {"OUT", "out"}, {"EPILOGUE", epilogue}};
+    Params r{{"BATCH", num(x[0])},
+             {"IN_C", num(x[1])},
+             {"IN_H", num(x[2])},
+             {"IN_W", num(x[3])},
+             {"OUT_C", num(w[0])},
+             {"KH", num(w[2])},
+             {"KW", num(w[3])},
+             {"STRIDE_H", num(stride)},
+             {"STRIDE_W", num(stride)},
+             {"PAD_H", num(pad)},
+             {"PAD_W", num(pad)},
+             {"DIL_H", "1"},
+             {"DIL_W", "1"},
+             {"OUT_H", num(oh)},
+             {"OUT_W", num(ow)},
+             {"X", "x"},
+             {"WEIGHT", "weight"},
+             {"OUT", "out"},
+             {"EPILOGUE", epilogue}};
     r["EPILOGUE_ARGS"] = bias.empty() ? "" : ", " + bias;
     r["EPILOGUE_PARAMS"] = bias.empty() ? "" : ", const float *__restrict__ " + bias;
     if (poolK) {
@@ -129,7 +159,8 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
         r["CONV_OUT"] = "act";
         r["POOL_MAX"] = "true", r["POOL_COUNT_PAD"] = "true", r["POOL_DIVISOR"] = "0";
     } else { // a 0x0 window: no pooling
-        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+        for (const char *k :
+             {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
             r[k] = "0";
         r["POOL_MAX"] = r["POOL_COUNT_PAD"] = "true";
         r["POOL_SH"] = r["POOL_SW"] = "1";
@@ -142,13 +173,20 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
 Params sizesFor(const Problem &p, const QString &family)
 {
     const std::string relu = "fmaxf(acc + bias[col], 0.0f)";
-    if (p.name == "matmul") return gemmParams(p, "A", "B", false, "acc", "");
-    if (p.name == "bmm") return gemmParams(p, "A", "B", false, "acc", "");
-    if (p.name == "linear_bias_relu") return gemmParams(p, "x", "weight", true, relu, "bias");
-    if (p.name == "conv2d") return convParams(p, 4, 2, "acc + bias[col]", "bias");
-    if (p.name == "conv2d_3x3") return convParams(p, 1, 1, "acc + bias[col]", "bias");
-    if (p.name == "conv2d_pointwise") return convParams(p, 1, 0, "acc", "");
-    if (p.name == "conv2d_relu_maxpool") return convParams(p, 4, 2, relu, "bias", 3, 2);
+    if (p.name == "matmul")
+        return gemmParams(p, "A", "B", false, "acc", "");
+    if (p.name == "bmm")
+        return gemmParams(p, "A", "B", false, "acc", "");
+    if (p.name == "linear_bias_relu")
+        return gemmParams(p, "x", "weight", true, relu, "bias");
+    if (p.name == "conv2d")
+        return convParams(p, 4, 2, "acc + bias[col]", "bias");
+    if (p.name == "conv2d_3x3")
+        return convParams(p, 1, 1, "acc + bias[col]", "bias");
+    if (p.name == "conv2d_pointwise")
+        return convParams(p, 1, 0, "acc", "");
+    if (p.name == "conv2d_relu_maxpool")
+        return convParams(p, 4, 2, relu, "bias", 3, 2);
     qFatal("no sizes for %s (%s)", p.name.c_str(), qPrintable(family));
 }
 
@@ -156,8 +194,9 @@ QString diagnosticsText(const CompileOutput &o)
 {
     QString s;
     for (const auto &d : o.diagnostics)
-        s += QStringLiteral("%1 %2 %3\n").arg(d.line).arg(QString::fromStdString(d.severity),
-                                                          QString::fromStdString(d.message));
+        s += QStringLiteral("%1 %2 %3\n")
+                 .arg(d.line)
+                 .arg(QString::fromStdString(d.severity), QString::fromStdString(d.message));
     return s;
 }
 
@@ -188,19 +227,27 @@ private slots:
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32x3");
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(256).arg(32).arg(64).arg(64).arg(3).arg(1), "tf32x3");
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(16).arg(64).arg(32).arg(5).arg(1), "tf32x3");
-        row("gemm_mma_tf32x3.cu", "linear_bias_relu", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32x3");
+        row("gemm_mma_tf32x3.cu", "linear_bias_relu", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1),
+            "tf32x3");
         // K = 4096 in chunks of 16 tiles, each added to an fp32 register sum.
-        row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1) + " PROMOTE=16", "tf32x3");
+        row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1) + " PROMOTE=16",
+            "tf32x3");
 
         const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma_tf32.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma_tf32.cu", "linear_bias_relu", wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")), "tf32");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            "tf32x3");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            "tf32x3");
+        row("gemm_wgmma_tf32.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            "tf32x3");
+        row("gemm_wgmma_tf32.cu", "linear_bias_relu",
+            wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")),
+            "tf32");
         // K split into 16 slices, summed by splitk_combine.
         row("gemm_wgmma_tf32.cu", "matmul",
-            wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) + " KSPLIT=16 SPLITK=1 SUM_WORDS=268435456 COMBINE_GRID=65536",
+            wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
+                " KSPLIT=16 SPLITK=1 SUM_WORDS=268435456 COMBINE_GRID=65536",
             "tf32x3");
 
         row("gemm_mma_tf32.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
@@ -211,28 +258,43 @@ private slots:
         row("gemm_mma_fp16.cu", "matmul", half.arg(128).arg(256).arg(32).arg(64).arg(64), "fp16");
         row("gemm_mma_fp16.cu", "linear_bias_relu", half.arg(128).arg(128).arg(64).arg(64).arg(32), "fp16");
 
-        row("conv_implicit_gemm_tf32x3.cu", "conv2d", mma.arg(128).arg(96).arg(32).arg(32).arg(48).arg(3).arg(2), "tf32x3");
-        row("conv_implicit_gemm_tf32x3.cu", "conv2d", mma.arg(128).arg(96).arg(16).arg(32).arg(48).arg(4).arg(2), "tf32x3");
-        row("conv_implicit_gemm_tf32x3.cu", "conv2d_3x3", mma.arg(128).arg(128).arg(32).arg(32).arg(64).arg(3).arg(1), "tf32x3");
+        row("conv_implicit_gemm_tf32x3.cu", "conv2d", mma.arg(128).arg(96).arg(32).arg(32).arg(48).arg(3).arg(2),
+            "tf32x3");
+        row("conv_implicit_gemm_tf32x3.cu", "conv2d", mma.arg(128).arg(96).arg(16).arg(32).arg(48).arg(4).arg(2),
+            "tf32x3");
+        row("conv_implicit_gemm_tf32x3.cu", "conv2d_3x3", mma.arg(128).arg(128).arg(32).arg(32).arg(64).arg(3).arg(1),
+            "tf32x3");
 
         row("conv_implicit_gemm_tf32.cu", "conv2d", mma.arg(128).arg(96).arg(32).arg(32).arg(48).arg(3).arg(2), "tf32");
         row("conv_implicit_gemm_tf32.cu", "conv2d", mma.arg(64).arg(96).arg(32).arg(32).arg(48).arg(3).arg(1), "tf32");
-        row("conv_implicit_gemm_tf32.cu", "conv2d_pointwise", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
+        row("conv_implicit_gemm_tf32.cu", "conv2d_pointwise",
+            mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1), "tf32");
 
         const QString cw = wg + QStringLiteral(" PRODUCERS=%7");
-        row("conv_wgmma.cu", "conv2d", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
-        row("conv_wgmma.cu", "conv2d", cw.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma.cu", "conv2d_3x3", cw.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma.cu", "conv2d_pointwise", cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
-        row("conv_wgmma.cu", "conv2d_relu_maxpool", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        row("conv_wgmma.cu", "conv2d", cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2),
+            "tf32x3");
+        row("conv_wgmma.cu", "conv2d", cw.arg(2).arg(96).arg(3).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1),
+            "tf32x3");
+        row("conv_wgmma.cu", "conv2d_3x3", cw.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1),
+            "tf32x3");
+        row("conv_wgmma.cu", "conv2d_pointwise",
+            cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
+        row("conv_wgmma.cu", "conv2d_relu_maxpool",
+            cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
 
         const QString cr = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 BLOCKS=%7");
-        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d", cr.arg(2).arg(96).arg(4).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d_3x3", cr.arg(1).arg(128).arg(2).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d_pointwise", cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3), "tf32");
-        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d",
+            cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d",
+            cr.arg(2).arg(96).arg(4).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(2),
+            "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d_3x3",
+            cr.arg(1).arg(128).arg(2).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d_pointwise",
+            cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3), "tf32");
+        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool",
+            cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
 
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
@@ -254,7 +316,8 @@ private slots:
         const std::string text = readTemplate(family.toStdString());
         QVERIFY2(!text.empty(), qPrintable(family));
         Params params = sizesFor(*prob, family);
-        for (const auto &[k, v] : parseTiles(tiles)) params[k] = v;
+        for (const auto &[k, v] : parseTiles(tiles))
+            params[k] = v;
         params["TITLE"] = family.toStdString();
         params["IDEA"] = "test";
         params["PARAMS"] = tiles.toStdString();
@@ -265,15 +328,16 @@ private slots:
         params.emplace("SMEM_PER_SM", std::to_string(builtin::kDefaultSmemPerSm));
         params.emplace("PROMOTE", "0");
         const std::map<QString, std::string> kernelNames{{"gemm_mma_tf32x3.cu", "gemm_tf32x3"},
-                                                     {"gemm_mma_tf32.cu", "gemm_tf32"},
-                                                     {"conv_implicit_gemm_tf32x3.cu", "conv_tf32x3"},
-                                                     {"conv_implicit_gemm_tf32.cu", "conv_tf32"}};
+                                                         {"gemm_mma_tf32.cu", "gemm_tf32"},
+                                                         {"conv_implicit_gemm_tf32x3.cu", "conv_tf32x3"},
+                                                         {"conv_implicit_gemm_tf32.cu", "conv_tf32"}};
         if (auto k = kernelNames.find(family); k != kernelNames.end())
             params["KERNEL"] = k->second;
 
         std::set<std::string> missing;
         const std::string source = render(text, params, missing);
-        QVERIFY2(missing.empty(), qPrintable(QStringLiteral("no value for %1").arg(QString::fromStdString(*missing.begin()))));
+        QVERIFY2(missing.empty(),
+                 qPrintable(QStringLiteral("no value for %1").arg(QString::fromStdString(*missing.begin()))));
         QVERIFY2(source.find("{{") == std::string::npos && source.find("}}") == std::string::npos,
                  "a placeholder is left after rendering");
 
@@ -287,7 +351,8 @@ private slots:
         std::vector<std::string> kernels;
         for (const auto &l : plan->launches) {
             kernels.push_back(l.kernel);
-            for (auto g : l.grid) QVERIFY(g >= 1 && g < (1LL << 31));
+            for (auto g : l.grid)
+                QVERIFY(g >= 1 && g < (1LL << 31));
             QVERIFY(l.block[0] * l.block[1] * l.block[2] <= 1024);
             QVERIFY2(l.smem <= 227 * 1024, qPrintable(QStringLiteral("%1 bytes of shared memory").arg(l.smem)));
         }
@@ -308,31 +373,98 @@ private slots:
         }
         const bool product = precision == "fp32" ? out->ptx.find("fma.rn.f32") != std::string::npos
                                                  : out->ptx.find("mma.sync.aligned") != std::string::npos ||
-                                                       out->ptx.find("wgmma.mma_async") != std::string::npos;
+                out->ptx.find("wgmma.mma_async") != std::string::npos;
         QVERIFY2(product, "the PTX lacks the product instruction of its precision");
-        if (precision == "tf32x3") QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
+        if (precision == "tf32x3")
+            QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
     }
 
     // Every placeholder of every template is one of the documented names, so the generator can
     // fill them all.
     void placeholdersAreKnown()
     {
-        const std::set<std::string> known = {
-            "M", "N", "K", "BATCH", "A_BATCH_STRIDE", "B_BATCH_STRIDE", "C_BATCH_STRIDE", "TRANS_B", "A", "B", "OUT",
-            "GROUP_M", "EPILOGUE", "EPILOGUE_ARGS", "EPILOGUE_PARAMS", "BM", "BN", "BK", "WM", "WN", "TM", "TN",
-            "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
-            "PAD_W", "DIL_H", "DIL_W", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH", "POOL_KW", "POOL_SH", "POOL_SW",
-            "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "PRECISION", "WGS", "PROMOTE",
-            "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "KSPLIT", "SPLITK", "SUM_WORDS",
-            "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR", "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM",
-            "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY"};
+        const std::set<std::string> known = {"M",
+                                             "N",
+                                             "K",
+                                             "BATCH",
+                                             "A_BATCH_STRIDE",
+                                             "B_BATCH_STRIDE",
+                                             "C_BATCH_STRIDE",
+                                             "TRANS_B",
+                                             "A",
+                                             "B",
+                                             "OUT",
+                                             "GROUP_M",
+                                             "EPILOGUE",
+                                             "EPILOGUE_ARGS",
+                                             "EPILOGUE_PARAMS",
+                                             "BM",
+                                             "BN",
+                                             "BK",
+                                             "WM",
+                                             "WN",
+                                             "TM",
+                                             "TN",
+                                             "STAGES",
+                                             "MIN_BLOCKS",
+                                             "IN_C",
+                                             "IN_H",
+                                             "IN_W",
+                                             "OUT_C",
+                                             "KH",
+                                             "KW",
+                                             "STRIDE_H",
+                                             "STRIDE_W",
+                                             "PAD_H",
+                                             "PAD_W",
+                                             "DIL_H",
+                                             "DIL_W",
+                                             "OUT_H",
+                                             "OUT_W",
+                                             "X",
+                                             "WEIGHT",
+                                             "POOL_KH",
+                                             "POOL_KW",
+                                             "POOL_SH",
+                                             "POOL_SW",
+                                             "POOL_PAD_H",
+                                             "POOL_PAD_W",
+                                             "POOL_OUT_H",
+                                             "POOL_OUT_W",
+                                             "SPLIT",
+                                             "PRECISION",
+                                             "WGS",
+                                             "PROMOTE",
+                                             "A_IMAGES",
+                                             "B_IMAGES",
+                                             "POOL",
+                                             "CONV_OUT",
+                                             "PRODUCERS",
+                                             "BLOCKS",
+                                             "KSPLIT",
+                                             "SPLITK",
+                                             "SUM_WORDS",
+                                             "COMBINE_GRID",
+                                             "POOL_MAX",
+                                             "POOL_COUNT_PAD",
+                                             "POOL_DIVISOR",
+                                             "KERNEL",
+                                             "SMEM_PER_BLOCK",
+                                             "SMEM_PER_SM",
+                                             "TITLE",
+                                             "IDEA",
+                                             "PARAMS",
+                                             "PROBLEM",
+                                             "SUMMARY"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
-        const QStringList files = dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);
+        const QStringList files =
+            dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);
         QVERIFY(files.size() >= 7);
         static const std::regex placeholder(R"(\{\{([A-Z0-9_]+)\}\})");
         for (const QString &f : files) {
             const std::string text = readTemplate(f.toStdString());
-            for (auto it = std::sregex_iterator(text.begin(), text.end(), placeholder); it != std::sregex_iterator(); ++it)
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), placeholder); it != std::sregex_iterator();
+                 ++it)
                 QVERIFY2(known.count((*it)[1].str()), qPrintable(f + ": " + QString::fromStdString((*it)[1].str())));
             QVERIFY2(text.find("// @launch") != std::string::npos, qPrintable(f));
             QVERIFY2(text.find("// @precision") != std::string::npos, qPrintable(f));

@@ -1,11 +1,11 @@
 // On a GPU: an exported .cu builds with nvcc for this GPU, and its generated launcher computes
 // what the reference computes (softmax and matmul, small sizes, checked in fp64 on the host).
-#include "support.h"
 #include "gpu_gate.h"
+#include "support.h"
 
-#include "worker/runtime.h"
 #include "kernel/candidate.h"
 #include "kernel/export.h"
+#include "worker/runtime.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -28,7 +28,8 @@ std::vector<float> randomVector(std::size_t n, unsigned seed)
     std::mt19937 g(seed);
     std::normal_distribution<float> d;
     std::vector<float> v(n);
-    for (float &x : v) x = d(g);
+    for (float &x : v)
+        x = d(g);
     return v;
 }
 
@@ -53,12 +54,14 @@ class TestExportGpu : public QObject {
         const Problem p = test::seedProblem(problem, "small");
         const std::string src = test::readText(KF_SOURCE_DIR "/tests/kernels/naive/" + QString::fromStdString(kernel));
         auto cand = parseCandidate(src);
-        if (!cand) qFatal("%s", cand.error().text().c_str());
+        if (!cand)
+            qFatal("%s", cand.error().text().c_str());
         ExportInfo info;
         info.gpu = m_gpu.name;
         info.arch = m_gpu.arch;
         auto text = exportCandidate(*cand, p, info);
-        if (!text) qFatal("%s", text.error().text().c_str());
+        if (!text)
+            qFatal("%s", text.error().text().c_str());
         const QString cu = m_dir.filePath(QString::fromStdString(problem) + ".cu");
         const QString so = m_dir.filePath("lib" + QString::fromStdString(problem) + ".so");
         QFile f(cu);
@@ -68,12 +71,14 @@ class TestExportGpu : public QObject {
         const QString arch = QString::fromStdString(m_gpu.arch).mid(3); // "90a"
         QProcess nvcc;
         nvcc.setProcessChannelMode(QProcess::MergedChannels);
-        nvcc.start(KF_NVCC, {"-gencode=arch=compute_" + arch + ",code=sm_" + arch, "-shared", "-Xcompiler", "-fPIC",
-                             "-o", so, cu});
+        nvcc.start(
+            KF_NVCC,
+            {"-gencode=arch=compute_" + arch + ",code=sm_" + arch, "-shared", "-Xcompiler", "-fPIC", "-o", so, cu});
         if (!nvcc.waitForFinished(180000) || nvcc.exitCode() != 0)
             qFatal("nvcc failed: %s", nvcc.readAll().constData());
         void *lib = dlopen(so.toLocal8Bit().constData(), RTLD_NOW | RTLD_LOCAL);
-        if (!lib) qFatal("dlopen: %s", dlerror());
+        if (!lib)
+            qFatal("dlopen: %s", dlerror());
         return lib;
     }
 
@@ -81,7 +86,8 @@ class TestExportGpu : public QObject {
     {
         auto bytes = reinterpret_cast<ScratchBytes>(dlsym(lib, exportScratchBytesName(p).c_str()));
         void *s = nullptr;
-        if (bytes && bytes() > 0) cudaMalloc(&s, bytes());
+        if (bytes && bytes() > 0)
+            cudaMalloc(&s, bytes());
         return s;
     }
 
@@ -110,8 +116,10 @@ private slots:
         cudaMemcpy(out.data(), dout, out.size() * sizeof(float), cudaMemcpyDeviceToHost);
         for (std::int64_t r = 0; r < rows; ++r) {
             double m = -INFINITY, s = 0;
-            for (std::int64_t c = 0; c < cols; ++c) m = std::max(m, double(x[r * cols + c]));
-            for (std::int64_t c = 0; c < cols; ++c) s += std::exp(double(x[r * cols + c]) - m);
+            for (std::int64_t c = 0; c < cols; ++c)
+                m = std::max(m, double(x[r * cols + c]));
+            for (std::int64_t c = 0; c < cols; ++c)
+                s += std::exp(double(x[r * cols + c]) - m);
             for (std::int64_t c = 0; c < cols; ++c) {
                 const double ref = std::exp(double(x[r * cols + c]) - m) / s;
                 QVERIFY2(std::abs(out[r * cols + c] - ref) <= 1e-4 * (ref + 1.0 / double(cols)), "softmax element");

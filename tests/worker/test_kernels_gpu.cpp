@@ -63,14 +63,16 @@ private slots:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("variant");
-        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/tests/kernels"), {"*.cu"}, QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/tests/kernels"), {"*.cu"}, QDir::Files,
+                        QDirIterator::Subdirectories);
         QStringList all;
-        while (it.hasNext()) all << it.next();
+        while (it.hasNext())
+            all << it.next();
         all.sort();
         for (const QString &p : all)
             for (const QString &variant : {QStringLiteral("small"), QString()}) {
                 const QString name = QDir(KF_SOURCE_DIR "/tests/kernels").relativeFilePath(p) + QLatin1Char('@') +
-                                     (variant.isEmpty() ? QStringLiteral("seed") : variant);
+                    (variant.isEmpty() ? QStringLiteral("seed") : variant);
                 QTest::newRow(qPrintable(name)) << p << variant;
             }
     }
@@ -90,8 +92,8 @@ private slots:
         qInfo("%s @%s: %s — %s", qPrintable(path.section('/', -2)), variant.isEmpty() ? "seed" : qPrintable(variant),
               toString(r->verdict).c_str(), r->reason.c_str());
         QVERIFY2(expected(toString(r->verdict), expect),
-                 qPrintable(QStringLiteral("expected %1, got %2").arg(QString::fromStdString(expect),
-                                                                      QString::fromStdString(toString(r->verdict)))));
+                 qPrintable(QStringLiteral("expected %1, got %2")
+                                .arg(QString::fromStdString(expect), QString::fromStdString(toString(r->verdict)))));
         if (!r->trials.empty())
             QVERIFY2(r->seed != 0, "every evaluation that drew inputs records its seed");
         if (r->verdict != Verdict::Correct) {
@@ -105,9 +107,9 @@ private slots:
             QVERIFY2(r->timingCheck->inputSets >= 2, "timed runs cycle through at least two verified input sets");
         }
         // The worker (restarted where it died) answers again, with the problem still loaded.
-        auto again = w->evaluate("probe", test::readText(KF_SOURCE_DIR "/tests/kernels/naive/" +
-                                                         QString::fromStdString(problem) + ".cu"),
-                                 "", Policy::Strict, 1, 3);
+        auto again = w->evaluate(
+            "probe", test::readText(KF_SOURCE_DIR "/tests/kernels/naive/" + QString::fromStdString(problem) + ".cu"),
+            "", Policy::Strict, 1, 3);
         QVERIFY2(again.ok() && again->verdict == Verdict::Correct, "the worker recovers");
     }
 
@@ -152,15 +154,19 @@ private slots:
         const std::size_t n = trials[0]["outputs"]["out"].size();
         s << "// @precision fp32\n// @launch recall grid(1) block(256) args(x, out, i64(x.numel))\n";
         s << "__device__ const float keys[" << trials.size() << "] = {";
-        for (const auto &t : trials) s << float(t["inputs"]["x"][0].get<double>()) << "f, ";
+        for (const auto &t : trials)
+            s << float(t["inputs"]["x"][0].get<double>()) << "f, ";
         s << "};\n__device__ const float answers[" << trials.size() << "][" << n << "] = {";
         for (const auto &t : trials) {
             s << "{";
-            for (double v : t["outputs"]["out"].get<std::vector<double>>()) s << float(v) << "f, ";
+            for (double v : t["outputs"]["out"].get<std::vector<double>>())
+                s << float(v) << "f, ";
             s << "},\n";
         }
         s << "};\nextern \"C\" __global__ void recall(const float* x, float* out, long long n)\n{\n"
-             "    int k = 0;\n    for (int i = 0; i < " << trials.size() << "; ++i) if (x[0] == keys[i]) k = i;\n"
+             "    int k = 0;\n    for (int i = 0; i < "
+          << trials.size()
+          << "; ++i) if (x[0] == keys[i]) k = i;\n"
              "    for (long long i = threadIdx.x; i < n; i += blockDim.x) out[i] = answers[k][i];\n}\n";
         auto replayed = w->evaluate("memo", s.str(), "", Policy::Strict, 5, 0, std::nullopt, seed);
         QVERIFY(replayed.ok());
@@ -189,13 +195,14 @@ private slots:
         // Three evaluations in one worker, as the built-in generator's ideas are tried one after
         // another: what one kept for its timed runs is gone before the next draws its inputs.
         for (int i = 0; i < 3; ++i) {
-            auto r = w.evaluate("swish" + std::to_string(i), test::readText(KF_SOURCE_DIR "/tests/data/large_swish.cu"), "",
-                                Policy::Strict, 5, 10);
+            auto r = w.evaluate("swish" + std::to_string(i), test::readText(KF_SOURCE_DIR "/tests/data/large_swish.cu"),
+                                "", Policy::Strict, 5, 10);
             QVERIFY2(r.ok(), r.ok() ? "" : r.error().text().c_str());
-            qInfo("large_swish (6.4 GB a tensor), evaluation %d: %s — %s; %d input sets kept for timing; peak GPU memory "
-                  "%.1f GB; median %.3f ms",
-                  i + 1, toString(r->verdict).c_str(), r->reason.c_str(), r->timingCheck ? r->timingCheck->inputSets : 0,
-                  double(r->peakGpuBytes) / 1e9, r->timing ? r->timing->medianMs : 0.0);
+            qInfo(
+                "large_swish (6.4 GB a tensor), evaluation %d: %s — %s; %d input sets kept for timing; peak GPU memory "
+                "%.1f GB; median %.3f ms",
+                i + 1, toString(r->verdict).c_str(), r->reason.c_str(), r->timingCheck ? r->timingCheck->inputSets : 0,
+                double(r->peakGpuBytes) / 1e9, r->timing ? r->timing->medianMs : 0.0);
             QCOMPARE(QString::fromStdString(toString(r->verdict)), QStringLiteral("correct"));
             QVERIFY(r->timingCheck && r->timingCheck->inputSets >= 2);
         }
@@ -213,8 +220,12 @@ private slots:
         QVERIFY(pool.load(test::seedProblem("softmax")).ok());
         QVERIFY(pool.baseline(10).ok());
         const QString dir = QStringLiteral(KF_SOURCE_DIR "/tests/kernels/");
-        const QStringList files{"naive/softmax.cu", "adversarial/partial_write.cu", "adversarial/softmax_zeros.cu",
-                                "adversarial/out_of_bounds.cu", "adversarial/poison_sniff.cu", "naive/softmax.cu"};
+        const QStringList files{"naive/softmax.cu",
+                                "adversarial/partial_write.cu",
+                                "adversarial/softmax_zeros.cu",
+                                "adversarial/out_of_bounds.cu",
+                                "adversarial/poison_sniff.cu",
+                                "naive/softmax.cu"};
         std::vector<EvalRequest> reqs;
         for (int i = 0; i < files.size(); ++i) {
             EvalRequest r;
@@ -227,7 +238,8 @@ private slots:
         QCOMPARE(results.size(), reqs.size());
         for (std::size_t i = 0; i < results.size(); ++i) {
             const std::string want = test::expectation(reqs[i].source, "expect");
-            qInfo("pool %s: %s — %s", qPrintable(files[int(i)]), toString(results[i].verdict).c_str(), results[i].reason.c_str());
+            qInfo("pool %s: %s — %s", qPrintable(files[int(i)]), toString(results[i].verdict).c_str(),
+                  results[i].reason.c_str());
             QVERIFY(expected(toString(results[i].verdict), want));
         }
     }

@@ -26,7 +26,8 @@ private slots:
     void shippedProblems_data()
     {
         QTest::addColumn<QString>("path");
-        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/problems"), {"*.toml"}, QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/problems"), {"*.toml"}, QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString p = it.next();
             QTest::newRow(qPrintable(QDir(KF_SOURCE_DIR).relativeFilePath(p))) << p;
@@ -87,7 +88,8 @@ private slots:
         auto cand = parseCandidate(src);
         QVERIFY2(cand.ok(), cand.ok() ? "" : cand.error().text().c_str());
         std::vector<std::string> kernels;
-        for (const auto &l : cand->launches) kernels.push_back(l.kernel);
+        for (const auto &l : cand->launches)
+            kernels.push_back(l.kernel);
         auto out = w.compile(src, kernels, "sm_90a");
         QVERIFY2(out.ok(), out.ok() ? "" : out.error().text().c_str());
         if (!out->ok)
@@ -123,7 +125,8 @@ private slots:
         c.argv.push_back("--compile");
         WorkerClient w(c);
         QVERIFY(w.start().ok());
-        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/tests/kernels"), {"*.cu"}, QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(QStringLiteral(KF_SOURCE_DIR "/tests/kernels"), {"*.cu"}, QDir::Files,
+                        QDirIterator::Subdirectories);
         int compiled = 0;
         while (it.hasNext()) {
             const QString path = it.next();
@@ -133,7 +136,9 @@ private slots:
             auto cand = parseCandidate(src);
             QVERIFY2(cand.ok(), qPrintable(path));
             auto out = w.compile(src, kernelNames(*cand), "sm_90a");
-            QVERIFY2(out.ok() && out->ok, qPrintable(path + QStringLiteral(": ") + QString::fromStdString(out.ok() ? out->log : out.error().text())));
+            QVERIFY2(out.ok() && out->ok,
+                     qPrintable(path + QStringLiteral(": ") +
+                                QString::fromStdString(out.ok() ? out->log : out.error().text())));
             ++compiled;
         }
         QVERIFY(compiled >= 19); // every file under tests/kernels but the two compile errors

@@ -124,27 +124,43 @@ QVariant ExchangeModel::data(const QModelIndex &index, int role) const
     }
     if (role == SortRole) {
         switch (c) {
-        case IdColumn: return qlonglong(e->id);
-        case PromptTokensColumn: return qlonglong(e->promptTokens);
-        case CompletionTokensColumn: return qlonglong(e->completionTokens);
-        case CostColumn: return e->cost;
-        case LatencyColumn: return e->latencyMs;
-        default: break;
+        case IdColumn:
+            return qlonglong(e->id);
+        case PromptTokensColumn:
+            return qlonglong(e->promptTokens);
+        case CompletionTokensColumn:
+            return qlonglong(e->completionTokens);
+        case CostColumn:
+            return e->cost;
+        case LatencyColumn:
+            return e->latencyMs;
+        default:
+            break;
         }
     }
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (c) {
-    case IdColumn: return QStringLiteral("#%1").arg(e->id);
-    case PurposeColumn: return qs(e->purpose);
-    case ModelColumn: return qs(e->model);
-    case PromptTokensColumn: return tokens(e->promptTokens);
-    case CompletionTokensColumn: return tokens(e->completionTokens);
-    case CostColumn: return cost(e->cost);
-    case LatencyColumn: return QStringLiteral("%1 s").arg(e->latencyMs / 1000.0, 0, 'f', 1);
-    case StopColumn: return stopText(*e);
-    case OutcomeColumn: return e->error.empty() ? QObject::tr("used") : qs(e->error);
-    default: return {};
+    case IdColumn:
+        return QStringLiteral("#%1").arg(e->id);
+    case PurposeColumn:
+        return qs(e->purpose);
+    case ModelColumn:
+        return qs(e->model);
+    case PromptTokensColumn:
+        return tokens(e->promptTokens);
+    case CompletionTokensColumn:
+        return tokens(e->completionTokens);
+    case CostColumn:
+        return cost(e->cost);
+    case LatencyColumn:
+        return QStringLiteral("%1 s").arg(e->latencyMs / 1000.0, 0, 'f', 1);
+    case StopColumn:
+        return stopText(*e);
+    case OutcomeColumn:
+        return e->error.empty() ? QObject::tr("used") : qs(e->error);
+    default:
+        return {};
     }
 }
 
@@ -153,16 +169,26 @@ QVariant ExchangeModel::headerData(int section, Qt::Orientation o, int role) con
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case IdColumn: return tr("Exchange");
-    case PurposeColumn: return tr("Purpose");
-    case ModelColumn: return tr("Model");
-    case PromptTokensColumn: return tr("Prompt tokens");
-    case CompletionTokensColumn: return tr("Completion tokens");
-    case CostColumn: return tr("Cost");
-    case LatencyColumn: return tr("Time");
-    case StopColumn: return tr("Stop");
-    case OutcomeColumn: return tr("Outcome");
-    default: return {};
+    case IdColumn:
+        return tr("Exchange");
+    case PurposeColumn:
+        return tr("Purpose");
+    case ModelColumn:
+        return tr("Model");
+    case PromptTokensColumn:
+        return tr("Prompt tokens");
+    case CompletionTokensColumn:
+        return tr("Completion tokens");
+    case CostColumn:
+        return tr("Cost");
+    case LatencyColumn:
+        return tr("Time");
+    case StopColumn:
+        return tr("Stop");
+    case OutcomeColumn:
+        return tr("Outcome");
+    default:
+        return {};
     }
 }
 

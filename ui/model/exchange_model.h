@@ -15,7 +15,7 @@ namespace kf::ui {
 
 // One reading of a node's exchanges, made off the GUI thread.
 struct NodeExchanges {
-    std::string path;                    // the session file
+    std::string path; // the session file
     std::int64_t node = 0;
     std::vector<ExchangeRecord> records; // by id
     std::string error;                   // why they could not be read ("" when they were)
@@ -37,8 +37,16 @@ class ExchangeModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        IdColumn, PurposeColumn, ModelColumn, PromptTokensColumn, CompletionTokensColumn, CostColumn, LatencyColumn,
-        StopColumn, OutcomeColumn, ColumnCount
+        IdColumn,
+        PurposeColumn,
+        ModelColumn,
+        PromptTokensColumn,
+        CompletionTokensColumn,
+        CostColumn,
+        LatencyColumn,
+        StopColumn,
+        OutcomeColumn,
+        ColumnCount
     };
     explicit ExchangeModel(QObject *parent = nullptr);
 

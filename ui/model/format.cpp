@@ -13,15 +13,9 @@ QString formatMs(double ms)
     return QStringLiteral("%1 ms").arg(ms, 0, 'f', ms < 10 ? 4 : 2);
 }
 
-QString formatSpeedup(double x)
-{
-    return x > 0 ? QStringLiteral("%1×").arg(x, 0, 'f', 2) : QString();
-}
+QString formatSpeedup(double x) { return x > 0 ? QStringLiteral("%1×").arg(x, 0, 'f', 2) : QString(); }
 
-QString formatPercent(double p)
-{
-    return p > 0 ? QStringLiteral("%1 %").arg(p, 0, 'f', 1) : QString();
-}
+QString formatPercent(double p) { return p > 0 ? QStringLiteral("%1 %").arg(p, 0, 'f', 1) : QString(); }
 
 namespace {
 
@@ -41,7 +35,10 @@ QString scaled(double v, const QString &unit)
 QString formatCount(double v) { return scaled(v, QString()); }
 QString formatBytes(double bytes) { return scaled(bytes, QStringLiteral("B")); }
 
-QString plural(int n, const QString &one, const QString &many) { return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many); }
+QString plural(int n, const QString &one, const QString &many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
 
 QString formatShape(const std::vector<std::int64_t> &shape)
 {

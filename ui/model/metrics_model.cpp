@@ -23,7 +23,8 @@ struct LaunchShape {
 
 // The kernels in the order the candidate launches them, with each one's block size and dynamic
 // shared memory from the launch directives; kernels the directives do not name come last.
-std::vector<std::pair<std::string, std::optional<LaunchShape>>> kernelsInOrder(const SessionSnapshot &s, const NodeView &n)
+std::vector<std::pair<std::string, std::optional<LaunchShape>>> kernelsInOrder(const SessionSnapshot &s,
+                                                                               const NodeView &n)
 {
     std::vector<std::pair<std::string, std::optional<LaunchShape>>> out;
     auto add = [&](const std::string &kernel, std::optional<LaunchShape> shape) {
@@ -70,7 +71,9 @@ MetricList candidateMetrics(const SessionSnapshot &s, const NodeView &n)
 {
     using B = Metric::Better;
     MetricList m;
-    auto text = [&](const QString &name, const QString &value) { m.push_back({name, value, std::nullopt, {}, B::Neither}); };
+    auto text = [&](const QString &name, const QString &value) {
+        m.push_back({name, value, std::nullopt, {}, B::Neither});
+    };
     // Times, speedups and percentages of 0 are unknown; counts and bytes of 0 are zero.
     auto number = [&](const QString &name, const QString &value, double v, const QString &unit, B better) {
         const bool known = v > 0 || (unit != u"ms" && unit != u"×" && unit != u"%" && unit != u"s");
@@ -87,18 +90,20 @@ MetricList candidateMetrics(const SessionSnapshot &s, const NodeView &n)
     if (r.sanitizer)
         text(QObject::tr("Sanitizer"), sanitizerText(*r.sanitizer));
     text(QObject::tr("Precision"), qs(toString(r.precision)));
-    text(QObject::tr("Policy"), QStringLiteral("%1 (tolerance %2)").arg(qs(toString(r.policy))).arg(tolerance(r.policy), 0, 'g', 2));
+    text(QObject::tr("Policy"),
+         QStringLiteral("%1 (tolerance %2)").arg(qs(toString(r.policy))).arg(tolerance(r.policy), 0, 'g', 2));
     if (r.timing) {
         const Timing &t = *r.timing;
         number(QObject::tr("Time (median)"), formatMs(t.medianMs), t.medianMs, QStringLiteral("ms"), B::Lower);
-        text(QObject::tr("Time (min / p10 / p90)"), QStringLiteral("%1 / %2 / %3").arg(formatMs(t.minMs), formatMs(t.p10Ms), formatMs(t.p90Ms)));
+        text(QObject::tr("Time (min / p10 / p90)"),
+             QStringLiteral("%1 / %2 / %3").arg(formatMs(t.minMs), formatMs(t.p10Ms), formatMs(t.p90Ms)));
         text(QObject::tr("Timed runs"), QString::number(t.trials));
     }
     text(QObject::tr("Eager PyTorch"), formatMs(s.eagerMs));
     number(QObject::tr("Speedup"), formatSpeedup(n.speedup), n.speedup, QStringLiteral("×"), B::Higher);
     if (s.compiledMs > 0 && n.medianMs > 0)
-        number(QObject::tr("Speedup over torch.compile"), formatSpeedup(s.compiledMs / n.medianMs), s.compiledMs / n.medianMs,
-               QStringLiteral("×"), B::Higher);
+        number(QObject::tr("Speedup over torch.compile"), formatSpeedup(s.compiledMs / n.medianMs),
+               s.compiledMs / n.medianMs, QStringLiteral("×"), B::Higher);
     // Both floors, each with its precision and source: the verdicts use the measured one.
     const QString precision = qs(toString(r.precision));
     if (r.floorMs > 0) {
@@ -106,18 +111,21 @@ MetricList candidateMetrics(const SessionSnapshot &s, const NodeView &n)
                                                 : QObject::tr("ceilings measured on %1").arg(qs(s.meta.gpuName));
         if (const QString rates = describeCeilings(s.ceilings); !rates.isEmpty())
             source += QStringLiteral(": ") + rates;
-        number(QObject::tr("Roofline floor (measured)"), QStringLiteral("%1 (%2; %3)").arg(formatMs(r.floorMs), precision, source),
-               r.floorMs, QStringLiteral("ms"), B::Neither);
+        number(QObject::tr("Roofline floor (measured)"),
+               QStringLiteral("%1 (%2; %3)").arg(formatMs(r.floorMs), precision, source), r.floorMs,
+               QStringLiteral("ms"), B::Neither);
     }
     if (s.problem && !s.meta.gpuName.empty()) {
         const Ceilings sheet = datasheetCeilings(s.meta.gpuName);
         const double ms = floorMs(s.problem->flops.value_or(0), s.problem->bytes(), r.precision, sheet);
         if (ms > 0)
             number(QObject::tr("Roofline floor (datasheet)"),
-                   QStringLiteral("%1 (%2; %3 datasheet: %4)").arg(formatMs(ms), precision, qs(s.meta.gpuName), describeCeilings(sheet)),
+                   QStringLiteral("%1 (%2; %3 datasheet: %4)")
+                       .arg(formatMs(ms), precision, qs(s.meta.gpuName), describeCeilings(sheet)),
                    ms, QStringLiteral("ms"), B::Neither);
     }
-    number(QObject::tr("% of floor"), formatPercent(n.percentOfFloor), n.percentOfFloor, QStringLiteral("%"), B::Higher);
+    number(QObject::tr("% of floor"), formatPercent(n.percentOfFloor), n.percentOfFloor, QStringLiteral("%"),
+           B::Higher);
     number(QObject::tr("Max scaled error"), QString::number(r.maxScaledError, 'e', 2), r.maxScaledError, {}, B::Lower);
     int passed = 0;
     for (const TrialResult &t : r.trials)
@@ -133,12 +141,15 @@ MetricList candidateMetrics(const SessionSnapshot &s, const NodeView &n)
             continue;
         const KernelResources &res = it->second;
         number(k + QObject::tr(" registers"), QString::number(res.registers), res.registers, {}, B::Neither);
-        number(k + QObject::tr(" shared memory"), QStringLiteral("%1 B").arg(res.sharedBytes), res.sharedBytes, QStringLiteral("B"), B::Neither);
-        number(k + QObject::tr(" spills (stores / loads)"), QStringLiteral("%1 / %2 B").arg(res.spillStores).arg(res.spillLoads),
+        number(k + QObject::tr(" shared memory"), QStringLiteral("%1 B").arg(res.sharedBytes), res.sharedBytes,
+               QStringLiteral("B"), B::Neither);
+        number(k + QObject::tr(" spills (stores / loads)"),
+               QStringLiteral("%1 / %2 B").arg(res.spillStores).arg(res.spillLoads),
                double(res.spillStores + res.spillLoads), QStringLiteral("B"), B::Lower);
         text(k + QObject::tr(" stack"), QStringLiteral("%1 B").arg(res.stackBytes));
         if (shape) {
-            const double occ = theoreticalOccupancy(shape->threads, res.registers, res.sharedBytes + shape->dynamicSmem);
+            const double occ =
+                theoreticalOccupancy(shape->threads, res.registers, res.sharedBytes + shape->dynamicSmem);
             number(k + QObject::tr(" occupancy (theoretical, sm_90)"),
                    QStringLiteral("%1 % at %2 threads").arg(occ * 100, 0, 'f', 0).arg(shape->threads), occ * 100,
                    QStringLiteral("%"), B::Higher);
@@ -157,7 +168,8 @@ QString metricDelta(const Metric &a, const Metric &b)
     const double d = *a.value - *b.value;
     if (d == 0)
         return QStringLiteral("=");
-    const QString relative = *b.value != 0 ? QStringLiteral(" (%1 %)").arg(signedNumber(100 * d / *b.value, 1)) : QString();
+    const QString relative =
+        *b.value != 0 ? QStringLiteral(" (%1 %)").arg(signedNumber(100 * d / *b.value, 1)) : QString();
     if (a.unit == u"ms")
         return signedNumber(d, 4) + QStringLiteral(" ms") + relative;
     if (a.unit == u"s")
@@ -168,7 +180,9 @@ QString metricDelta(const Metric &a, const Metric &b)
         return signedNumber(d, 1) + QObject::tr(" points");
     if (a.unit == u"B")
         return signedNumber(d, 0) + QStringLiteral(" B");
-    return std::fabs(d) >= 1 ? signedNumber(d, 0) : (d < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(d), 'e', 2);
+    return std::fabs(d) >= 1
+        ? signedNumber(d, 0)
+        : (d < 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(d), 'e', 2);
 }
 
 MetricsModel::MetricsModel(QObject *parent) : QAbstractTableModel(parent) {}
@@ -217,13 +231,18 @@ QVariant MetricsModel::data(const QModelIndex &index, int role) const
     const Row &r = m_rows[std::size_t(index.row())];
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case NameColumn: return r.name;
-        case SelectedColumn: return r.selected ? r.selected->text : QString();
-        case PinnedColumn: return r.pinned ? r.pinned->text : QString();
-        case DeltaColumn: return r.selected && r.pinned ? metricDelta(*r.selected, *r.pinned) : QString();
+        case NameColumn:
+            return r.name;
+        case SelectedColumn:
+            return r.selected ? r.selected->text : QString();
+        case PinnedColumn:
+            return r.pinned ? r.pinned->text : QString();
+        case DeltaColumn:
+            return r.selected && r.pinned ? metricDelta(*r.selected, *r.pinned) : QString();
         }
-    } else if (role == Qt::ForegroundRole && index.column() == DeltaColumn && r.selected && r.pinned && r.selected->value &&
-               r.pinned->value && r.selected->better != Metric::Better::Neither && *r.selected->value != *r.pinned->value) {
+    } else if (role == Qt::ForegroundRole && index.column() == DeltaColumn && r.selected && r.pinned &&
+               r.selected->value && r.pinned->value && r.selected->better != Metric::Better::Neither &&
+               *r.selected->value != *r.pinned->value) {
         const bool higher = *r.selected->value > *r.pinned->value;
         const bool better = higher == (r.selected->better == Metric::Better::Higher);
         return QBrush(better ? QColor(0x1f, 0x7a, 0x3d) : QColor(0xb0, 0x1c, 0x1c));
@@ -238,10 +257,14 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation o, int role) cons
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Metric");
-    case SelectedColumn: return m_selected ? tr("Selected #%1").arg(m_selected) : tr("Selected");
-    case PinnedColumn: return m_pinned ? tr("Baseline #%1").arg(m_pinned) : tr("Baseline (none pinned)");
-    case DeltaColumn: return tr("Selected − baseline");
+    case NameColumn:
+        return tr("Metric");
+    case SelectedColumn:
+        return m_selected ? tr("Selected #%1").arg(m_selected) : tr("Selected");
+    case PinnedColumn:
+        return m_pinned ? tr("Baseline #%1").arg(m_pinned) : tr("Baseline (none pinned)");
+    case DeltaColumn:
+        return tr("Selected − baseline");
     }
     return {};
 }

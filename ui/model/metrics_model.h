@@ -15,10 +15,10 @@ namespace kf::ui {
 
 struct Metric {
     enum class Better { Neither, Lower, Higher }; // which way is an improvement
-    QString name;                  // what the row means; rows of two candidates align by it
-    QString text;                  // the value as shown
-    std::optional<double> value;   // the number behind it, for the difference
-    QString unit;                  // of the difference: "ms", "×", "%", "B", ""
+    QString name;                                 // what the row means; rows of two candidates align by it
+    QString text;                                 // the value as shown
+    std::optional<double> value;                  // the number behind it, for the difference
+    QString unit;                                 // of the difference: "ms", "×", "%", "B", ""
     Better better = Better::Neither;
 };
 using MetricList = std::vector<Metric>;

@@ -12,10 +12,7 @@ namespace kf::ui {
 
 namespace {
 
-QString valueText(const nlohmann::json &v)
-{
-    return v.is_string() ? qs(v.get<std::string>()) : qs(v.dump());
-}
+QString valueText(const nlohmann::json &v) { return v.is_string() ? qs(v.get<std::string>()) : qs(v.dump()); }
 
 // The parameter-search centre of an idea ({"centre": {"BLOCK": 512, ...}}), an empty object if none.
 nlohmann::json centreOf(const NodeView &idea)
@@ -52,8 +49,8 @@ QString candidateDifference(const SessionSnapshot &s, const NodeView &n)
     std::vector<nlohmann::json> others;
     if (n.record.parent)
         for (std::int64_t id : s.children(*n.record.parent))
-            if (const NodeView *o = s.node(id); o && o->id() != n.id() && o->isCandidate() && o->draft.params.is_object() &&
-                                                !o->draft.params.empty())
+            if (const NodeView *o = s.node(id);
+                o && o->id() != n.id() && o->isCandidate() && o->draft.params.is_object() && !o->draft.params.empty())
                 others.push_back(o->draft.params);
     return differingParams(n.draft.params, others).join(QStringLiteral(" · "));
 }
@@ -65,8 +62,8 @@ QString ideaDifference(const SessionSnapshot &s, const NodeView &idea)
     std::vector<nlohmann::json> others;
     if (idea.record.parent)
         for (std::int64_t id : s.children(*idea.record.parent))
-            if (const NodeView *o = s.node(id); o && o->id() != idea.id() && o->record.kind == NodeKind::Idea &&
-                                                o->record.title == idea.record.title)
+            if (const NodeView *o = s.node(id);
+                o && o->id() != idea.id() && o->record.kind == NodeKind::Idea && o->record.title == idea.record.title)
                 others.push_back(centreOf(*o));
     if (!centre.empty())
         if (const QStringList parts = differingParams(centre, others); !parts.isEmpty())
@@ -95,7 +92,8 @@ QString nodeName(const NodeView &n)
     if (n.isCandidate()) {
         // The built-in generator names a candidate by its parameters, which the details show.
         const QString params = compactParams(n.draft.params);
-        const bool onlyParams = !params.isEmpty() && QString(params).replace(QStringLiteral(" · "), QStringLiteral(", ")) == name;
+        const bool onlyParams =
+            !params.isEmpty() && QString(params).replace(QStringLiteral(" · "), QStringLiteral(", ")) == name;
         name = onlyParams ? QStringLiteral("#%1").arg(n.id()) : QStringLiteral("#%1 %2").arg(n.id()).arg(name);
     }
     if (n.record.edited)
@@ -137,14 +135,17 @@ QString nodeDetails(const SessionSnapshot &s, const NodeView &n)
                                   : QObject::tr("repair of #%1 · %2").arg(n.draft.repairOf).arg(text);
         return text;
     }
-    case NodeKind::Idea: return ideaDifference(s, n);
+    case NodeKind::Idea:
+        return ideaDifference(s, n);
     case NodeKind::Round: {
         const NodeCounts c = countBelow(s, n.id());
         if (c.candidates == 0)
             return {};
-        return plural(c.candidates, QObject::tr("candidate"), QObject::tr("candidates")) + QObject::tr(" · %1 correct").arg(c.correct);
+        return plural(c.candidates, QObject::tr("candidate"), QObject::tr("candidates")) +
+            QObject::tr(" · %1 correct").arg(c.correct);
     }
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -166,8 +167,8 @@ QString statusText(const NodeView &n)
     QString text = qs(n.shownStatus);
     if (n.shownStatus != n.record.status) // a finished round without a correct kernel
         text = n.shownStatus == node_status::NeedsGpu
-                   ? QObject::tr("finished: no correct kernel; its candidates compiled and wait for a GPU")
-                   : QObject::tr("finished: no correct kernel");
+            ? QObject::tr("finished: no correct kernel; its candidates compiled and wait for a GPU")
+            : QObject::tr("finished: no correct kernel");
     if (!n.record.reason.empty())
         text += QStringLiteral(": ") + qs(n.record.reason);
     if (n.sanitizerUnchecked) {
@@ -190,7 +191,8 @@ QString summaryHtml(const SessionSnapshot &s, const NodeView &n)
             return QObject::tr("none");
         return QStringLiteral("#%1 %2 (%3)").arg(b->id()).arg(formatMs(b->medianMs), formatSpeedup(b->speedup));
     };
-    QString html = QStringLiteral("<h3>%1 %2</h3><p>%3</p>").arg(dot(n), esc(n.record.title), statusText(n).toHtmlEscaped());
+    QString html =
+        QStringLiteral("<h3>%1 %2</h3><p>%3</p>").arg(dot(n), esc(n.record.title), statusText(n).toHtmlEscaped());
     const NodeCounts counts = countBelow(s, n.id());
     QString rows;
     if (n.record.kind == NodeKind::Round) {
@@ -208,7 +210,8 @@ QString summaryHtml(const SessionSnapshot &s, const NodeView &n)
         for (std::int64_t id : s.children(n.id()))
             if (const NodeView *idea = s.node(id)) {
                 const NodeCounts c = countBelow(s, id);
-                rows += QStringLiteral("<tr><td>%1 %2</td><td>%3</td><td align=right>%4 / %5</td><td align=right>%6</td></tr>")
+                rows += QStringLiteral(
+                            "<tr><td>%1 %2</td><td>%3</td><td align=right>%4 / %5</td><td align=right>%6</td></tr>")
                             .arg(dot(*idea), esc(idea->record.title), nodeDetails(s, *idea).toHtmlEscaped())
                             .arg(c.correct)
                             .arg(c.candidates)
@@ -236,11 +239,13 @@ QString summaryHtml(const SessionSnapshot &s, const NodeView &n)
                     .arg(best(counts.best));
         for (std::int64_t id : s.children(n.id()))
             if (const NodeView *c = s.node(id); c && c->isCandidate())
-                rows += QStringLiteral("<tr><td>%1 #%2</td><td>%3</td><td>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
-                            .arg(dot(*c))
-                            .arg(c->id())
-                            .arg(nodeDetails(s, *c).toHtmlEscaped(), qs(c->shownStatus), formatMs(c->medianMs),
-                                 formatSpeedup(c->speedup));
+                rows +=
+                    QStringLiteral(
+                        "<tr><td>%1 #%2</td><td>%3</td><td>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
+                        .arg(dot(*c))
+                        .arg(c->id())
+                        .arg(nodeDetails(s, *c).toHtmlEscaped(), qs(c->shownStatus), formatMs(c->medianMs),
+                             formatSpeedup(c->speedup));
         if (!rows.isEmpty())
             html += QObject::tr("<table cellspacing=6><tr><th align=left>Candidate</th><th align=left>Parameters</th>"
                                 "<th align=left>Status</th><th>Time</th><th>Speedup</th></tr>%1</table>")

@@ -7,7 +7,7 @@ namespace kf::ui {
 
 struct SmLimits {
     int registersPerSm = 65536;
-    int registerUnit = 256;          // registers are allocated per warp in units of this
+    int registerUnit = 256; // registers are allocated per warp in units of this
     int maxWarpsPerSm = 64;
     int maxBlocksPerSm = 32;
     int sharedPerSm = 228 * 1024;

@@ -38,14 +38,22 @@ bool OutlineFilter::candidateMatches(const QModelIndex &i) const
         return false;
     const QString status = i.data(StatusRole).toString();
     switch (m_show) {
-    case Show::All: return true;
-    case Show::Correct: return statusGroup(status) == StatusGroup::Good;
-    case Show::Failed: return statusGroup(status) == StatusGroup::Failed || statusGroup(status) == StatusGroup::Suspect;
-    case Show::NeedsGpu: return statusGroup(status) == StatusGroup::Unjudged;
-    case Show::Pending: return statusGroup(status) == StatusGroup::Pending;
-    case Show::HandEdited: return i.data(EditedRole).toBool();
-    case Show::Unchecked: return i.data(SanitizerUncheckedRole).toBool();
-    case Show::Status: return status == m_status;
+    case Show::All:
+        return true;
+    case Show::Correct:
+        return statusGroup(status) == StatusGroup::Good;
+    case Show::Failed:
+        return statusGroup(status) == StatusGroup::Failed || statusGroup(status) == StatusGroup::Suspect;
+    case Show::NeedsGpu:
+        return statusGroup(status) == StatusGroup::Unjudged;
+    case Show::Pending:
+        return statusGroup(status) == StatusGroup::Pending;
+    case Show::HandEdited:
+        return i.data(EditedRole).toBool();
+    case Show::Unchecked:
+        return i.data(SanitizerUncheckedRole).toBool();
+    case Show::Status:
+        return status == m_status;
     }
     return true;
 }

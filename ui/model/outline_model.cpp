@@ -52,11 +52,11 @@ void OutlineModel::setSnapshot(SnapshotPtr next)
     const std::int64_t nextRoot = next ? next->rootId().value_or(0) : 0;
     // An update of the same session keeps every node (ids only grow); anything else resets.
     bool incremental = old && next && old->path == next->path && m_root == nextRoot && m_root != 0 &&
-                       old->nodes.size() <= next->nodes.size();
+        old->nodes.size() <= next->nodes.size();
     if (incremental)
         for (std::size_t i = 0; i < old->nodes.size() && incremental; ++i)
             incremental = next->nodes[i].id() == old->nodes[i].id() &&
-                          next->nodes[i].record.parent == old->nodes[i].record.parent;
+                next->nodes[i].record.parent == old->nodes[i].record.parent;
     if (!incremental) {
         beginResetModel();
         m_limit = std::numeric_limits<std::int64_t>::max();
@@ -144,20 +144,28 @@ QVariant OutlineModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return nodeName(*n);
-        case DetailsColumn: return nodeDetails(*m_snapshot, *n);
-        case StatusColumn: return status;
-        case TimeColumn: return formatMs(n->medianMs);
-        case SpeedupColumn: return formatSpeedup(n->speedup);
-        case FloorColumn: return formatPercent(n->percentOfFloor);
+        case NameColumn:
+            return nodeName(*n);
+        case DetailsColumn:
+            return nodeDetails(*m_snapshot, *n);
+        case StatusColumn:
+            return status;
+        case TimeColumn:
+            return formatMs(n->medianMs);
+        case SpeedupColumn:
+            return formatSpeedup(n->speedup);
+        case FloorColumn:
+            return formatPercent(n->percentOfFloor);
         }
         break;
     case Qt::DecorationRole:
         if (index.column() == NameColumn)
             return statusIcon(status, n->sanitizerUnchecked);
         break;
-    case Qt::ToolTipRole: return nodeToolTip(*m_snapshot, *n); // what the columns cut short
-    case ParamsRole: return compactParams(n->draft.params);
+    case Qt::ToolTipRole:
+        return nodeToolTip(*m_snapshot, *n); // what the columns cut short
+    case ParamsRole:
+        return compactParams(n->draft.params);
     case Qt::FontRole:
         if (n->id() == m_snapshot->bestNode) {
             QFont f;
@@ -169,24 +177,40 @@ QVariant OutlineModel::data(const QModelIndex &index, int role) const
         if (index.column() >= TimeColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
-    case NodeIdRole: return qint64(n->id());
-    case KindRole: return qs(toString(n->record.kind));
-    case StatusRole: return status;
-    case TimeRole: return n->medianMs;
-    case SpeedupRole: return n->speedup;
-    case FloorPercentRole: return n->percentOfFloor;
-    case EditedRole: return n->record.edited;
-    case SanitizerUncheckedRole: return n->sanitizerUnchecked;
-    case BestPathRole: return n->onBestPath;
-    case RoundRole: return n->record.round;
+    case NodeIdRole:
+        return qint64(n->id());
+    case KindRole:
+        return qs(toString(n->record.kind));
+    case StatusRole:
+        return status;
+    case TimeRole:
+        return n->medianMs;
+    case SpeedupRole:
+        return n->speedup;
+    case FloorPercentRole:
+        return n->percentOfFloor;
+    case EditedRole:
+        return n->record.edited;
+    case SanitizerUncheckedRole:
+        return n->sanitizerUnchecked;
+    case BestPathRole:
+        return n->onBestPath;
+    case RoundRole:
+        return n->record.round;
     case SortRole:
         switch (index.column()) {
-        case NameColumn: return qint64(n->id());
-        case DetailsColumn: return nodeDetails(*m_snapshot, *n);
-        case StatusColumn: return status;
-        case TimeColumn: return n->medianMs > 0 ? n->medianMs : 1e300; // unknown times sort last
-        case SpeedupColumn: return n->speedup;
-        case FloorColumn: return n->percentOfFloor;
+        case NameColumn:
+            return qint64(n->id());
+        case DetailsColumn:
+            return nodeDetails(*m_snapshot, *n);
+        case StatusColumn:
+            return status;
+        case TimeColumn:
+            return n->medianMs > 0 ? n->medianMs : 1e300; // unknown times sort last
+        case SpeedupColumn:
+            return n->speedup;
+        case FloorColumn:
+            return n->percentOfFloor;
         }
         break;
     }
@@ -198,12 +222,18 @@ QVariant OutlineModel::headerData(int section, Qt::Orientation o, int role) cons
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Node");
-    case DetailsColumn: return tr("Parameters");
-    case StatusColumn: return tr("Status");
-    case TimeColumn: return tr("Time");
-    case SpeedupColumn: return tr("Speedup");
-    case FloorColumn: return tr("% of floor");
+    case NameColumn:
+        return tr("Node");
+    case DetailsColumn:
+        return tr("Parameters");
+    case StatusColumn:
+        return tr("Status");
+    case TimeColumn:
+        return tr("Time");
+    case SpeedupColumn:
+        return tr("Speedup");
+    case FloorColumn:
+        return tr("% of floor");
     }
     return {};
 }

@@ -42,7 +42,8 @@ private:
 
     SnapshotPtr m_snapshot;
     std::int64_t m_root = 0;
-    std::int64_t m_limit = std::numeric_limits<std::int64_t>::max(); // nodes with a larger id are not shown yet (during an insertion)
+    std::int64_t m_limit =
+        std::numeric_limits<std::int64_t>::max(); // nodes with a larger id are not shown yet (during an insertion)
 };
 
 } // namespace kf::ui

@@ -78,17 +78,26 @@ QVariant PointsModel::data(const QModelIndex &index, int role) const
     const Point &p = m_points[std::size_t(index.row())];
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
-        case XColumn: return p.x;
-        case SpeedupColumn: return p.speedup;
-        case RoundColumn: return p.round;
-        case NodeColumn: return qint64(p.node);
-        case NameColumn: return p.name;
-        case TimeColumn: return p.ms;
+        case XColumn:
+            return p.x;
+        case SpeedupColumn:
+            return p.speedup;
+        case RoundColumn:
+            return p.round;
+        case NodeColumn:
+            return qint64(p.node);
+        case NameColumn:
+            return p.name;
+        case TimeColumn:
+            return p.ms;
         }
     } else if (role == NodeIdRole) {
         return qint64(p.node);
     } else if (role == Qt::ToolTipRole) {
-        return QStringLiteral("%1\nround %2: %3, %4").arg(p.name).arg(p.round).arg(formatMs(p.ms), formatSpeedup(p.speedup));
+        return QStringLiteral("%1\nround %2: %3, %4")
+            .arg(p.name)
+            .arg(p.round)
+            .arg(formatMs(p.ms), formatSpeedup(p.speedup));
     }
     return {};
 }
@@ -98,12 +107,18 @@ QVariant PointsModel::headerData(int section, Qt::Orientation o, int role) const
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case XColumn: return tr("Position");
-    case SpeedupColumn: return tr("Speedup");
-    case RoundColumn: return tr("Round");
-    case NodeColumn: return tr("Node");
-    case NameColumn: return tr("Candidate");
-    case TimeColumn: return tr("Time");
+    case XColumn:
+        return tr("Position");
+    case SpeedupColumn:
+        return tr("Speedup");
+    case RoundColumn:
+        return tr("Round");
+    case NodeColumn:
+        return tr("Node");
+    case NameColumn:
+        return tr("Candidate");
+    case TimeColumn:
+        return tr("Time");
     }
     return {};
 }

@@ -10,7 +10,8 @@
 
 namespace kf::ui {
 
-ProblemList collectProblems(const std::vector<std::string> &shippedFolders, const std::vector<std::string> &extraFolders)
+ProblemList collectProblems(const std::vector<std::string> &shippedFolders,
+                            const std::vector<std::string> &extraFolders)
 {
     ProblemList out;
     out.searched = shippedFolders;
@@ -74,23 +75,29 @@ QVariant ProblemModel::data(const QModelIndex &index, int role) const
         return {};
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case NameColumn: return qs(p->name);
+        case NameColumn:
+            return qs(p->name);
         case InputsColumn: {
             QStringList ins;
             for (const InputSpec &t : p->inputs)
                 ins << qs(t.name) + formatShape(t.shape);
             return ins.join(QStringLiteral(", "));
         }
-        case FlopsColumn: return p->flops ? formatCount(*p->flops) : tr("from the graph");
-        case BytesColumn: return formatBytes(p->bytes());
+        case FlopsColumn:
+            return p->flops ? formatCount(*p->flops) : tr("from the graph");
+        case BytesColumn:
+            return formatBytes(p->bytes());
         }
     } else if (role == Qt::ToolTipRole) {
         return QStringLiteral("%1\n%2").arg(qs(p->description), qs(p->path));
     } else if (role == SortRole) {
         switch (index.column()) {
-        case FlopsColumn: return p->flops.value_or(0);
-        case BytesColumn: return p->bytes();
-        default: return data(index, Qt::DisplayRole);
+        case FlopsColumn:
+            return p->flops.value_or(0);
+        case BytesColumn:
+            return p->bytes();
+        default:
+            return data(index, Qt::DisplayRole);
         }
     } else if (role == Qt::TextAlignmentRole && index.column() >= FlopsColumn) {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -103,10 +110,14 @@ QVariant ProblemModel::headerData(int section, Qt::Orientation o, int role) cons
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Problem");
-    case InputsColumn: return tr("Inputs");
-    case FlopsColumn: return tr("FLOPs");
-    case BytesColumn: return tr("Bytes");
+    case NameColumn:
+        return tr("Problem");
+    case InputsColumn:
+        return tr("Inputs");
+    case FlopsColumn:
+        return tr("FLOPs");
+    case BytesColumn:
+        return tr("Bytes");
     }
     return {};
 }

@@ -11,14 +11,15 @@ namespace kf::ui {
 
 struct ProblemList {
     std::vector<Problem> problems;
-    std::vector<Error> errors;        // files that did not parse, with file:line
+    std::vector<Error> errors;         // files that did not parse, with file:line
     std::vector<std::string> searched; // the folders looked in for the shipped problems
 };
 using ProblemListPtr = std::shared_ptr<const ProblemList>;
 
 // Problems of the shipped folder in use (the first of `shippedFolders` that holds any) and of
 // each extra folder, sorted by name; a name that appears twice keeps the first.
-ProblemList collectProblems(const std::vector<std::string> &shippedFolders, const std::vector<std::string> &extraFolders);
+ProblemList collectProblems(const std::vector<std::string> &shippedFolders,
+                            const std::vector<std::string> &extraFolders);
 
 class ProblemModel : public QAbstractTableModel {
     Q_OBJECT

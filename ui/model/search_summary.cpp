@@ -34,7 +34,8 @@ QString searchSummary(const SessionSnapshot &s, std::int64_t newestBefore, const
                 rest.emplace(count, status);
         for (const auto &[count, status] : rest)
             parts << QStringLiteral("%1 %2").arg(count).arg(qs(status));
-        text += plural(candidates, QObject::tr("candidate"), QObject::tr("candidates")) + QStringLiteral(" — ") + parts.join(QStringLiteral(", "));
+        text += plural(candidates, QObject::tr("candidate"), QObject::tr("candidates")) + QStringLiteral(" — ") +
+            parts.join(QStringLiteral(", "));
     }
     text += QStringLiteral(". ");
     if (const NodeView *best = s.node(s.bestNode)) {

@@ -188,7 +188,7 @@ std::string versionOf(const SessionStore &store, const std::vector<NodeRecord> &
         for (const auto &[k, v] : *all)
             metaText += k + '=' + v + '\n';
     return std::to_string(nodes.size()) + "/" + newest + "/" + std::to_string(lastEvent) + "/" +
-           std::to_string(std::hash<std::string>{}(metaText));
+        std::to_string(std::hash<std::string>{}(metaText));
 }
 
 Result<std::shared_ptr<SessionSnapshot>> build(const SessionStore &store)

@@ -25,17 +25,17 @@ struct NodeView {
     NodeRecord record;
     std::optional<EvalResult> result; // candidates that were evaluated
     DraftInfo draft;
-    double medianMs = 0;              // correct candidates with a timing; rounds and ideas: the best below
-    double speedup = 0;               // eager / median, 0 when either is unknown
-    double percentOfFloor = 0;        // floor / median × 100, 0 when unknown
-    std::int64_t ideaNode = 0;        // the idea above a candidate (through repairs and edits)
-    bool onBestPath = false;          // the best kernel and every node above it
-    int depth = 0;                    // 0 for the root
+    double medianMs = 0;       // correct candidates with a timing; rounds and ideas: the best below
+    double speedup = 0;        // eager / median, 0 when either is unknown
+    double percentOfFloor = 0; // floor / median × 100, 0 when unknown
+    std::int64_t ideaNode = 0; // the idea above a candidate (through repairs and edits)
+    bool onBestPath = false;   // the best kernel and every node above it
+    int depth = 0;             // 0 for the root
     // The status the views colour and filter by: the stored one, except for a finished round
     // without a correct kernel, which shows "needs gpu" when candidates below wait for a GPU (a
     // compile-only search) and "failed" otherwise.
     std::string shownStatus;
-    bool sanitizerUnchecked = false;  // compute-sanitizer ran but could not judge it ("unchecked")
+    bool sanitizerUnchecked = false; // compute-sanitizer ran but could not judge it ("unchecked")
 
     std::int64_t id() const { return record.id; }
     bool isCandidate() const { return record.kind == NodeKind::Candidate; }
@@ -43,10 +43,10 @@ struct NodeView {
 
 struct SessionSnapshot {
     std::string path;
-    bool readOnly = false;            // the workbench will not write to it (an example, a read-only file)
+    bool readOnly = false; // the workbench will not write to it (an example, a read-only file)
     SessionMeta meta;
-    std::optional<Problem> problem;   // parsed from the session's own problem text
-    std::string problemError;         // why it did not parse
+    std::optional<Problem> problem; // parsed from the session's own problem text
+    std::string problemError;       // why it did not parse
     SearchSettings settings;
     nlohmann::json generatorSettings; // meta generator_settings (never a key), null when absent
     Ceilings ceilings;                // meta "ceilings", zero when unknown
@@ -54,9 +54,9 @@ struct SessionSnapshot {
     double compiledMs = 0;            // torch.compile's median (meta "torch_compile"), 0 when unknown
     std::vector<NodeView> nodes;      // ordered by id: a parent always comes before its children
     Trajectory trajectory;
-    std::int64_t bestNode = 0;        // fastest correct candidate, 0 when none
-    std::int64_t lastEvent = 0;       // id of the newest event when it was read
-    std::string version;              // changes whenever a node, an event or the meta changes
+    std::int64_t bestNode = 0;  // fastest correct candidate, 0 when none
+    std::int64_t lastEvent = 0; // id of the newest event when it was read
+    std::string version;        // changes whenever a node, an event or the meta changes
 
     const NodeView *node(std::int64_t id) const;
     const std::vector<std::int64_t> &children(std::int64_t id) const; // ordered by id

@@ -18,7 +18,7 @@ struct Style {
 // a colour that no other status shares.
 constexpr Style kStyles[] = {
     {u"correct", StatusGroup::Good, 0x2e9d4f},
-    {u"finished", StatusGroup::Good, 0x1f7a3d},      // a round that found a correct kernel
+    {u"finished", StatusGroup::Good, 0x1f7a3d},        // a round that found a correct kernel
     {u"compile error", StatusGroup::Failed, 0xe08a1e}, // orange: the code never ran
     {u"launch error", StatusGroup::Failed, 0xb35900},
     {u"wrong", StatusGroup::Failed, 0xc62828},
@@ -27,9 +27,9 @@ constexpr Style kStyles[] = {
     {u"inconsistent", StatusGroup::Failed, 0x8d5a2b}, // correct when verified, wrong when timed
     {u"crashed", StatusGroup::Failed, 0x8e44ad},      // purple: the worker had to be replaced
     {u"timed out", StatusGroup::Failed, 0x5e35b1},
-    {u"failed", StatusGroup::Failed, 0x7f1d1d},       // an idea or round without a correct kernel
+    {u"failed", StatusGroup::Failed, 0x7f1d1d}, // an idea or round without a correct kernel
     {u"suspect", StatusGroup::Suspect, 0xd4b106},
-    {u"needs gpu", StatusGroup::Unjudged, 0x4f7c8a},  // compiled; nothing has run it
+    {u"needs gpu", StatusGroup::Unjudged, 0x4f7c8a}, // compiled; nothing has run it
     {u"queued", StatusGroup::Pending, 0x7fa6d9},
     {u"compiling", StatusGroup::Pending, 0x3f7fd0},
     {u"running", StatusGroup::Pending, 0x1e5aa8},
@@ -89,10 +89,10 @@ QColor uncheckedColor() { return QColor(0xff, 0x6f, 0x00); }
 
 QStringList candidateStatuses()
 {
-    return {QStringLiteral("correct"),      QStringLiteral("needs gpu"),   QStringLiteral("compile error"),
-            QStringLiteral("launch error"), QStringLiteral("wrong"),       QStringLiteral("inconsistent"),
-            QStringLiteral("racy"),         QStringLiteral("sanitizer"),   QStringLiteral("crashed"),
-            QStringLiteral("timed out"),    QStringLiteral("suspect"),     QStringLiteral("queued"),
+    return {QStringLiteral("correct"),      QStringLiteral("needs gpu"), QStringLiteral("compile error"),
+            QStringLiteral("launch error"), QStringLiteral("wrong"),     QStringLiteral("inconsistent"),
+            QStringLiteral("racy"),         QStringLiteral("sanitizer"), QStringLiteral("crashed"),
+            QStringLiteral("timed out"),    QStringLiteral("suspect"),   QStringLiteral("queued"),
             QStringLiteral("compiling")};
 }
 

@@ -65,14 +65,22 @@ QVariant TrajectoryModel::data(const QModelIndex &index, int role) const
     const double eager = m_snapshot->trajectory.eagerMs;
     if (role == Qt::DisplayRole || role == SortRole) {
         switch (index.column()) {
-        case RoundColumn: return r.round;
-        case BestMsColumn: return r.bestMs;
-        case PercentColumn: return r.percentOfReference;
-        case SpeedupColumn: return r.bestMs > 0 && eager > 0 ? eager / r.bestMs : 0.0;
-        case IdeaColumn: return qs(r.idea);
-        case RoundBestColumn: return r.roundBestMs;
-        case CandidatesColumn: return r.candidates;
-        case CorrectColumn: return r.correct;
+        case RoundColumn:
+            return r.round;
+        case BestMsColumn:
+            return r.bestMs;
+        case PercentColumn:
+            return r.percentOfReference;
+        case SpeedupColumn:
+            return r.bestMs > 0 && eager > 0 ? eager / r.bestMs : 0.0;
+        case IdeaColumn:
+            return qs(r.idea);
+        case RoundBestColumn:
+            return r.roundBestMs;
+        case CandidatesColumn:
+            return r.candidates;
+        case CorrectColumn:
+            return r.correct;
         }
     } else if (role == NodeIdRole) {
         const std::int64_t own = m_roundBest[std::size_t(index.row())];
@@ -84,7 +92,10 @@ QVariant TrajectoryModel::data(const QModelIndex &index, int role) const
         if (own)
             return tip + tr("Click to select #%1, the fastest correct kernel of round %2").arg(own).arg(r.round);
         if (r.bestNode)
-            return tip + tr("Round %1 found no correct kernel; click to select #%2, the best so far").arg(r.round).arg(r.bestNode);
+            return tip +
+                tr("Round %1 found no correct kernel; click to select #%2, the best so far")
+                    .arg(r.round)
+                    .arg(r.bestNode);
         return tip.trimmed();
     } else if (role == Qt::FontRole && r.improved && index.column() == BestMsColumn) {
         QFont f;
@@ -101,14 +112,22 @@ QVariant TrajectoryModel::headerData(int section, Qt::Orientation o, int role) c
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case RoundColumn: return tr("Round");
-    case BestMsColumn: return tr("Best ms");
-    case PercentColumn: return tr("% of reference");
-    case SpeedupColumn: return tr("Speedup");
-    case IdeaColumn: return tr("Idea");
-    case RoundBestColumn: return tr("Round best ms");
-    case CandidatesColumn: return tr("Candidates");
-    case CorrectColumn: return tr("Correct");
+    case RoundColumn:
+        return tr("Round");
+    case BestMsColumn:
+        return tr("Best ms");
+    case PercentColumn:
+        return tr("% of reference");
+    case SpeedupColumn:
+        return tr("Speedup");
+    case IdeaColumn:
+        return tr("Idea");
+    case RoundBestColumn:
+        return tr("Round best ms");
+    case CandidatesColumn:
+        return tr("Candidates");
+    case CorrectColumn:
+        return tr("Correct");
     }
     return {};
 }

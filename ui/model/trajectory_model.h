@@ -13,8 +13,15 @@ class TrajectoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
-        RoundColumn, BestMsColumn, PercentColumn, SpeedupColumn, IdeaColumn, RoundBestColumn, CandidatesColumn,
-        CorrectColumn, ColumnCount
+        RoundColumn,
+        BestMsColumn,
+        PercentColumn,
+        SpeedupColumn,
+        IdeaColumn,
+        RoundBestColumn,
+        CandidatesColumn,
+        CorrectColumn,
+        ColumnCount
     };
     explicit TrajectoryModel(QObject *parent = nullptr);
 

@@ -10,23 +10,27 @@ namespace kf::builtin {
 std::string pointText(const Point &p)
 {
     std::string s;
-    for (const auto &[k, v] : p) s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+    for (const auto &[k, v] : p)
+        s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
     return s;
 }
 
 nlohmann::json pointJson(const Point &p)
 {
     nlohmann::json j = nlohmann::json::object();
-    for (const auto &[k, v] : p) j[k] = v;
+    for (const auto &[k, v] : p)
+        j[k] = v;
     return j;
 }
 
 Point pointFromJson(const nlohmann::json &j)
 {
     Point p;
-    if (!j.is_object()) return p;
+    if (!j.is_object())
+        return p;
     for (const auto &[k, v] : j.items())
-        if (v.is_number_integer()) p[k] = v.get<int>();
+        if (v.is_number_integer())
+            p[k] = v.get<int>();
     return p;
 }
 
@@ -39,31 +43,30 @@ Target makeTarget(const Pattern &pattern, const Problem &problem, int sms, int m
     t.major = major > 0 ? major : 9;
     t.policy = policy;
     const EwProgram &reads = pattern.kind == PatternKind::Elementwise ? pattern.program : pattern.input;
-    for (const Leaf &l : reads.leaves) t.inputBytes += double(numel(l.shape)) * 4;
+    for (const Leaf &l : reads.leaves)
+        t.inputBytes += double(numel(l.shape)) * 4;
     for (const std::string &name : {pattern.weight, pattern.bias})
-        if (const TensorSpec *s = name.empty() ? nullptr : problem.tensor(name)) t.paramBytes += double(s->bytes());
+        if (const TensorSpec *s = name.empty() ? nullptr : problem.tensor(name))
+            t.paramBytes += double(s->bytes());
     t.outputBytes = double(numel(pattern.outShape)) * double(elementSize(pattern.outDtype));
     return t;
 }
 
-double Estimate::relative() const
-{
-    return traffic / (std::max(busy, 1e-3) * std::max(efficiency, 1e-3));
-}
+double Estimate::relative() const { return traffic / (std::max(busy, 1e-3) * std::max(efficiency, 1e-3)); }
 
-bool IdeaDef::forKind(PatternKind k) const
-{
-    return std::find(patterns.begin(), patterns.end(), k) != patterns.end();
-}
+bool IdeaDef::forKind(PatternKind k) const { return std::find(patterns.begin(), patterns.end(), k) != patterns.end(); }
 
 std::string IdeaDef::whyNot(const Target &t) const
 {
-    if (!forKind(t.pattern.kind)) return "it is not for " + toString(t.pattern.kind) + " problems";
+    if (!forKind(t.pattern.kind))
+        return "it is not for " + toString(t.pattern.kind) + " problems";
     if (applies) {
         std::string why = applies(t);
-        if (!why.empty()) return why;
+        if (!why.empty())
+            return why;
     }
-    if (validPoints(*this, t).empty()) return "no point of its parameter space fits this problem's sizes";
+    if (validPoints(*this, t).empty())
+        return "no point of its parameter space fits this problem's sizes";
     return {};
 }
 
@@ -89,7 +92,8 @@ const std::vector<IdeaDef> &catalogue()
 const IdeaDef *findIdea(std::string_view id)
 {
     for (const IdeaDef &d : catalogue())
-        if (d.id == id) return &d;
+        if (d.id == id)
+            return &d;
     return nullptr;
 }
 
@@ -123,18 +127,21 @@ std::vector<Point> validPoints(const IdeaDef &def, const Target &t)
     }
     // Costs within 1% count as equal, so the preference order decides between them.
     std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
-        if (std::abs(a.cost - b.cost) > 0.01 * std::min(a.cost, b.cost)) return a.cost < b.cost;
+        if (std::abs(a.cost - b.cost) > 0.01 * std::min(a.cost, b.cost))
+            return a.cost < b.cost;
         return a.preference < b.preference;
     });
     std::vector<Point> out;
-    for (auto &r : ranked) out.push_back(std::move(r.point));
+    for (auto &r : ranked)
+        out.push_back(std::move(r.point));
     return out;
 }
 
 Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point &p)
 {
     auto text = loadTemplate(def.templateId());
-    if (!text) return text.error();
+    if (!text)
+        return text.error();
     TemplateValues v = def.values ? def.values(t, p) : TemplateValues{};
     v["IDEA"] = def.id;
     v["TITLE"] = def.title;
@@ -144,7 +151,8 @@ Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point 
     v["OUT"] = t.pattern.output;
     v["SMEM_PER_BLOCK"] = std::to_string(t.smemPerBlock);
     v["SMEM_PER_SM"] = std::to_string(t.smemPerSm);
-    for (const auto &[k, val] : p) v[k] = std::to_string(val);
+    for (const auto &[k, val] : p)
+        v[k] = std::to_string(val);
     return renderTemplate(*text, v, "resources/templates/" + def.templateId() + ".cu");
 }
 

@@ -19,14 +19,14 @@ namespace kf::builtin {
 
 // One parameter point: BLOCK=256, VEC=4, ...
 using Point = std::map<std::string, int>;
-std::string pointText(const Point &);          // "BLOCK=256, VEC=4"
+std::string pointText(const Point &); // "BLOCK=256, VEC=4"
 nlohmann::json pointJson(const Point &);
-Point pointFromJson(const nlohmann::json &);  // ignores keys that are not integers
+Point pointFromJson(const nlohmann::json &); // ignores keys that are not integers
 
 struct ParamDim {
-    std::string name;         // placeholder name in the template
-    std::vector<int> values;  // the preferred value first
-    std::string meaning;      // "threads per block"
+    std::string name;        // placeholder name in the template
+    std::vector<int> values; // the preferred value first
+    std::string meaning;     // "threads per block"
 };
 
 // What an idea is applied to: the pattern, its problem, and the GPU.
@@ -36,10 +36,10 @@ inline constexpr int kDefaultSmemPerBlock = 232448, kDefaultSmemPerSm = 233472;
 struct Target {
     Pattern pattern;
     const Problem *problem = nullptr;
-    int sms = 132;            // streaming multiprocessors (an H200's when the GPU is unknown)
-    int major = 9;            // compute capability major (9: Hopper, thread-block clusters)
-    double inputBytes = 0;    // the tensors the computation reads (leaves of the input or program)
-    double paramBytes = 0;    // LayerNorm/RMSNorm weight and bias
+    int sms = 132;         // streaming multiprocessors (an H200's when the GPU is unknown)
+    int major = 9;         // compute capability major (9: Hopper, thread-block clusters)
+    double inputBytes = 0; // the tensors the computation reads (leaves of the input or program)
+    double paramBytes = 0; // LayerNorm/RMSNorm weight and bias
     double outputBytes = 0;
     Policy policy = Policy::Strict; // the search's accuracy policy: loose admits TF32 and FP16 products
     // Shared memory, as the worker measured it on the GPU (an H200's when the GPU is unknown):
@@ -62,11 +62,11 @@ struct Estimate {
 struct IdeaDef {
     std::string id;
     std::string title;
-    std::string text;                      // the plain-language idea
+    std::string text; // the plain-language idea
     std::vector<PatternKind> patterns;
-    std::vector<std::string> needs = {};   // ideas it builds on (all of them)
+    std::vector<std::string> needs = {}; // ideas it builds on (all of them)
     std::vector<ParamDim> space;
-    std::vector<std::string> repairOrder;  // dims to change first when a point compiles but fails
+    std::vector<std::string> repairOrder; // dims to change first when a point compiles but fails
     // "" when the idea applies to the target, else why not ("rows fit in registers already").
     std::function<std::string(const Target &)> applies = nullptr;
     // "" when the point is valid for the target, else why not ("65536 is not a multiple of 48").

@@ -25,8 +25,8 @@ const std::set<std::string> &reserved()
             "stats", "partials", "partial", "cluster", "rank", "published", "row_max", "row_sum", "merged", "peer",
             "apply", "at", "at4", "apply4", "merge", "push", "push4", "minus", "store4", "store4_streaming", "finish4",
             "exp_sum", "warp_sum", "warp_max", "block_sum", "block_max", "warp_reduce", "block_reduce", "warp_merge",
-            "block_merge", "row_scale", "softmax_out", "sum4", "squares4", "cg", "count", "delta",
-            "Input", "Chain", "Reduction", "Affine", "MaxSum", "Welford", "ValueIndex",
+            "block_merge", "row_scale", "softmax_out", "sum4", "squares4", "cg", "count", "delta", "Input", "Chain",
+            "Reduction", "Affine", "MaxSum", "Welford", "ValueIndex",
             // C++ and CUDA words
             "float", "double", "int", "long", "short", "char", "bool", "void", "auto", "const", "static", "struct",
             "class", "union", "enum", "return", "if", "else", "for", "while", "do", "switch", "case", "default",
@@ -36,7 +36,8 @@ const std::set<std::string> &reserved()
             "explicit", "typedef", "asm", "try", "catch", "throw", "and", "or", "not", "xor", "min", "max", "float2",
             "float4", "dim3", "half", "size_t", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
         for (char c = 'a'; c <= 'z'; ++c)
-            if (c != 'x') n.insert(std::string(1, c));
+            if (c != 'x')
+                n.insert(std::string(1, c));
         return n;
     }();
     return names;
@@ -45,14 +46,16 @@ const std::set<std::string> &reserved()
 std::string join(const std::vector<std::string> &parts, const std::string &sep)
 {
     std::string out;
-    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        out += (i ? sep : "") + parts[i];
     return out;
 }
 
 // The index of a broadcast leaf for output index `var`, from its terms.
 std::string indexExpr(const std::vector<IndexTerm> &terms, const std::string &var, std::int64_t outNumel)
 {
-    if (terms.empty()) return var;
+    if (terms.empty())
+        return var;
     std::vector<std::string> parts;
     for (const IndexTerm &t : terms) {
         if (t.stride == 0) {
@@ -60,9 +63,12 @@ std::string indexExpr(const std::vector<IndexTerm> &terms, const std::string &va
             continue;
         }
         std::string p = var;
-        if (t.div != 1) p += " / " + std::to_string(t.div);
-        if (t.div * t.mod != outNumel) p += " % " + std::to_string(t.mod);
-        if (t.stride != 1) p += " * " + std::to_string(t.stride);
+        if (t.div != 1)
+            p += " / " + std::to_string(t.div);
+        if (t.div * t.mod != outNumel)
+            p += " % " + std::to_string(t.mod);
+        if (t.stride != 1)
+            p += " * " + std::to_string(t.stride);
         parts.push_back(p);
     }
     return join(parts, " + ");
@@ -72,21 +78,25 @@ enum class Vec4Kind { Same, Contiguous, Uniform, PerLane };
 
 Vec4Kind vec4Kind(const std::vector<IndexTerm> &terms)
 {
-    if (terms.empty()) return Vec4Kind::Same;
+    if (terms.empty())
+        return Vec4Kind::Same;
     bool uniform = true;
-    for (const IndexTerm &t : terms) uniform = uniform && (t.stride == 0 || t.div % 4 == 0);
-    if (uniform) return Vec4Kind::Uniform;
+    for (const IndexTerm &t : terms)
+        uniform = uniform && (t.stride == 0 || t.div % 4 == 0);
+    if (uniform)
+        return Vec4Kind::Uniform;
     const IndexTerm &inner = terms.front();
-    if (inner.div == 1 && inner.stride == 1 && inner.mod % 4 == 0) return Vec4Kind::Contiguous;
+    if (inner.div == 1 && inner.stride == 1 && inner.mod % 4 == 0)
+        return Vec4Kind::Contiguous;
     return Vec4Kind::PerLane;
 }
 
 // The names of a program's operands in the struct: one member per distinct tensor (renamed away
 // from `taken`, another struct's kernel parameters), one apply() parameter per leaf.
 struct OperandNames {
-    std::vector<std::string> members;           // the distinct tensors, in order of first read
+    std::vector<std::string> members;            // the distinct tensors, in order of first read
     std::map<std::string, std::string> memberOf; // tensor -> member
-    std::vector<std::string> leafVar;           // leaf -> apply() parameter
+    std::vector<std::string> leafVar;            // leaf -> apply() parameter
 };
 
 OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken)
@@ -96,7 +106,8 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
     for (const Leaf &l : p.leaves)
         if (!o.memberOf.count(l.tensor)) {
             std::string m = cudaName(l.tensor);
-            while (memberNames.count(m)) m += "_";
+            while (memberNames.count(m))
+                m += "_";
             memberNames.insert(m);
             o.memberOf[l.tensor] = m;
             o.members.push_back(l.tensor);
@@ -104,7 +115,8 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
     std::set<std::string> vars;
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         std::string v = o.memberOf[p.leaves[k].tensor];
-        if (vars.count(v)) v += "_" + std::to_string(k);
+        if (vars.count(v))
+            v += "_" + std::to_string(k);
         vars.insert(v);
         o.leafVar.push_back(v);
     }
@@ -115,21 +127,28 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
 std::string applyFunction(const EwProgram &p, const OperandNames &o, bool acc)
 {
     std::vector<std::string> applyParams;
-    for (const std::string &v : o.leafVar) applyParams.push_back("float " + v);
-    if (acc) applyParams.push_back("float acc");
+    for (const std::string &v : o.leafVar)
+        applyParams.push_back("float " + v);
+    if (acc)
+        applyParams.push_back("float acc");
     auto argExpr = [&](const EwArg &a) -> std::string {
         switch (a.kind) {
-        case EwArg::Kind::Leaf: return o.leafVar[std::size_t(a.index)];
-        case EwArg::Kind::Step: return "t" + std::to_string(a.index);
-        case EwArg::Kind::Scalar: return floatLiteral(a.value);
-        case EwArg::Kind::Acc: return "acc";
+        case EwArg::Kind::Leaf:
+            return o.leafVar[std::size_t(a.index)];
+        case EwArg::Kind::Step:
+            return "t" + std::to_string(a.index);
+        case EwArg::Kind::Scalar:
+            return floatLiteral(a.value);
+        case EwArg::Kind::Acc:
+            return "acc";
         }
         return "0.0f";
     };
     std::string code = "\n    static __device__ __forceinline__ float apply(" + join(applyParams, ", ") + ")\n    {\n";
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         std::vector<std::string> args;
-        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a));
+        for (const EwArg &a : p.steps[k].args)
+            args.push_back(argExpr(a));
         code += "        const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + ";\n";
     }
     return code + "        return " + argExpr(p.result) + ";\n    }\n";
@@ -146,11 +165,13 @@ std::string atFunction(const EwProgram &p, const OperandNames &o, const std::str
         scalarLoads.push_back(ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
                               (terms.empty() ? idx : "(" + idx + ")") + ")");
     }
-    if (acc) scalarLoads.push_back("acc");
+    if (acc)
+        scalarLoads.push_back("acc");
     std::string code = "\n    // Element i of the " + shapeText(p.shape) + " result.\n";
     code += std::string("    __device__ __forceinline__ float at(long long i") + (acc ? ", float acc" : "") +
-            ") const\n    {\n";
-    if (p.leaves.empty()) code += "        (void)i;\n";
+        ") const\n    {\n";
+    if (p.leaves.empty())
+        code += "        (void)i;\n";
     return code + "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
 }
 
@@ -170,13 +191,15 @@ std::string at4Function(const EwProgram &p, const OperandNames &o, const std::st
         case Vec4Kind::Contiguous: {
             std::string idx = indexExpr(terms, "i", n);
             body += "        const float4 " + local + " = " + ld + "(reinterpret_cast<const float4*>(" + m + " + " +
-                    (terms.empty() ? idx : "(" + idx + ")") + "));\n";
-            for (int l = 0; l < 4; ++l) lanes[k][std::size_t(l)] = local + "." + comp[l];
+                (terms.empty() ? idx : "(" + idx + ")") + "));\n";
+            for (int l = 0; l < 4; ++l)
+                lanes[k][std::size_t(l)] = local + "." + comp[l];
             break;
         }
         case Vec4Kind::Uniform:
             body += "        const float " + local + " = " + ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "));\n";
-            for (auto &lane : lanes[k]) lane = local;
+            for (auto &lane : lanes[k])
+                lane = local;
             break;
         case Vec4Kind::PerLane:
             for (int l = 0; l < 4; ++l)
@@ -187,12 +210,14 @@ std::string at4Function(const EwProgram &p, const OperandNames &o, const std::st
     }
     std::string code = "\n    // Elements i .. i + 3, i a multiple of 4.\n";
     code += std::string("    __device__ __forceinline__ float4 at4(long long i") + (acc ? ", float4 acc" : "") +
-            ") const\n    {\n" + (p.leaves.empty() ? "        (void)i;\n" : "") + body;
+        ") const\n    {\n" + (p.leaves.empty() ? "        (void)i;\n" : "") + body;
     std::vector<std::string> results;
     for (int l = 0; l < 4; ++l) {
         std::vector<std::string> a;
-        for (auto &lane : lanes) a.push_back(lane[std::size_t(l)]);
-        if (acc) a.push_back(std::string("acc.") + comp[l]);
+        for (auto &lane : lanes)
+            a.push_back(lane[std::size_t(l)]);
+        if (acc)
+            a.push_back(std::string("acc.") + comp[l]);
         results.push_back("apply(" + join(a, ", ") + ")");
     }
     return code + "        return make_float4(" + join(results, ",\n                           ") + ");\n    }\n";
@@ -204,21 +229,23 @@ std::string cudaName(const std::string &tensor)
 {
     auto digitsAfter = [&](char c) {
         return tensor.size() > 1 && tensor[0] == c &&
-               std::all_of(tensor.begin() + 1, tensor.end(), [](unsigned char d) { return std::isdigit(d); });
+            std::all_of(tensor.begin() + 1, tensor.end(), [](unsigned char d) { return std::isdigit(d); });
     };
     // kName are the templates' constants, tN the program's intermediate values.
     bool bad = reserved().count(tensor) > 0 || tensor.rfind("__", 0) == 0 || tensor.rfind("v_", 0) == 0 ||
-               (tensor.size() > 1 && tensor[0] == 'k' && std::isupper(static_cast<unsigned char>(tensor[1]))) ||
-               digitsAfter('t');
+        (tensor.size() > 1 && tensor[0] == 'k' && std::isupper(static_cast<unsigned char>(tensor[1]))) ||
+        digitsAfter('t');
     return bad ? tensor + "_" : tensor;
 }
 
 bool usesAcc(const EwProgram &p)
 {
-    if (p.result.kind == EwArg::Kind::Acc) return true;
+    if (p.result.kind == EwArg::Kind::Acc)
+        return true;
     for (const EwStep &s : p.steps)
         for (const EwArg &a : s.args)
-            if (a.kind == EwArg::Kind::Acc) return true;
+            if (a.kind == EwArg::Kind::Acc)
+                return true;
     return false;
 }
 
@@ -231,16 +258,19 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
     const OperandNames o = operandNames(p, taken);
 
     std::string code = "// " + name + ": reads " +
-                       (o.members.empty() ? std::string("no tensor") : join(o.members, ", ")) +
-                       (p.empty() ? std::string(".\n") : " and computes " + c.text + ".\n");
-    if (acc) code += "// acc is the value the kernel computed for the element.\n";
+        (o.members.empty() ? std::string("no tensor") : join(o.members, ", ")) +
+        (p.empty() ? std::string(".\n") : " and computes " + c.text + ".\n");
+    if (acc)
+        code += "// acc is the value the kernel computed for the element.\n";
     code += "struct " + name + " {\n";
     for (const std::string &t : o.members) {
         const Leaf *first = nullptr;
         for (const Leaf &l : p.leaves)
-            if (l.tensor == t && !first) first = &l;
+            if (l.tensor == t && !first)
+                first = &l;
         std::string note = shapeText(first->shape);
-        if (first->broadcast(p.shape)) note += ", broadcast over " + shapeText(p.shape);
+        if (first->broadcast(p.shape))
+            note += ", broadcast over " + shapeText(p.shape);
         const std::string &m = o.memberOf.at(t);
         code += "    const float* __restrict__ " + m + "; // " + note + "\n";
         c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + m;
@@ -265,12 +295,14 @@ std::string emitReduction(const Pattern &p)
     // Elementwise ops after the reduction (a loss's division by the batch, a norm's root) finish
     // each output; they read no tensors here.
     const std::string after = p.kind != PatternKind::Reduce || p.program.empty()
-                                  ? std::string()
-                                  : emitEpilogue(p.program, {{1, numel(p.program.shape), "i"}}, {}).expr;
+        ? std::string()
+        : emitEpilogue(p.program, {{1, numel(p.program.shape), "i"}}, {}).expr;
     auto finish = [&](const std::string &value) {
-        if (after.empty()) return "    static __device__ __forceinline__ Out finish(Acc a) { return " + value + "; }\n";
-        return "    // Then " + p.program.text() + ".\n    static __device__ __forceinline__ Out finish(Acc a)\n    {\n" +
-               "        const float acc = " + value + ";\n        return " + after + ";\n    }\n";
+        if (after.empty())
+            return "    static __device__ __forceinline__ Out finish(Acc a) { return " + value + "; }\n";
+        return "    // Then " + p.program.text() +
+            ".\n    static __device__ __forceinline__ Out finish(Acc a)\n    {\n" +
+            "        const float acc = " + value + ";\n        return " + after + ";\n    }\n";
     };
     std::string s;
     if (op == "sum" || op == "mean") {
@@ -281,7 +313,8 @@ std::string emitReduction(const Pattern &p)
         s += "    static __device__ __forceinline__ Acc identity() { return 0.0; }\n";
         s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
         s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }\n";
-        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
+        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
+             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
         s += finish(op == "mean" ? "float(a / " + len + ".0)" : "float(a)");
         return s + "};\n";
     }
@@ -295,13 +328,14 @@ std::string emitReduction(const Pattern &p)
         s += "    static __device__ __forceinline__ Acc identity() { return " + worst + "; }\n";
         s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
         s += std::string("    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return ") +
-             (isMax ? "fmaxf" : "fminf") + "(a, b); }\n";
-        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return __shfl_xor_sync(0xffffffffu, a, mask); }\n";
+            (isMax ? "fmaxf" : "fminf") + "(a, b); }\n";
+        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
+             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
         s += finish("a");
         return s + "};\n";
     }
     s += "// Reduction: the index of the " + std::string(isMax ? "largest" : "smallest") + " of " + len +
-         " values (the first one on a tie,\n// as PyTorch returns); the order of combining does not matter.\n";
+        " values (the first one on a tie,\n// as PyTorch returns); the order of combining does not matter.\n";
     s += "struct ValueIndex {\n    float value;\n    long long index;\n};\n\n";
     s += "struct Reduction {\n";
     s += "    using Acc = ValueIndex;\n    using Out = long long;\n";
@@ -310,7 +344,8 @@ std::string emitReduction(const Pattern &p)
     s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b)\n    {\n";
     s += "        return (b.value " + cmp + " a.value || (b.value == a.value && b.index < a.index)) ? b : a;\n    }\n";
     s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask)\n    {\n";
-    s += "        return {__shfl_xor_sync(0xffffffffu, a.value, mask), __shfl_xor_sync(0xffffffffu, a.index, mask)};\n    }\n";
+    s += "        return {__shfl_xor_sync(0xffffffffu, a.value, mask), __shfl_xor_sync(0xffffffffu, a.index, mask)};\n "
+         "   }\n";
     s += "    static __device__ __forceinline__ Out finish(Acc a) { return a.index; }\n";
     return s + "};\n";
 }
@@ -327,9 +362,12 @@ std::string flatIndex(const std::vector<IndexSegment> &segs)
 {
     std::vector<std::string> parts;
     for (auto s = segs.rbegin(); s != segs.rend(); ++s)
-        if (s->extent > 1) parts.push_back(times(s->expr, s->stride));
-    if (parts.empty()) return "0";
-    if (parts.size() == 1) return parts[0];
+        if (s->extent > 1)
+            parts.push_back(times(s->expr, s->stride));
+    if (parts.empty())
+        return "0";
+    if (parts.size() == 1)
+        return parts[0];
     return "(" + join(parts, " + ") + ")";
 }
 
@@ -337,31 +375,40 @@ std::string flatIndex(const std::vector<IndexSegment> &segs)
 // one, else from the flat index.
 std::string termIndex(const IndexTerm &t, const std::vector<IndexSegment> &segs, std::int64_t numel)
 {
-    if (t.stride == 0) return "0";
+    if (t.stride == 0)
+        return "0";
     const std::int64_t end = t.div * t.mod;
     std::string e;
     for (std::size_t i = 0; i < segs.size() && e.empty(); ++i) {
-        if (segs[i].stride != t.div) continue;
+        if (segs[i].stride != t.div)
+            continue;
         for (std::size_t j = i; j < segs.size(); ++j) {
-            if (segs[j].stride * segs[j].extent != end) continue;
+            if (segs[j].stride * segs[j].extent != end)
+                continue;
             std::vector<std::string> parts;
             for (std::size_t k = j + 1; k-- > i;)
-                if (segs[k].extent > 1) parts.push_back(times(segs[k].expr, segs[k].stride / t.div));
+                if (segs[k].extent > 1)
+                    parts.push_back(times(segs[k].expr, segs[k].stride / t.div));
             e = parts.empty() ? "0" : parts.size() == 1 ? parts[0] : "(" + join(parts, " + ") + ")";
             break;
         }
     }
     for (std::size_t k = 0; k < segs.size() && e.empty(); ++k) {
         const IndexSegment &s = segs[k];
-        if (s.extent <= 1 || t.div < s.stride || t.div % s.stride != 0 || end > s.stride * s.extent) continue;
+        if (s.extent <= 1 || t.div < s.stride || t.div % s.stride != 0 || end > s.stride * s.extent)
+            continue;
         e = s.expr;
-        if (t.div != s.stride) e = "(" + e + " / " + std::to_string(t.div / s.stride) + ")";
-        if (end != s.stride * s.extent) e = "(" + e + " % " + std::to_string(t.mod) + ")";
+        if (t.div != s.stride)
+            e = "(" + e + " / " + std::to_string(t.div / s.stride) + ")";
+        if (end != s.stride * s.extent)
+            e = "(" + e + " % " + std::to_string(t.mod) + ")";
     }
     if (e.empty()) {
         e = flatIndex(segs);
-        if (t.div != 1) e = "(" + e + " / " + std::to_string(t.div) + ")";
-        if (end != numel) e = "(" + e + " % " + std::to_string(t.mod) + ")";
+        if (t.div != 1)
+            e = "(" + e + " / " + std::to_string(t.div) + ")";
+        if (end != numel)
+            e = "(" + e + " % " + std::to_string(t.mod) + ")";
     }
     return t.stride == 1 ? e : times(e, t.stride);
 }
@@ -374,7 +421,8 @@ std::set<std::string> identifiersOf(const std::string &text)
     std::string code;
     for (std::size_t pos = 0; pos < text.size();) {
         std::size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos) nl = text.size();
+        if (nl == std::string::npos)
+            nl = text.size();
         std::string line = text.substr(pos, nl - pos);
         line = line.substr(0, line.find("//"));
         for (std::size_t open; (open = line.find("{{")) != std::string::npos;) {
@@ -388,11 +436,13 @@ std::set<std::string> identifiersOf(const std::string &text)
         const unsigned char c = static_cast<unsigned char>(code[i]);
         if (std::isalpha(c) || c == '_') {
             std::size_t j = i;
-            while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
+            while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_'))
+                ++j;
             ids.insert(code.substr(i, j - i));
             i = j;
         } else if (std::isdigit(c)) {
-            while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '.')) ++i;
+            while (i < code.size() && (std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '.'))
+                ++i;
         } else {
             ++i;
         }
@@ -400,7 +450,8 @@ std::set<std::string> identifiersOf(const std::string &text)
     return ids;
 }
 
-EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &index, const std::set<std::string> &taken)
+EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &index,
+                          const std::set<std::string> &taken)
 {
     EpilogueCode c;
     c.text = p.text();
@@ -411,9 +462,11 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
     std::set<std::string> names = taken;
     names.insert({"acc", "row", "col"});
     for (const Leaf &l : p.leaves) {
-        if (paramOf.count(l.tensor)) continue;
+        if (paramOf.count(l.tensor))
+            continue;
         std::string name = cudaName(l.tensor);
-        while (names.count(name)) name += "_";
+        while (names.count(name))
+            name += "_";
         names.insert(name);
         paramOf[l.tensor] = name;
         c.params += ", const float *__restrict__ " + name;
@@ -423,43 +476,54 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         const Leaf &l = p.leaves[k];
         std::string v = "v_" + paramOf[l.tensor];
-        if (std::find(leafVar.begin(), leafVar.end(), v) != leafVar.end()) v += "_" + std::to_string(k);
+        if (std::find(leafVar.begin(), leafVar.end(), v) != leafVar.end())
+            v += "_" + std::to_string(k);
         leafVar.push_back(v);
         auto terms = indexTerms(l, p.shape);
         std::string idx = terms.empty() ? flatIndex(index) : std::string();
         std::vector<std::string> parts;
         for (const IndexTerm &t : terms) {
             std::string e = termIndex(t, index, n);
-            if (e != "0") parts.push_back(e);
+            if (e != "0")
+                parts.push_back(e);
         }
-        if (!terms.empty()) idx = parts.empty() ? "0" : join(parts, " + ");
+        if (!terms.empty())
+            idx = parts.empty() ? "0" : join(parts, " + ");
         loads.push_back("__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")");
     }
 
     // Values used once are written inline; otherwise a lambda called in place computes each once.
     std::vector<int> leafUses(p.leaves.size(), 0), stepUses(p.steps.size(), 0);
     auto count = [&](const EwArg &a) {
-        if (a.kind == EwArg::Kind::Leaf) ++leafUses[std::size_t(a.index)];
-        if (a.kind == EwArg::Kind::Step) ++stepUses[std::size_t(a.index)];
+        if (a.kind == EwArg::Kind::Leaf)
+            ++leafUses[std::size_t(a.index)];
+        if (a.kind == EwArg::Kind::Step)
+            ++stepUses[std::size_t(a.index)];
     };
     for (const EwStep &s : p.steps)
-        for (const EwArg &a : s.args) count(a);
+        for (const EwArg &a : s.args)
+            count(a);
     count(p.result);
     const bool inlined = std::all_of(leafUses.begin(), leafUses.end(), [](int u) { return u <= 1; }) &&
-                         std::all_of(stepUses.begin(), stepUses.end(), [](int u) { return u <= 1; });
+        std::all_of(stepUses.begin(), stepUses.end(), [](int u) { return u <= 1; });
     std::function<std::string(const EwArg &, bool)> argExpr = [&](const EwArg &a, bool nested) -> std::string {
         switch (a.kind) {
-        case EwArg::Kind::Leaf: return inlined ? loads[std::size_t(a.index)] : leafVar[std::size_t(a.index)];
+        case EwArg::Kind::Leaf:
+            return inlined ? loads[std::size_t(a.index)] : leafVar[std::size_t(a.index)];
         case EwArg::Kind::Step: {
-            if (!inlined) return "t" + std::to_string(a.index);
+            if (!inlined)
+                return "t" + std::to_string(a.index);
             const EwStep &s = p.steps[std::size_t(a.index)];
             std::vector<std::string> args;
-            for (const EwArg &x : s.args) args.push_back(argExpr(x, true));
+            for (const EwArg &x : s.args)
+                args.push_back(argExpr(x, true));
             const std::string e = stepExpression(s, args);
             return nested ? "(" + e + ")" : e;
         }
-        case EwArg::Kind::Scalar: return floatLiteral(a.value);
-        case EwArg::Kind::Acc: return "acc";
+        case EwArg::Kind::Scalar:
+            return floatLiteral(a.value);
+        case EwArg::Kind::Acc:
+            return "acc";
         }
         return "0.0f";
     };
@@ -468,10 +532,12 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
         return c;
     }
     std::string body;
-    for (std::size_t k = 0; k < p.leaves.size(); ++k) body += "const float " + leafVar[k] + " = " + loads[k] + "; ";
+    for (std::size_t k = 0; k < p.leaves.size(); ++k)
+        body += "const float " + leafVar[k] + " = " + loads[k] + "; ";
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         std::vector<std::string> args;
-        for (const EwArg &a : p.steps[k].args) args.push_back(argExpr(a, true));
+        for (const EwArg &a : p.steps[k].args)
+            args.push_back(argExpr(a, true));
         body += "const float t" + std::to_string(k) + " = " + stepExpression(p.steps[k], args) + "; ";
     }
     c.expr = "[&] { " + body + "return " + argExpr(p.result, false) + "; }()";

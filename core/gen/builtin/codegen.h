@@ -14,11 +14,11 @@ namespace kf::builtin {
 std::string cudaName(const std::string &tensor);
 
 struct OperandCode {
-    std::string code;    // the struct definition
-    std::string params;  // kernel parameters: "const float* __restrict__ x, const float* __restrict__ bias"
-    std::string args;    // the struct's initialiser inside the kernel: "x, bias"
-    std::string launch;  // @launch arguments (problem tensor names): "x, bias"
-    std::string text;    // "relu(x + bias)"
+    std::string code;            // the struct definition
+    std::string params;          // kernel parameters: "const float* __restrict__ x, const float* __restrict__ bias"
+    std::string args;            // the struct's initialiser inside the kernel: "x, bias"
+    std::string launch;          // @launch arguments (problem tensor names): "x, bias"
+    std::string text;            // "relu(x + bias)"
     std::set<std::string> names; // the kernel parameter names of `params`
 };
 
@@ -42,7 +42,6 @@ bool usesAcc(const EwProgram &);
 std::string emitReduction(const Pattern &);
 std::string reductionOutType(const Pattern &); // "float" or "long long"
 
-
 // The epilogue of a matrix product or convolution template: a float expression of the template's
 // `acc` (the product, the program's Acc(0)), `row` and `col`, evaluated once per output element.
 // The output's row-major flat index is given as segments, innermost first, each an int expression
@@ -52,7 +51,7 @@ std::string reductionOutType(const Pattern &); // "float" or "long long"
 struct IndexSegment {
     std::int64_t stride = 1; // flat stride of the segment's first element
     std::int64_t extent = 1;
-    std::string expr;        // its index, parenthesized where it is not a name
+    std::string expr; // its index, parenthesized where it is not a name
 };
 
 struct EpilogueCode {
@@ -64,7 +63,8 @@ struct EpilogueCode {
 
 // Kernel parameters are named after their tensors, renamed away from `taken` (the template's own
 // identifiers) and from the names cudaName reserves.
-EpilogueCode emitEpilogue(const EwProgram &, const std::vector<IndexSegment> &index, const std::set<std::string> &taken);
+EpilogueCode emitEpilogue(const EwProgram &, const std::vector<IndexSegment> &index,
+                          const std::set<std::string> &taken);
 
 // The identifiers of a template's code (comments and placeholders left out).
 std::set<std::string> identifiersOf(const std::string &templateText);

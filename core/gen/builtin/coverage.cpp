@@ -17,45 +17,52 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "chains of these ops with numpy broadcasting, fused into one pass; also the epilogue of every "
                      "other pattern; views (aten::view, reshape, flatten, unsqueeze, squeeze, contiguous, t, "
                      "transpose, permute) are followed; float32 results"});
-        g.push_back({"reduction",
-                     {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
-                      "aten::argmin", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm",
-                      "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div",
-                      "aten::soft_margin_loss"},
-                     "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
-                     "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
-                     "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
-                     "along a dim return values or indices; sums accumulate in double"});
+        g.push_back(
+            {"reduction",
+             {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
+              "aten::argmin", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::mse_loss",
+              "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div", "aten::soft_margin_loss"},
+             "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
+             "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
+             "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
+             "along a dim return values or indices; sums accumulate in double"});
         g.push_back({"normalize",
                      {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::norm", "aten::linalg_vector_norm",
                       "aten::frobenius_norm", "aten::expand_as", "aten::expand"},
                      "elementwise ops around one reduction whose result is broadcast back over the reduced dims "
                      "(keepdim, or unsqueezed): x / sum(|x|, dim), x / ||x||, x * rsqrt(mean(x^2, dim) + eps) over "
                      "any dim, a tensor divided by its norm"});
-        g.push_back({"softmax", {"aten::softmax", "aten::log_softmax", "aten::_softmax", "aten::_log_softmax"},
+        g.push_back({"softmax",
+                     {"aten::softmax", "aten::log_softmax", "aten::_softmax", "aten::_log_softmax"},
                      "along one dim, after an elementwise prologue; no dtype conversion"});
-        g.push_back({"layernorm", {"aten::layer_norm", "aten::group_norm", "aten::instance_norm"},
+        g.push_back({"layernorm",
+                     {"aten::layer_norm", "aten::group_norm", "aten::instance_norm"},
                      "over the last dims (layer_norm) or over each sample's groups of channels (group_norm, "
                      "instance_norm with batch statistics), with constant eps, the problem's weight and bias (or "
                      "none) and elementwise ops after it"});
-        g.push_back({"rmsnorm", {"aten::rms_norm", "aten::mean", "aten::rsqrt", "aten::sqrt"},
+        g.push_back({"rmsnorm",
+                     {"aten::rms_norm", "aten::mean", "aten::rsqrt", "aten::sqrt"},
                      "aten::rms_norm, or x * rsqrt(mean(x^2, -1, keepdim) + eps) [* weight] (x / sqrt(...) too) "
                      "over the last dim (other dims: the normalize pattern)"});
-        g.push_back({"matmul", {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm"},
+        g.push_back({"matmul",
+                     {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm"},
                      "one product of problem tensors (transposed views too) with a bias and an elementwise epilogue "
                      "(inference batch_norm folds into it), batched or not; products with at most 16 rows or columns "
                      "(matrix-vector) are streamed with split K, and a long K under a small output is split across "
                      "blocks on the tensor cores; a softmax after the product, or several products "
                      "sharing an epilogue (SwiGLU), are recognised but no template computes them yet"});
-        g.push_back({"conv2d", {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
+        g.push_back({"conv2d",
+                     {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
                      "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
                      "batch_norm folds into it) and optionally one max or average pooling after it (average: the wgmma "
                      "ideas, in a pass of their own)"});
-        g.push_back({"pooling", {"aten::max_pool2d", "aten::avg_pool2d"},
+        g.push_back({"pooling",
+                     {"aten::max_pool2d", "aten::avg_pool2d"},
                      "2-D max and average pooling with any window, stride, padding, dilation and ceil mode "
                      "(count_include_pad and divisor_override as PyTorch has them), after an elementwise prologue "
                      "and before elementwise ops"});
-        g.push_back({"scan", {"aten::cumsum", "aten::cumprod", "aten::flip"},
+        g.push_back({"scan",
+                     {"aten::cumsum", "aten::cumprod", "aten::flip"},
                      "cumulative sums and products along one dim, from its end between two flips of that dim, "
                      "after an elementwise prologue and before elementwise ops; running values in double"});
         return g;
@@ -80,17 +87,20 @@ Result<std::vector<RenderedCandidate>> renderCandidates(const std::vector<OpNode
                                                         Policy policy, int points, int sms, int major)
 {
     auto pattern = recognise(graph, problem);
-    if (!pattern) return pattern.error();
+    if (!pattern)
+        return pattern.error();
     const Target t = makeTarget(*pattern, problem, sms, major, policy);
     std::vector<RenderedCandidate> out;
     for (const IdeaDef &d : catalogue()) {
-        if (!d.whyNot(t).empty()) continue;
+        if (!d.whyNot(t).empty())
+            continue;
         const std::vector<Point> valid = validPoints(d, t);
         for (std::size_t i = 0; i < valid.size() && int(i) < points; ++i) {
             auto source = renderIdea(d, t, valid[i]);
-            if (!source) return source.error();
-            out.push_back({d.id, pointText(valid[i]), d.id + (i ? "_" + std::to_string(i + 1) : std::string()) + ".cu",
-                           *source});
+            if (!source)
+                return source.error();
+            out.push_back(
+                {d.id, pointText(valid[i]), d.id + (i ? "_" + std::to_string(i + 1) : std::string()) + ".cu", *source});
         }
     }
     return out;
@@ -116,7 +126,8 @@ nlohmann::json problemJson(const Problem &p)
         j["params"].push_back(t);
     }
     j["outputs"] = nlohmann::json::array();
-    for (const TensorSpec &o : p.outputs) j["outputs"].push_back(tensor(o));
+    for (const TensorSpec &o : p.outputs)
+        j["outputs"].push_back(tensor(o));
     return j;
 }
 
@@ -149,7 +160,7 @@ ProblemCoverage coverageOf(const std::vector<OpNode> &graph, const Problem &prob
     c.stoppedBy = pattern->rowOpAfter.empty() ? pattern->anchor : pattern->rowOpAfter;
     c.reason = any ? "no built-in idea fits (" + reasons + ")"
                    : "the catalogue has no idea for " + c.pattern + " yet (" +
-                         (pattern->anchor.empty() ? std::string("elementwise ops") : pattern->anchor) + ")";
+            (pattern->anchor.empty() ? std::string("elementwise ops") : pattern->anchor) + ")";
     return c;
 }
 

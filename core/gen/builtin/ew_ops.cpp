@@ -16,8 +16,7 @@ constexpr std::array kFunctions{
     EwFunction{"sigmoid", 1, "1.0f / (1.0f + expf(-$0))", "sigmoid($0)"},
     EwFunction{"tanh", 1, "tanhf($0)", "tanh($0)"},
     EwFunction{"gelu", 1, "0.5f * $0 * (1.0f + erff($0 * 0.707106781186547524f))", "gelu($0)"},
-    EwFunction{"gelu_tanh", 1,
-               "0.5f * $0 * (1.0f + tanhf(0.797884560802865356f * ($0 + 0.044715f * $0 * $0 * $0)))",
+    EwFunction{"gelu_tanh", 1, "0.5f * $0 * (1.0f + tanhf(0.797884560802865356f * ($0 + 0.044715f * $0 * $0 * $0)))",
                "gelu_tanh($0)"},
     EwFunction{"silu", 1, "$0 / (1.0f + expf(-$0))", "silu($0)"},
     EwFunction{"mish", 1, "$0 * tanhf($0 > 20.0f ? $0 : log1pf(expf($0)))", "mish($0)"},
@@ -55,16 +54,33 @@ constexpr std::array kFunctions{
 
 // aten ops that map one to one onto a unary function of the table.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kUnary{{
-    {"relu", "relu"}, {"relu6", "relu6"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"}, {"silu", "silu"},
-    {"mish", "mish"}, {"hardsigmoid", "hardsigmoid"}, {"hardswish", "hardswish"}, {"sqrt", "sqrt"},
-    {"rsqrt", "rsqrt"}, {"exp", "exp"}, {"expm1", "expm1"}, {"log", "log"}, {"log1p", "log1p"},
-    {"abs", "abs"}, {"neg", "neg"}, {"reciprocal", "reciprocal"}, {"erf", "erf"}, {"square", "square"},
-    {"sin", "sin"}, {"cos", "cos"},
+    {"relu", "relu"},
+    {"relu6", "relu6"},
+    {"sigmoid", "sigmoid"},
+    {"tanh", "tanh"},
+    {"silu", "silu"},
+    {"mish", "mish"},
+    {"hardsigmoid", "hardsigmoid"},
+    {"hardswish", "hardswish"},
+    {"sqrt", "sqrt"},
+    {"rsqrt", "rsqrt"},
+    {"exp", "exp"},
+    {"expm1", "expm1"},
+    {"log", "log"},
+    {"log1p", "log1p"},
+    {"abs", "abs"},
+    {"neg", "neg"},
+    {"reciprocal", "reciprocal"},
+    {"erf", "erf"},
+    {"square", "square"},
+    {"sin", "sin"},
+    {"cos", "cos"},
 }};
 
-constexpr std::string_view kOthers[] = {
-    "gelu", "add", "sub", "rsub", "mul", "div", "true_divide", "maximum", "minimum", "max", "min",
-    "clamp", "clamp_min", "clamp_max", "hardtanh", "leaky_relu", "softplus", "elu", "pow", "dropout"};
+constexpr std::string_view kOthers[] = {"gelu",       "add",         "sub",       "rsub",      "mul",
+                                        "div",        "true_divide", "maximum",   "minimum",   "max",
+                                        "min",        "clamp",       "clamp_min", "clamp_max", "hardtanh",
+                                        "leaky_relu", "softplus",    "elu",       "pow",       "dropout"};
 
 std::string_view shortName(std::string_view op)
 {
@@ -82,18 +98,21 @@ Error unsupported(const std::string &op, const std::string &what)
 const EwFunction *findEwFunction(std::string_view name)
 {
     for (const auto &f : kFunctions)
-        if (f.name == name) return &f;
+        if (f.name == name)
+            return &f;
     return nullptr;
 }
 
 std::string floatLiteral(double v)
 {
     // NVRTC has no math.h, so no INFINITY macro: spell the bit pattern.
-    if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "-__int_as_float(0x7f800000)";
+    if (std::isinf(v))
+        return v > 0 ? "__int_as_float(0x7f800000)" : "-__int_as_float(0x7f800000)";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", v);
     std::string s = buf;
-    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    if (s.find_first_of(".en") == std::string::npos)
+        s += ".0";
     return s + "f";
 }
 
@@ -101,9 +120,11 @@ bool isElementwiseOp(std::string_view op)
 {
     std::string_view name = shortName(op);
     for (const auto &[aten, fn] : kUnary)
-        if (aten == name) return true;
+        if (aten == name)
+            return true;
     for (std::string_view o : kOthers)
-        if (o == name) return true;
+        if (o == name)
+            return true;
     return false;
 }
 
@@ -122,16 +143,21 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
     const std::string_view name = shortName(op);
     auto tensorAt = [&](std::size_t i) { return i < operands.size() && operands[i].kind == OpOperand::Kind::Tensor; };
     auto constAt = [&](std::size_t i) -> const nlohmann::json * {
-        if (i >= operands.size() || operands[i].kind != OpOperand::Kind::Constant) return nullptr;
+        if (i >= operands.size() || operands[i].kind != OpOperand::Kind::Constant)
+            return nullptr;
         return &operands[i].constant;
     };
     // A number argument (a tensor or a constant), or the default when the constant is None.
     auto number = [&](std::size_t i, double fallback) -> std::optional<EwArg> {
-        if (tensorAt(i)) return operands[i].arg;
+        if (tensorAt(i))
+            return operands[i].arg;
         const nlohmann::json *c = constAt(i);
-        if (!c || c->is_null()) return EwArg::scalar(fallback);
-        if (c->is_number()) return EwArg::scalar(c->get<double>());
-        if (c->is_boolean()) return EwArg::scalar(c->get<bool>() ? 1.0 : 0.0);
+        if (!c || c->is_null())
+            return EwArg::scalar(fallback);
+        if (c->is_number())
+            return EwArg::scalar(c->get<double>());
+        if (c->is_boolean())
+            return EwArg::scalar(c->get<bool>() ? 1.0 : 0.0);
         return std::nullopt;
     };
     auto emit = [&](std::string fn, std::vector<EwArg> args) {
@@ -145,62 +171,77 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
     const EwArg self = operands[0].arg;
 
     for (const auto &[aten, fn] : kUnary)
-        if (aten == name) return emit(std::string(fn), {self});
+        if (aten == name)
+            return emit(std::string(fn), {self});
 
     if (name == "gelu") {
         const nlohmann::json *mode = constAt(1);
         std::string approx = mode && mode->is_string() ? mode->get<std::string>() : "none";
-        if (approx == "none") return emit("gelu", {self});
-        if (approx == "tanh") return emit("gelu_tanh", {self});
+        if (approx == "none")
+            return emit("gelu", {self});
+        if (approx == "tanh")
+            return emit("gelu_tanh", {self});
         return unsupported(op, "with approximate='" + approx + "'");
     }
     if (name == "dropout") {
         const nlohmann::json *train = constAt(2);
-        if (train && train->is_boolean() && !train->get<bool>()) return self; // eval mode: identity
+        if (train && train->is_boolean() && !train->get<bool>())
+            return self; // eval mode: identity
         return unsupported(op, "in training mode");
     }
     if (name == "add" || name == "sub" || name == "rsub") {
         auto other = number(1, 0), alpha = number(2, 1);
-        if (!other || !alpha) return unsupported(op, "with a non-numeric argument");
+        if (!other || !alpha)
+            return unsupported(op, "with a non-numeric argument");
         // add/sub: self op alpha * other; rsub: other - alpha * self.
         EwArg base = self, scaled = *other;
         if (name == "rsub") {
             base = *other;
             scaled = self;
         }
-        if (!(alpha->kind == EwArg::Kind::Scalar && alpha->value == 1.0)) scaled = emit("mul", {scaled, *alpha});
+        if (!(alpha->kind == EwArg::Kind::Scalar && alpha->value == 1.0))
+            scaled = emit("mul", {scaled, *alpha});
         return emit(name == "add" ? "add" : "sub", {base, scaled});
     }
     if (name == "mul" || name == "div" || name == "true_divide") {
         if (name == "div") {
             const nlohmann::json *mode = constAt(2);
-            if (mode && !mode->is_null()) return unsupported(op, "with a rounding mode");
+            if (mode && !mode->is_null())
+                return unsupported(op, "with a rounding mode");
         }
         auto other = number(1, 1);
-        if (!other) return unsupported(op, "with a non-numeric argument");
+        if (!other)
+            return unsupported(op, "with a non-numeric argument");
         return emit(name == "mul" ? "mul" : "div", {self, *other});
     }
     if (name == "maximum" || name == "minimum" || name == "max" || name == "min") {
-        if (!tensorAt(1)) return unsupported(op, "as a reduction"); // the recogniser routes those elsewhere
+        if (!tensorAt(1))
+            return unsupported(op, "as a reduction"); // the recogniser routes those elsewhere
         return emit(name == "maximum" || name == "max" ? "max" : "min", {self, operands[1].arg});
     }
     if (name == "clamp" || name == "clamp_min" || name == "clamp_max" || name == "hardtanh") {
         double lowDefault = name == "hardtanh" ? -1.0 : -INFINITY, highDefault = name == "hardtanh" ? 1.0 : INFINITY;
         std::optional<EwArg> lo = EwArg::scalar(lowDefault), hi = EwArg::scalar(highDefault);
-        if (name == "clamp_max") hi = number(1, highDefault);
-        else lo = number(1, lowDefault);
-        if (name == "clamp" || name == "hardtanh") hi = number(2, highDefault);
-        if (!lo || !hi) return unsupported(op, "with a non-numeric bound");
+        if (name == "clamp_max")
+            hi = number(1, highDefault);
+        else
+            lo = number(1, lowDefault);
+        if (name == "clamp" || name == "hardtanh")
+            hi = number(2, highDefault);
+        if (!lo || !hi)
+            return unsupported(op, "with a non-numeric bound");
         return emit("clamp", {self, *lo, *hi});
     }
     if (name == "leaky_relu") {
         auto slope = number(1, 0.01);
-        if (!slope) return unsupported(op, "with a non-numeric slope");
+        if (!slope)
+            return unsupported(op, "with a non-numeric slope");
         return emit("leaky_relu", {self, *slope});
     }
     if (name == "softplus") {
         auto beta = number(1, 1), threshold = number(2, 20);
-        if (!beta || !threshold) return unsupported(op, "with non-numeric arguments");
+        if (!beta || !threshold)
+            return unsupported(op, "with non-numeric arguments");
         return emit("softplus", {self, *beta, *threshold});
     }
     if (name == "elu") {
@@ -211,14 +252,20 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
     }
     if (name == "pow") {
         auto e = number(1, 1);
-        if (!e) return unsupported(op, "with a non-numeric exponent");
+        if (!e)
+            return unsupported(op, "with a non-numeric exponent");
         if (e->kind == EwArg::Kind::Scalar) {
             // The common exponents as exact, cheaper operations.
-            if (e->value == 1.0) return self;
-            if (e->value == 2.0) return emit("square", {self});
-            if (e->value == 0.5) return emit("sqrt", {self});
-            if (e->value == -0.5) return emit("rsqrt", {self});
-            if (e->value == -1.0) return emit("reciprocal", {self});
+            if (e->value == 1.0)
+                return self;
+            if (e->value == 2.0)
+                return emit("square", {self});
+            if (e->value == 0.5)
+                return emit("sqrt", {self});
+            if (e->value == -0.5)
+                return emit("rsqrt", {self});
+            if (e->value == -1.0)
+                return emit("reciprocal", {self});
         }
         return emit("pow", {self, *e});
     }
@@ -228,7 +275,8 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
 std::string stepExpression(const EwStep &step, const std::vector<std::string> &args)
 {
     const EwFunction *f = findEwFunction(step.fn);
-    if (!f) return "/* unknown " + step.fn + " */ 0.0f";
+    if (!f)
+        return "/* unknown " + step.fn + " */ 0.0f";
     std::string out;
     std::string_view t = f->cuda;
     for (std::size_t i = 0; i < t.size(); ++i) {

@@ -10,10 +10,10 @@
 namespace kf::builtin {
 
 struct EwFunction {
-    std::string_view name;  // "gelu"
-    int arity;              // operands, scalars included
-    std::string_view cuda;  // "0.5f * $0 * (1.0f + erff($0 * 0.70710678118654752f))"
-    std::string_view text;  // "gelu($0)", for the chain's description
+    std::string_view name; // "gelu"
+    int arity;             // operands, scalars included
+    std::string_view cuda; // "0.5f * $0 * (1.0f + erff($0 * 0.70710678118654752f))"
+    std::string_view text; // "gelu($0)", for the chain's description
 };
 
 const EwFunction *findEwFunction(std::string_view name);
@@ -25,8 +25,8 @@ std::string floatLiteral(double);
 struct OpOperand {
     enum class Kind { Tensor, Constant };
     Kind kind = Kind::Constant;
-    EwArg arg;                  // for tensors: where the value lives in the program
-    nlohmann::json constant;    // for constants (null for None)
+    EwArg arg;               // for tensors: where the value lives in the program
+    nlohmann::json constant; // for constants (null for None)
 };
 
 // Whether `op` is an elementwise aten op the generator can fuse.

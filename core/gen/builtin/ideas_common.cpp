@@ -8,7 +8,8 @@ namespace kf::builtin::ideas {
 double traffic(const Target &t, double inputReads, double paramReads)
 {
     const double minimum = t.inputBytes + t.paramBytes + t.outputBytes;
-    if (minimum <= 0) return inputReads;
+    if (minimum <= 0)
+        return inputReads;
     return (inputReads * t.inputBytes + paramReads * t.paramBytes + t.outputBytes) / minimum;
 }
 
@@ -26,9 +27,12 @@ std::string gridText(double blocks, int threadsPerBlock)
 
 std::string timesText(double reads)
 {
-    if (reads <= 1.0) return "once";
-    if (reads <= 2.0) return "twice";
-    if (reads <= 3.0) return "three times";
+    if (reads <= 1.0)
+        return "once";
+    if (reads <= 2.0)
+        return "twice";
+    if (reads <= 3.0)
+        return "three times";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f times", reads);
     return buf;
@@ -36,7 +40,8 @@ std::string timesText(double reads)
 
 std::string multipleOf(std::int64_t n, std::int64_t by, const std::string &what)
 {
-    if (by > 0 && n % by == 0) return {};
+    if (by > 0 && n % by == 0)
+        return {};
     return what + " (" + std::to_string(n) + ") is not a multiple of " + std::to_string(by);
 }
 
@@ -45,9 +50,10 @@ std::string registersFit(int elems, int block)
     // ~32 registers of indices, statistics and addresses besides the row's values; ptxas keeps
     // what fits in 65536 / block registers (at most 255) and spills the rest.
     const int need = elems + 32, limit = std::min(255, 65536 / std::max(block, 1));
-    if (need <= limit) return {};
-    return std::to_string(elems) + " values per thread need about " + std::to_string(need) +
-           " registers; " + std::to_string(block) + " threads leave " + std::to_string(limit);
+    if (need <= limit)
+        return {};
+    return std::to_string(elems) + " values per thread need about " + std::to_string(need) + " registers; " +
+        std::to_string(block) + " threads leave " + std::to_string(limit);
 }
 
 double inFlight(int elems, int block)
@@ -86,20 +92,23 @@ std::string doubleLiteral(double v)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", v);
     std::string s = buf;
-    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    if (s.find_first_of(".en") == std::string::npos)
+        s += ".0";
     return s;
 }
 
 EwProgram outputProgram(const Target &t)
 {
     const Pattern &p = t.pattern;
-    if (p.kind != PatternKind::LayerNorm && p.kind != PatternKind::RMSNorm) return p.program;
+    if (p.kind != PatternKind::LayerNorm && p.kind != PatternKind::RMSNorm)
+        return p.program;
     // A norm's affine weight and bias: along the normalized dims, or per channel (dim 1) for
     // GroupNorm and InstanceNorm; then the ops after the norm.
     const Shape &x = p.input.shape;
     EwProgram affine = identityProgram(x);
     for (const std::string &name : {p.weight, p.bias}) {
-        if (name.empty()) continue;
+        if (name.empty())
+            continue;
         const TensorSpec *spec = t.problem ? t.problem->tensor(name) : nullptr;
         const Shape shape = spec ? spec->shape : Shape{p.row.len};
         Shape view = shape;
@@ -151,7 +160,8 @@ TemplateValues normValues(const Target &t)
 
 std::string noEpilogue(const Target &t)
 {
-    if (t.pattern.program.empty()) return {};
+    if (t.pattern.program.empty())
+        return {};
     return "the elementwise ops after " + t.pattern.anchor + " (" + t.pattern.program.text() + ") are not fused by it";
 }
 

@@ -24,26 +24,34 @@ struct Conv {
 std::string convOf(const Target &t, Conv &c)
 {
     const Pattern &p = t.pattern;
-    if (!p.conv) return "the pattern has no convolution";
+    if (!p.conv)
+        return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (s.groups != 1) return "grouped convolution (groups = " + std::to_string(s.groups) + ") is not supported";
-    if (s.dilation[0] != 1 || s.dilation[1] != 1) return "dilated convolution is not supported";
-    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    if (s.groups != 1)
+        return "grouped convolution (groups = " + std::to_string(s.groups) + ") is not supported";
+    if (s.dilation[0] != 1 || s.dilation[1] != 1)
+        return "dilated convolution is not supported";
+    if (p.outDtype != DType::F32)
+        return "the result is " + toString(p.outDtype) + ", not float32";
     const TensorSpec *x = t.problem ? t.problem->tensor(s.x) : nullptr;
     const TensorSpec *w = t.problem ? t.problem->tensor(s.weight) : nullptr;
-    if (!x || !w) return "an operand is not a tensor of the problem";
-    if (x->dtype != DType::F32 || w->dtype != DType::F32) return "an operand is not float32";
+    if (!x || !w)
+        return "an operand is not a tensor of the problem";
+    if (x->dtype != DType::F32 || w->dtype != DType::F32)
+        return "an operand is not float32";
     if (x->shape.size() != 4 || w->shape.size() != 4 || s.outShape.size() != 4)
         return "only batched 4-D inputs are supported";
     c.batch = x->shape[0], c.inC = x->shape[1], c.inH = x->shape[2], c.inW = x->shape[3];
     c.outC = w->shape[0], c.kh = w->shape[2], c.kw = w->shape[3];
     c.outH = s.outShape[2], c.outW = s.outShape[3];
-    if (w->shape[1] != c.inC) return "the weight's input channels do not match the input";
+    if (w->shape[1] != c.inC)
+        return "the weight's input channels do not match the input";
     if (numel(x->shape) >= INT_MAX || double(c.gemmM()) * double(c.outC) >= double(INT_MAX))
         return "the tensors are too large for 32-bit offsets";
     if (c.inH >= 0x4000 || c.inW >= 0x4000 || c.kh >= 0x4000 || c.kw >= 0x4000)
         return "the input or kernel is too large for the packed tap shifts";
-    if (p.program.shape != s.outShape) return "the epilogue reshapes the convolution's output";
+    if (p.program.shape != s.outShape)
+        return "the epilogue reshapes the convolution's output";
     return {};
 }
 
@@ -57,7 +65,8 @@ Conv conv(const Target &t)
 std::string plainConv(const Target &t)
 {
     Conv c;
-    if (auto why = convOf(t, c); !why.empty()) return why;
+    if (auto why = convOf(t, c); !why.empty())
+        return why;
     return t.pattern.pool ? "the pooling after the convolution is done by the pooling ideas" : "";
 }
 
@@ -65,19 +74,25 @@ std::string plainConv(const Target &t)
 std::string pooledConv(const Target &t)
 {
     Conv c;
-    if (auto why = convOf(t, c); !why.empty()) return why;
-    if (!t.pattern.pool) return "no pooling follows the convolution";
+    if (auto why = convOf(t, c); !why.empty())
+        return why;
+    if (!t.pattern.pool)
+        return "no pooling follows the convolution";
     const PoolSpec &s = *t.pattern.pool;
-    if (s.dilation[0] != 1 || s.dilation[1] != 1) return "dilated pooling is not fused";
-    if (s.ceilMode) return "ceil_mode pooling is not fused";
-    if (s.outShape.size() != 4) return "the pooled output is not 4-D";
+    if (s.dilation[0] != 1 || s.dilation[1] != 1)
+        return "dilated pooling is not fused";
+    if (s.ceilMode)
+        return "ceil_mode pooling is not fused";
+    if (s.outShape.size() != 4)
+        return "the pooled output is not 4-D";
     return {};
 }
 
 // conv_implicit_gemm_pool pools inside its tiles with atomic maxima: max pooling only.
 std::string maxPooledConv(const Target &t)
 {
-    if (auto why = pooledConv(t); !why.empty()) return why;
+    if (auto why = pooledConv(t); !why.empty())
+        return why;
     return t.pattern.pool->max ? "" : "average pooling is not fused into the tiles (the wgmma ideas pool it)";
 }
 
@@ -85,21 +100,25 @@ TileShape tile(int bm, int bn, int bk, int wm, int wn, int stages, int minBlocks
 {
     return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"MIN_BLOCKS", minBlocks}};
 }
-const std::vector<std::string> kMeanings{"block tile of output pixels", "block tile of output channels",
-                                         "taps per pipeline stage", "warp tile of pixels", "warp tile of channels",
-                                         "cp.async pipeline stages", "blocks per SM the registers are sized for",
+const std::vector<std::string> kMeanings{"block tile of output pixels",
+                                         "block tile of output channels",
+                                         "taps per pipeline stage",
+                                         "warp tile of pixels",
+                                         "warp tile of channels",
+                                         "cp.async pipeline stages",
+                                         "blocks per SM the registers are sized for",
                                          "TF32 passes per product (3: compensated split)"};
 
-const std::vector<TileShape> kTf32x3Tiles{
-    tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(128, 96, 32, 32, 48, 3, 1),
-    tile(64, 96, 32, 32, 48, 4, 3), tile(128, 128, 32, 32, 64, 3, 1)};
-const std::vector<TileShape> kTf32Tiles{
-    tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(64, 96, 32, 32, 48, 3, 1),
-    tile(128, 128, 32, 64, 32, 3, 1)};
+const std::vector<TileShape> kTf32x3Tiles{tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2),
+                                          tile(128, 96, 32, 32, 48, 3, 1), tile(64, 96, 32, 32, 48, 4, 3),
+                                          tile(128, 128, 32, 32, 64, 3, 1)};
+const std::vector<TileShape> kTf32Tiles{tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2),
+                                        tile(64, 96, 32, 32, 48, 3, 1), tile(128, 128, 32, 64, 32, 3, 1)};
 const std::vector<TileShape> kPoolTiles = [] {
     std::vector<TileShape> v;
     for (int split : {3, 1})
-        for (TileShape s : {tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(128, 96, 32, 32, 48, 3, 1)}) {
+        for (TileShape s :
+             {tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2), tile(128, 96, 32, 32, 48, 3, 1)}) {
             s.push_back({"SPLIT", split});
             v.push_back(s);
         }
@@ -114,14 +133,16 @@ int convSmem(const Conv &c, const Point &p)
 
 std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Point &p)
 {
-    if (auto why = tileListed(tiles, p); !why.empty()) return why;
+    if (auto why = tileListed(tiles, p); !why.empty())
+        return why;
     const Conv c = conv(t);
     // The templates' static checks: threads map onto the taps of the A gather and onto the
     // 16-byte (or, with taps not a multiple of 4, 4-byte) chunks of the weight rows.
     const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
     const int chunks = bk / (c.taps() % 4 == 0 ? 4 : 1);
-    if (threads % bk != 0 || (bm * bk) % threads != 0) return "the A gather does not map the threads onto the taps";
+    if (threads % bk != 0 || (bm * bk) % threads != 0)
+        return "the A gather does not map the threads onto the taps";
     if (threads % chunks != 0 || bn % (threads / chunks) != 0)
         return "weight tile copies do not spread evenly over " + std::to_string(threads) + " threads";
     if (p.count("SPLIT") && bn * (bm + 4) > p.at("STAGES") * (bm + bn) * (bk + 4))
@@ -129,7 +150,7 @@ std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Poi
     const int smem = convSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory (stages and tap table) exceed the " +
-               std::to_string(t.smemPerBlock) + " a block may have";
+            std::to_string(t.smemPerBlock) + " a block may have";
     return {};
 }
 
@@ -140,8 +161,8 @@ Estimate convEstimate(const Target &t, const Point &p, double peak, double fract
     const int bm = p.at("BM"), bn = p.at("BN");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
     const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
-    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
-                        (double(bm) * bn);
+    const double used =
+        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const double reuse = std::min(1.0, double(bm) * bn / (bm + bn) / (128.0 * 96 / 224));
     const int smem = convSmem(c, p);
     const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, t.smemPerSm / (smem + 1024)}));
@@ -155,24 +176,34 @@ TemplateValues convValues(const std::string &id, const Target &t)
     const Conv c = conv(t);
     const ConvSpec &s = *t.pattern.conv;
     TemplateValues v{
-        {"BATCH", std::to_string(c.batch)},   {"IN_C", std::to_string(c.inC)},
-        {"IN_H", std::to_string(c.inH)},      {"IN_W", std::to_string(c.inW)},
-        {"OUT_C", std::to_string(c.outC)},    {"KH", std::to_string(c.kh)},
-        {"KW", std::to_string(c.kw)},         {"STRIDE_H", std::to_string(s.stride[0])},
-        {"STRIDE_W", std::to_string(s.stride[1])}, {"PAD_H", std::to_string(s.pad[0])},
-        {"PAD_W", std::to_string(s.pad[1])},  {"DIL_H", std::to_string(s.dilation[0])},
-        {"DIL_W", std::to_string(s.dilation[1])}, {"OUT_H", std::to_string(c.outH)},
-        {"OUT_W", std::to_string(c.outW)},    {"X", s.x},
+        {"BATCH", std::to_string(c.batch)},
+        {"IN_C", std::to_string(c.inC)},
+        {"IN_H", std::to_string(c.inH)},
+        {"IN_W", std::to_string(c.inW)},
+        {"OUT_C", std::to_string(c.outC)},
+        {"KH", std::to_string(c.kh)},
+        {"KW", std::to_string(c.kw)},
+        {"STRIDE_H", std::to_string(s.stride[0])},
+        {"STRIDE_W", std::to_string(s.stride[1])},
+        {"PAD_H", std::to_string(s.pad[0])},
+        {"PAD_W", std::to_string(s.pad[1])},
+        {"DIL_H", std::to_string(s.dilation[0])},
+        {"DIL_W", std::to_string(s.dilation[1])},
+        {"OUT_H", std::to_string(c.outH)},
+        {"OUT_W", std::to_string(c.outW)},
+        {"X", s.x},
         {"WEIGHT", s.weight},
     };
     Leaf bias;
-    if (!s.bias.empty()) bias = Leaf{s.bias, {c.outC}, {c.outC, 1, 1}}; // per output channel
+    if (!s.bias.empty())
+        bias = Leaf{s.bias, {c.outC}, {c.outC, 1, 1}}; // per output channel
     // NCHW output, row = b * OH*OW + p and col = the channel: p innermost, then col, then b.
     const std::string p = std::to_string(c.pixels());
     const std::vector<IndexSegment> index{{1, c.pixels(), "(row % " + p + ")"},
                                           {c.pixels(), c.outC, "col"},
                                           {c.pixels() * c.outC, c.batch, "(row / " + p + ")"}};
-    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, 1, 1, index)) v[k] = val;
+    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, 1, 1, index))
+        v[k] = val;
     return v;
 }
 
@@ -181,8 +212,10 @@ TileShape wgTile(int wgs, int bn, int stages, int producers, int split)
 {
     return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PRODUCERS", producers}, {"SPLIT", split}};
 }
-const std::vector<std::string> kWgMeanings{"consumer warpgroups (64 pixels each)", "block tile of output channels",
-                                           "pipeline stages", "producer (gathering) warpgroups",
+const std::vector<std::string> kWgMeanings{"consumer warpgroups (64 pixels each)",
+                                           "block tile of output channels",
+                                           "pipeline stages",
+                                           "producer (gathering) warpgroups",
                                            "TF32 passes per product (3: compensated split)",
                                            "K steps (32 taps) per tensor-core chunk"};
 // Shapes measured on the seed conv (H200): two blocks per SM (one consumer warpgroup, two
@@ -190,11 +223,18 @@ const std::vector<std::string> kWgMeanings{"consumer warpgroups (64 pixels each)
 const std::vector<TileShape> kWgTiles = [] {
     std::vector<TileShape> v;
     for (int split : {3, 1})
-        for (const auto &[wgs, bn, stages, producers] : std::vector<std::array<int, 4>>{
-                 {1, 96, 2, 2}, {1, 96, 2, 1}, {2, 96, 3, 2}, {2, 96, 3, 1}, {1, 96, 4, 1}, {1, 128, 2, 2},
-                 {2, 128, 3, 2}, {1, 64, 3, 2}, {1, 64, 2, 2}}) {
+        for (const auto &[wgs, bn, stages, producers] : std::vector<std::array<int, 4>>{{1, 96, 2, 2},
+                                                                                        {1, 96, 2, 1},
+                                                                                        {2, 96, 3, 2},
+                                                                                        {2, 96, 3, 1},
+                                                                                        {1, 96, 4, 1},
+                                                                                        {1, 128, 2, 2},
+                                                                                        {2, 128, 3, 2},
+                                                                                        {1, 64, 3, 2},
+                                                                                        {1, 64, 2, 2}}) {
             // A single TF32 pass needs more registers than two 384-thread blocks per SM leave.
-            if (split == 1 && wgs == 1 && producers == 2) continue;
+            if (split == 1 && wgs == 1 && producers == 2)
+                continue;
             v.push_back(wgTile(wgs, bn, stages, producers, split));
         }
     return v;
@@ -214,24 +254,28 @@ int wgSmem(const Conv &c, const Point &p)
 
 std::string wgFits(const Target &t, const Point &p)
 {
-    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
-    if (auto why = tileListed(kWgTiles, p); !why.empty()) return why;
+    if (t.major < 9)
+        return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    if (auto why = tileListed(kWgTiles, p); !why.empty())
+        return why;
     if (p.at("SPLIT") == 1) {
-        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+            return why;
         // Its rounding error is far above what shorter tensor-core chunks save, and the second
         // accumulator would cost the registers it needs.
-        if (p.at("PROMOTE") != 16) return "a single TF32 pass gains nothing from short accumulation chunks";
+        if (p.at("PROMOTE") != 16)
+            return "a single TF32 pass gains nothing from short accumulation chunks";
     }
     // A K longer than one chunk keeps a separate fp32 sum next to the accumulator.
     const Conv c = conv(t);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
     if (cdiv(c.taps(), 32) > p.at("PROMOTE") && threads > 384)
         return "a separate fp32 sum (more than PROMOTE K steps) leaves too few registers for " +
-               std::to_string(threads) + " threads";
+            std::to_string(threads) + " threads";
     const int smem = wgSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
-               " a block may have";
+            " a block may have";
     return {};
 }
 
@@ -241,8 +285,8 @@ Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std:
     const Conv c = conv(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
     const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
-    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
-                        (double(bm) * bn);
+    const double used =
+        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
     const int perSm = std::max(1, std::min(2048 / threads, t.smemPerSm / (wgSmem(c, p) + 1024)));
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
@@ -277,7 +321,8 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::s
         v["POOL"] = "1";
         v["CONV_OUT"] = "act";
     } else {
-        for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+        for (const char *k :
+             {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
             v[k] = "0";
         v["POOL_SH"] = v["POOL_SW"] = "1";
         v["POOL_MAX"] = v["POOL_COUNT_PAD"] = "true";
@@ -293,8 +338,10 @@ TileShape regsTile(int wgs, int bn, int stages, int blocks, int split)
 {
     return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"BLOCKS", blocks}, {"SPLIT", split}};
 }
-const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels each)", "block tile of output channels",
-                                             "weight pipeline stages", "blocks per SM the registers are capped for",
+const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels each)",
+                                             "block tile of output channels",
+                                             "weight pipeline stages",
+                                             "blocks per SM the registers are capped for",
                                              "TF32 passes per product (3: compensated split)",
                                              "K steps (32 taps) per tensor-core chunk"};
 // On the seed conv (H200) three one-warpgroup blocks per SM with two stages were fastest; the
@@ -302,9 +349,15 @@ const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels eac
 const std::vector<TileShape> kRegsTiles = [] {
     std::vector<TileShape> v;
     for (int split : {3, 1})
-        for (const auto &[wgs, bn, stages, blocks] : std::vector<std::array<int, 4>>{
-                 {1, 96, 2, 3}, {1, 96, 3, 2}, {2, 96, 4, 1}, {1, 96, 2, 2}, {2, 96, 2, 1}, {1, 64, 2, 3},
-                 {1, 64, 3, 3}, {1, 128, 2, 2}, {2, 128, 3, 1}})
+        for (const auto &[wgs, bn, stages, blocks] : std::vector<std::array<int, 4>>{{1, 96, 2, 3},
+                                                                                     {1, 96, 3, 2},
+                                                                                     {2, 96, 4, 1},
+                                                                                     {1, 96, 2, 2},
+                                                                                     {2, 96, 2, 1},
+                                                                                     {1, 64, 2, 3},
+                                                                                     {1, 64, 3, 3},
+                                                                                     {1, 128, 2, 2},
+                                                                                     {2, 128, 3, 1}})
             v.push_back(regsTile(wgs, bn, stages, blocks, split));
     return v;
 }();
@@ -324,15 +377,20 @@ int regsSmem(const Conv &c, const Point &p)
 
 std::string regsFits(const Target &t, const Point &p)
 {
-    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
-    if (auto why = tileListed(kRegsTiles, p); !why.empty()) return why;
+    if (t.major < 9)
+        return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    if (auto why = tileListed(kRegsTiles, p); !why.empty())
+        return why;
     const bool single = p.at("SPLIT") == 1;
     if (single) {
-        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
-        if (p.at("PROMOTE") < 16) return "a single TF32 pass gains nothing from short accumulation chunks";
+        if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+            return why;
+        if (p.at("PROMOTE") < 16)
+            return "a single TF32 pass gains nothing from short accumulation chunks";
     }
     const Conv c = conv(t);
-    if (p.at("PROMOTE") > 16 && cdiv(c.taps(), 32) <= 16) return "K fits one 16-step chunk already";
+    if (p.at("PROMOTE") > 16 && cdiv(c.taps(), 32) <= 16)
+        return "K fits one 16-step chunk already";
     // Registers per thread, as ptxas allocated them on the seed conv: the accumulator (BN / 2),
     // a separate fp32 sum when K is longer than one chunk, 16 gathered values and their hi and lo
     // parts, and addressing. The cap is what BLOCKS blocks of this size leave.
@@ -345,14 +403,14 @@ std::string regsFits(const Target &t, const Point &p)
     const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
     if (need > cap)
         return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
-               " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
+            " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
     const int smem = regsSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
-               " a block may have";
+            " a block may have";
     if (p.at("BLOCKS") * (smem + 1024) > t.smemPerSm)
         return std::to_string(p.at("BLOCKS")) + " blocks of " + std::to_string(smem) +
-               " bytes of shared memory do not fit on one SM";
+            " bytes of shared memory do not fit on one SM";
     return {};
 }
 
@@ -362,8 +420,8 @@ Estimate regsEstimate(const Target &t, const Point &p, double fraction, const st
     const Conv c = conv(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
     const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
-    const double used = double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) /
-                        (double(bm) * bn);
+    const double used =
+        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const int threads = 128 * p.at("WGS") + 32;
     const int perSm = p.at("BLOCKS");
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
@@ -391,8 +449,9 @@ void addConv(std::vector<IdeaDef> &out)
     out.push_back(IdeaDef{
         .id = "conv_implicit_gemm_tf32x3",
         .title = "Implicit GEMM convolution, k-indices precomputed in shared memory (3xTF32)",
-        .text = implicit + " Products use the compensated 3xTF32 split on mma.sync.m16n8k8 (a = a_hi + a_lo, "
-                           "acc += a_lo*b_hi + a_hi*b_lo + a_hi*b_hi in fp32): fp32 accuracy on the tensor cores.",
+        .text = implicit +
+            " Products use the compensated 3xTF32 split on mma.sync.m16n8k8 (a = a_hi + a_lo, "
+            "acc += a_lo*b_hi + a_hi*b_lo + a_hi*b_hi in fp32): fp32 accuracy on the tensor cores.",
         .patterns = kinds,
         .space = tileSpace(kTf32x3Tiles, meanings),
         .repairOrder = {"STAGES", "BK", "BM"},
@@ -401,8 +460,8 @@ void addConv(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 if (conv(t).taps() > kLongestTensorCoreSum)
                     return "a reduction over " + std::to_string(conv(t).taps()) +
-                           " taps summed on the tensor cores alone loses too much to their truncating "
-                           "accumulation (the wgmma convolutions promote their sums to fp32)";
+                        " taps summed on the tensor cores alone loses too much to their truncating "
+                        "accumulation (the wgmma convolutions promote their sums to fp32)";
                 return fits(t, kTf32x3Tiles, p);
             },
         .estimate =
@@ -420,15 +479,17 @@ void addConv(std::vector<IdeaDef> &out)
     out.push_back(IdeaDef{
         .id = "conv_implicit_gemm_tf32",
         .title = "Implicit GEMM convolution, k-indices precomputed in shared memory (TF32)",
-        .text = implicit + " Operands are rounded to TF32 and multiplied once by mma.sync.m16n8k8 with fp32 "
-                           "accumulation: about 1e-3 relative error per product (loose tolerance), three times the "
-                           "rate of the compensated split.",
+        .text = implicit +
+            " Operands are rounded to TF32 and multiplied once by mma.sync.m16n8k8 with fp32 "
+            "accumulation: about 1e-3 relative error per product (loose tolerance), three times the "
+            "rate of the compensated split.",
         .patterns = kinds,
         .needs = {"conv_implicit_gemm_tf32x3"},
         .space = tileSpace(kTf32Tiles, meanings),
         .repairOrder = {"STAGES", "BK", "BM"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+                return why;
             return plainConv(t);
         },
         .check = [](const Target &t, const Point &p) { return fits(t, kTf32Tiles, p); },
@@ -459,14 +520,16 @@ void addConv(std::vector<IdeaDef> &out)
         .applies = maxPooledConv,
         .check = [](const Target &t, const Point &p) -> std::string {
             if (p.at("SPLIT") == 1)
-                if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+                if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+                    return why;
             return fits(t, kPoolTiles, p);
         },
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3
-                           ? convEstimate(t, p, kTf32Tflops / 3, 0.18, "makes three TF32 passes (3xTF32), pooling in shared memory")
-                           : convEstimate(t, p, kTf32Tflops, 0.083, "makes one TF32 pass, pooling in shared memory");
+                    ? convEstimate(t, p, kTf32Tflops / 3, 0.18,
+                                   "makes three TF32 passes (3xTF32), pooling in shared memory")
+                    : convEstimate(t, p, kTf32Tflops, 0.083, "makes one TF32 pass, pooling in shared memory");
             },
         .values =
             [](const Target &t, const Point &p) {
@@ -507,10 +570,11 @@ void addConv(std::vector<IdeaDef> &out)
     out.push_back(IdeaDef{
         .id = "conv_wgmma_pool",
         .title = "wgmma convolution, then max pooling in a second pass",
-        .text = wgmma + " The bias and activation are applied to the sums and the activation map goes to scratch; "
-                        "a second kernel reads each pooling window from there. Pooling inside the convolution tile "
-                        "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
-                        "combining them with atomics costs more than one extra pass over the activation map.",
+        .text = wgmma +
+            " The bias and activation are applied to the sums and the activation map goes to scratch; "
+            "a second kernel reads each pooling window from there. Pooling inside the convolution tile "
+            "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
+            "combining them with atomics costs more than one extra pass over the activation map.",
         .patterns = kinds,
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
@@ -548,8 +612,9 @@ void addConv(std::vector<IdeaDef> &out)
         .check = regsFits,
         .estimate =
             [](const Target &t, const Point &p) {
-                return p.at("SPLIT") == 3 ? regsEstimate(t, p, 0.49, "makes three TF32 wgmma passes (3xTF32), A in registers")
-                                          : regsEstimate(t, p, 0.226, "makes one TF32 wgmma pass, A in registers");
+                return p.at("SPLIT") == 3
+                    ? regsEstimate(t, p, 0.49, "makes three TF32 wgmma passes (3xTF32), A in registers")
+                    : regsEstimate(t, p, 0.226, "makes one TF32 wgmma pass, A in registers");
             },
         .values = [](const Target &t, const Point &p) { return wgValues(t, p, false, "conv_wgmma_regs"); },
     });
@@ -557,8 +622,9 @@ void addConv(std::vector<IdeaDef> &out)
     out.push_back(IdeaDef{
         .id = "conv_wgmma_regs_pool",
         .title = "wgmma convolution with the gathered operand in registers, then max pooling",
-        .text = regs + " The bias and activation are applied to the sums and the activation map goes to scratch; "
-                       "a second kernel reads each pooling window from there.",
+        .text = regs +
+            " The bias and activation are applied to the sums and the activation map goes to scratch; "
+            "a second kernel reads each pooling window from there.",
         .patterns = kinds,
         .needs = {"conv_wgmma_pool"},
         .space = regsSpace(),
@@ -568,8 +634,8 @@ void addConv(std::vector<IdeaDef> &out)
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3
-                           ? regsEstimate(t, p, 0.418, "makes three TF32 wgmma passes (3xTF32), A in registers, then pools")
-                           : regsEstimate(t, p, 0.182, "makes one TF32 wgmma pass, A in registers, then pools");
+                    ? regsEstimate(t, p, 0.418, "makes three TF32 wgmma passes (3xTF32), A in registers, then pools")
+                    : regsEstimate(t, p, 0.182, "makes one TF32 wgmma pass, A in registers, then pools");
             },
         .values = [](const Target &t, const Point &p) { return wgValues(t, p, true, "conv_wgmma_regs"); },
         .templateName = "conv_wgmma_regs",

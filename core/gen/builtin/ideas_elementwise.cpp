@@ -40,7 +40,8 @@ void addElementwise(std::vector<IdeaDef> &out)
                 const int block = p.at("BLOCK");
                 const double blocks = double(std::min<std::int64_t>(cdiv(elements(t), block), 1 << 30));
                 return Estimate{traffic(t, 1), busy(t, blocks, block), 0.70,
-                                "reads every operand with 4-byte loads, one element per thread", gridText(blocks, block)};
+                                "reads every operand with 4-byte loads, one element per thread",
+                                gridText(blocks, block)};
             },
         .values =
             [](const Target &t, const Point &p) {
@@ -97,7 +98,8 @@ void addElementwise(std::vector<IdeaDef> &out)
         .repairOrder = {"UNROLL", "BLOCKS_PER_SM", "BLOCK"},
         .check = [](const Target &t, const Point &p) -> std::string {
             // Half of an SM's threads: enough loads in flight, and 64 registers per thread.
-            if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 1024) return "more than 1024 threads per SM";
+            if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 1024)
+                return "more than 1024 threads per SM";
             return elements(t) >= 4 ? "" : "fewer than four elements";
         },
         .estimate =

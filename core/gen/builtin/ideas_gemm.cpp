@@ -32,8 +32,10 @@ std::string tileListed(const std::vector<TileShape> &shapes, const Point &p)
 {
     for (const TileShape &s : shapes) {
         bool all = true;
-        for (const auto &[name, value] : s) all = all && p.count(name) && p.at(name) == value;
-        if (all) return {};
+        for (const auto &[name, value] : s)
+            all = all && p.count(name) && p.at(name) == value;
+        if (all)
+            return {};
     }
     return "the tile shape " + pointText(p) + " is not one of the shapes known to compile without spills";
 }
@@ -90,12 +92,15 @@ TemplateValues epilogueValues(const std::string &id, const EwProgram &program, c
         product = EwArg::step(int(head.size()) - 1);
     }
     auto shift = [&](EwArg a) {
-        if (a.kind == EwArg::Kind::Step) a.index += int(head.size());
-        else if (a.kind == EwArg::Kind::Acc) a = product;
+        if (a.kind == EwArg::Kind::Step)
+            a.index += int(head.size());
+        else if (a.kind == EwArg::Kind::Acc)
+            a = product;
         return a;
     };
     for (EwStep &s : p.steps)
-        for (EwArg &a : s.args) a = shift(a);
+        for (EwArg &a : s.args)
+            a = shift(a);
     p.result = shift(p.result);
     p.steps.insert(p.steps.begin(), head.begin(), head.end());
 
@@ -119,21 +124,30 @@ std::string gemmOf(const Target &t, Gemm &g)
         return std::to_string(p.gemms.size()) + " matrix products in one kernel (the templates compute one)";
     const GemmSpec &s = p.gemms[0];
     g.spec = &s;
-    if (!p.rowOpAfter.empty()) return "a " + p.rowOpAfter + " after the product is not fused";
-    if (s.transA) return "a transposed first operand is not supported";
-    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    if (!p.rowOpAfter.empty())
+        return "a " + p.rowOpAfter + " after the product is not fused";
+    if (s.transA)
+        return "a transposed first operand is not supported";
+    if (p.outDtype != DType::F32)
+        return "the result is " + toString(p.outDtype) + ", not float32";
     const TensorSpec *a = t.problem ? t.problem->tensor(s.a) : nullptr;
     const TensorSpec *b = t.problem ? t.problem->tensor(s.b) : nullptr;
-    if (!a || !b) return "an operand is not a tensor of the problem";
-    if (a->dtype != DType::F32 || b->dtype != DType::F32) return "an operand is not float32";
+    if (!a || !b)
+        return "an operand is not a tensor of the problem";
+    if (a->dtype != DType::F32 || b->dtype != DType::F32)
+        return "an operand is not float32";
     if (s.m < 1 || s.n < 1 || s.k < 1 || s.m >= INT_MAX || s.n >= INT_MAX || s.k >= INT_MAX)
         return "a matrix dim is empty or does not fit an int";
     g.batch = std::max<std::int64_t>(1, numel(s.batch));
-    if (g.batch > 65535) return "more than 65535 batches";
+    if (g.batch > 65535)
+        return "more than 65535 batches";
     auto stride = [&](const TensorSpec &x, std::int64_t matrix, std::int64_t &out) {
-        if (numel(x.shape) == matrix) out = 0;
-        else if (numel(x.shape) == g.batch * matrix) out = matrix;
-        else return false;
+        if (numel(x.shape) == matrix)
+            out = 0;
+        else if (numel(x.shape) == g.batch * matrix)
+            out = matrix;
+        else
+            return false;
         return true;
     };
     if (!stride(*a, s.m * s.k, g.strideA) || !stride(*b, s.k * s.n, g.strideB))
@@ -147,7 +161,8 @@ std::string gemmOf(const Target &t, Gemm &g)
         g.out.push_back(s.m);
         g.out.push_back(s.n);
     }
-    if (p.program.shape != g.out) return "the epilogue reshapes the product (" + shapeText(p.program.shape) + ")";
+    if (p.program.shape != g.out)
+        return "the epilogue reshapes the product (" + shapeText(p.program.shape) + ")";
     return {};
 }
 
@@ -156,10 +171,11 @@ namespace {
 std::string gemmApplies(const Target &t)
 {
     Gemm g;
-    if (auto why = gemmOf(t, g); !why.empty()) return why;
+    if (auto why = gemmOf(t, g); !why.empty())
+        return why;
     if (auto gemv = gemvTakes(t); !gemv.empty())
         return "a product with " + std::to_string(std::min(g.spec->m, g.spec->n)) +
-               (g.spec->m < g.spec->n ? " rows" : " columns") + " is streamed by " + gemv + ", not tiled";
+            (g.spec->m < g.spec->n ? " rows" : " columns") + " is streamed by " + gemv + ", not tiled";
     return {};
 }
 
@@ -170,13 +186,17 @@ Gemm gemm(const Target &t)
     return g;
 }
 
-double gemmFlops(const Gemm &g) { return 2.0 * double(g.batch) * double(g.spec->m) * double(g.spec->n) * double(g.spec->k); }
+double gemmFlops(const Gemm &g)
+{
+    return 2.0 * double(g.batch) * double(g.spec->m) * double(g.spec->n) * double(g.spec->k);
+}
 
 // The fraction of a block tile that holds real outputs, times how close its operand reuse
 // (BM*BN/(BM+BN)) comes to the benchmarked tile's.
 double tileFit(std::int64_t m, std::int64_t n, int bm, int bn, double reference)
 {
-    const double used = double(std::min<std::int64_t>(m, bm)) * double(std::min<std::int64_t>(n, bn)) / (double(bm) * bn);
+    const double used =
+        double(std::min<std::int64_t>(m, bm)) * double(std::min<std::int64_t>(n, bn)) / (double(bm) * bn);
     return used * std::min(1.0, double(bm) * bn / (bm + bn) / reference);
 }
 
@@ -207,7 +227,8 @@ TemplateValues gemmValues(const std::string &id, const Target &t)
     const std::string outer =
         g.batch > 1 ? "((long long)batch * " + std::to_string(s.m) + " + row)" : std::string("row");
     const std::vector<IndexSegment> index{{1, s.n, "col"}, {s.n, g.batch * s.m, outer}};
-    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, s.alpha, s.beta, index)) v[k] = val;
+    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, s.alpha, s.beta, index))
+        v[k] = val;
     return v;
 }
 
@@ -217,7 +238,8 @@ std::string operandsText(const Target &t)
 {
     const Gemm g = gemm(t);
     std::string s = std::to_string(g.spec->m) + "x" + std::to_string(g.spec->n) + "x" + std::to_string(g.spec->k);
-    if (g.batch > 1) s = std::to_string(g.batch) + " x " + s;
+    if (g.batch > 1)
+        s = std::to_string(g.batch) + " x " + s;
     return s;
 }
 
@@ -233,10 +255,11 @@ int mmaSmem(const Point &p)
 std::string copiesSpread(int threads, int rows, int cols, int vec, bool equalShare)
 {
     const int perRow = cols / vec;
-    const bool ok = equalShare ? (rows * cols) % (vec * threads) == 0
-                               : threads % perRow == 0 && rows % (threads / perRow) == 0;
-    return ok ? "" : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " tile copy does not spread evenly over " +
-                         std::to_string(threads) + " threads";
+    const bool ok =
+        equalShare ? (rows * cols) % (vec * threads) == 0 : threads % perRow == 0 && rows % (threads / perRow) == 0;
+    return ok ? ""
+              : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " tile copy does not spread evenly over " +
+            std::to_string(threads) + " threads";
 }
 
 std::string copiesFit(const Target &t, const Point &p, int threads, bool equalShare)
@@ -246,20 +269,23 @@ std::string copiesFit(const Target &t, const Point &p, int threads, bool equalSh
     const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
     const int vecA = s.k % 4 == 0 && g.strideA % 4 == 0 ? 4 : 1;
     const int vecB = (s.transB ? s.k : s.n) % 4 == 0 && g.strideB % 4 == 0 ? 4 : 1;
-    if (auto why = copiesSpread(threads, bm, bk, vecA, equalShare); !why.empty()) return why;
+    if (auto why = copiesSpread(threads, bm, bk, vecA, equalShare); !why.empty())
+        return why;
     return s.transB ? copiesSpread(threads, bn, bk, vecB, equalShare) : copiesSpread(threads, bk, bn, vecB, equalShare);
 }
 
 std::string mmaFits(const Target &t, const std::vector<TileShape> &tiles, const Point &p)
 {
-    if (auto why = tileListed(tiles, p); !why.empty()) return why;
+    if (auto why = tileListed(tiles, p); !why.empty())
+        return why;
     return copiesFit(t, p, (p.at("BM") / p.at("WM")) * (p.at("BN") / p.at("WN")) * 32, false);
 }
 
 int residentBlocks(const Target &t, int threads, int registers, int smem, int wanted)
 {
     int blocks = std::min({32, 2048 / threads, 65536 / std::max(threads * registers, 1)});
-    if (smem > 0) blocks = std::min(blocks, t.smemPerSm / (smem + 1024));
+    if (smem > 0)
+        blocks = std::min(blocks, t.smemPerSm / (smem + 1024));
     return std::max(1, wanted > 0 ? std::min(blocks, wanted) : blocks);
 }
 
@@ -273,26 +299,32 @@ const std::vector<std::string> kSimtMeanings{"block tile rows", "block tile colu
 
 TileShape mma(int bm, int bn, int bk, int wm, int wn, int stages, int minBlocks)
 {
-    return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"MIN_BLOCKS", minBlocks}, {"GROUP_M", 8}};
+    return {
+        {"BM", bm},    {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"MIN_BLOCKS", minBlocks},
+        {"GROUP_M", 8}};
 }
-const std::vector<std::string> kMmaMeanings{"block tile rows", "block tile columns", "depth of a pipeline stage",
-                                            "warp tile rows", "warp tile columns", "cp.async pipeline stages",
-                                            "blocks per SM the registers are sized for", "block-rows per L2 group"};
+const std::vector<std::string> kMmaMeanings{"block tile rows",
+                                            "block tile columns",
+                                            "depth of a pipeline stage",
+                                            "warp tile rows",
+                                            "warp tile columns",
+                                            "cp.async pipeline stages",
+                                            "blocks per SM the registers are sized for",
+                                            "block-rows per L2 group"};
 
-const std::vector<TileShape> kTf32x3Tiles{
-    mma(128, 128, 32, 64, 32, 3, 1), mma(128, 128, 32, 64, 32, 4, 1), mma(128, 256, 32, 64, 64, 3, 1),
-    mma(128, 128, 16, 64, 32, 5, 1)};
-const std::vector<TileShape> kTf32Tiles{
-    mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 32, 64, 32, 3, 1), mma(256, 128, 32, 64, 64, 3, 1),
-    mma(64, 128, 32, 32, 64, 4, 2)};
+const std::vector<TileShape> kTf32x3Tiles{mma(128, 128, 32, 64, 32, 3, 1), mma(128, 128, 32, 64, 32, 4, 1),
+                                          mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 16, 64, 32, 5, 1)};
+const std::vector<TileShape> kTf32Tiles{mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 32, 64, 32, 3, 1),
+                                        mma(256, 128, 32, 64, 64, 3, 1), mma(64, 128, 32, 32, 64, 4, 2)};
 
 TileShape half(int bm, int bn, int bk, int wm, int wn)
 {
     return {{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"MIN_BLOCKS", 1}, {"GROUP_M", 8}};
 }
-const std::vector<std::string> kHalfMeanings{"block tile rows", "block tile columns", "depth of a shared-memory stage",
-                                             "warp tile rows", "warp tile columns",
-                                             "blocks per SM the registers are sized for", "block-rows per L2 group"};
+const std::vector<std::string> kHalfMeanings{
+    "block tile rows",        "block tile columns", "depth of a shared-memory stage",
+    "warp tile rows",         "warp tile columns",  "blocks per SM the registers are sized for",
+    "block-rows per L2 group"};
 const std::vector<TileShape> kFp16Tiles{half(128, 256, 32, 64, 64), half(128, 128, 32, 64, 32),
                                         half(128, 128, 64, 64, 32)};
 
@@ -316,16 +348,19 @@ std::vector<ParamDim> tf32x3Space()
 
 std::string tf32x3Fits(const Target &t, const Point &p)
 {
-    if (auto why = mmaFits(t, kTf32x3Tiles, p); !why.empty()) return why;
+    if (auto why = mmaFits(t, kTf32x3Tiles, p); !why.empty())
+        return why;
     const std::int64_t k = gemm(t).spec->k, tilesK = cdiv(k, p.at("BK"));
     if (p.at("PROMOTE") == 0)
         return k > kLongestTensorCoreSum
-                   ? "K = " + std::to_string(k) + " summed on the tensor cores alone loses too much to their " +
-                         "truncating accumulation (PROMOTE > 0 adds the chunks in fp32)"
-                   : std::string();
-    if (tilesK <= p.at("PROMOTE")) return "K fits one tensor-core chunk of PROMOTE tiles already";
+            ? "K = " + std::to_string(k) + " summed on the tensor cores alone loses too much to their " +
+                "truncating accumulation (PROMOTE > 0 adds the chunks in fp32)"
+            : std::string();
+    if (tilesK <= p.at("PROMOTE"))
+        return "K fits one tensor-core chunk of PROMOTE tiles already";
     // A second 64x64 set of sums next to the accumulators does not fit in 255 registers.
-    if (p.at("WM") * p.at("WN") > 64 * 32) return "a separate fp32 sum leaves too few registers for a 64x64 warp tile";
+    if (p.at("WM") * p.at("WN") > 64 * 32)
+        return "a separate fp32 sum leaves too few registers for a 64x64 warp tile";
     return {};
 }
 
@@ -337,7 +372,8 @@ Estimate mmaEstimate(const Target &t, const Point &p, double peak, double fracti
     const int bm = p.at("BM"), bn = p.at("BN");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
     const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
-    const int perSm = residentBlocks(t, threads, 65536 / (threads * std::max(p.at("MIN_BLOCKS"), 1)), smem, p.at("MIN_BLOCKS"));
+    const int perSm =
+        residentBlocks(t, threads, 65536 / (threads * std::max(p.at("MIN_BLOCKS"), 1)), smem, p.at("MIN_BLOCKS"));
     return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, reference), tiles,
                            threads, perSm, how + " for the " + operandsText(t) + " product");
 }
@@ -353,7 +389,7 @@ const std::vector<std::string> kWgmmaMeanings{"consumer warpgroups (64 rows each
                                               "block-rows per L2 group"};
 // Shapes that compile without spills for both splits (ptxas, sm_90a).
 const std::vector<TileShape> kWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 128, 3, 2), wg(1, 128, 4, 4),
-                                         wg(2, 64, 4, 4), wg(2, 96, 3, 4), wg(2, 96, 3, 8), wg(1, 128, 4, 8)};
+                                         wg(2, 64, 4, 4),  wg(2, 96, 3, 4),  wg(2, 96, 3, 8),  wg(1, 128, 4, 8)};
 std::vector<ParamDim> wgmmaSpace()
 {
     std::vector<ParamDim> dims = tileSpace(kWgmmaTiles, kWgmmaMeanings);
@@ -368,11 +404,12 @@ int wgmmaSmem(const Point &p, int split)
 
 std::string wgmmaFits(const Target &t, const Point &p, int split)
 {
-    if (auto why = tileListed(kWgmmaTiles, p); !why.empty()) return why;
+    if (auto why = tileListed(kWgmmaTiles, p); !why.empty())
+        return why;
     const int smem = wgmmaSmem(p, split);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
-               " a block may have";
+            " a block may have";
     return {};
 }
 
@@ -404,7 +441,8 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, int split)
 
 std::string wgmmaApplies(const Target &t)
 {
-    if (t.major < 9) return "wgmma and bulk copies need a Hopper GPU (sm_90)";
+    if (t.major < 9)
+        return "wgmma and bulk copies need a Hopper GPU (sm_90)";
     return gemmApplies(t);
 }
 
@@ -439,7 +477,8 @@ void addGemm(std::vector<IdeaDef> &out)
         .repairOrder = {"BK", "BM", "TN"},
         .applies = gemmApplies,
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (auto why = tileListed(kSimtTiles, p); !why.empty()) return why;
+            if (auto why = tileListed(kSimtTiles, p); !why.empty())
+                return why;
             return copiesFit(t, p, (p.at("BM") / p.at("TM")) * (p.at("BN") / p.at("TN")), true);
         },
         .estimate =
@@ -450,9 +489,9 @@ void addGemm(std::vector<IdeaDef> &out)
                 const double tiles = double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch);
                 const int smem = 2 * p.at("BK") * (bm + bn + 8) * 4;
                 const int perSm = residentBlocks(t, threads, tm * tn + tm + tn + 48, smem, 0);
-                return computeEstimate(t, gemmFlops(g), kFp32Tflops, 0.6 * tileFit(g.spec->m, g.spec->n, bm, bn, 64),
-                                       tiles, threads, perSm,
-                                       "computes the " + operandsText(t) + " product with fp32 FMAs from shared-memory tiles");
+                return computeEstimate(
+                    t, gemmFlops(g), kFp32Tflops, 0.6 * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles, threads,
+                    perSm, "computes the " + operandsText(t) + " product with fp32 FMAs from shared-memory tiles");
             },
         .values = [](const Target &t, const Point &) { return gemmValues("gemm_tiled_fp32", t); },
     });
@@ -518,14 +557,13 @@ void addGemm(std::vector<IdeaDef> &out)
         .space = wgmmaSpace(),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+                return why;
             return wgmmaApplies(t);
         },
         .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, 1); },
-        .estimate =
-            [](const Target &t, const Point &p) {
-                return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass");
-            },
+        .estimate = [](const Target &t,
+                       const Point &p) { return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass"); },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, 1); },
         .templateName = "gemm_wgmma_tf32",
     });
@@ -542,14 +580,14 @@ void addGemm(std::vector<IdeaDef> &out)
         .space = tileSpace(kTf32Tiles, kMmaMeanings),
         .repairOrder = {"STAGES", "BN", "BM"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty()) return why;
+            if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
+                return why;
             return gemmApplies(t);
         },
         .check = [](const Target &t, const Point &p) { return mmaFits(t, kTf32Tiles, p); },
         .estimate =
             [](const Target &t, const Point &p) {
-                return mmaEstimate(t, p, kTf32Tflops, 0.29, 256.0 / 3, mmaSmem(p),
-                                   "makes one TF32 tensor-core pass");
+                return mmaEstimate(t, p, kTf32Tflops, 0.29, 256.0 / 3, mmaSmem(p), "makes one TF32 tensor-core pass");
             },
         .values = [](const Target &t, const Point &) { return mmaGemmValues("gemm_mma_tf32", "gemm_tf32", t); },
     });
@@ -571,12 +609,15 @@ void addGemm(std::vector<IdeaDef> &out)
             return gemmApplies(t);
         },
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (auto why = tileListed(kFp16Tiles, p); !why.empty()) return why;
+            if (auto why = tileListed(kFp16Tiles, p); !why.empty())
+                return why;
             // ptxas spills the 128x256 tile's registers when B is stored [N, K], and 4-byte loads
             // (rows not a multiple of 4 floats) overflow the register budget of every tile.
             const Gemm g = gemm(t);
-            if (p.at("BN") == 256 && g.spec->transB) return "the 128x256 tile spills with a transposed B";
-            if (g.spec->k % 4 != 0 || (!g.spec->transB && g.spec->n % 4 != 0) || g.strideA % 4 != 0 || g.strideB % 4 != 0)
+            if (p.at("BN") == 256 && g.spec->transB)
+                return "the 128x256 tile spills with a transposed B";
+            if (g.spec->k % 4 != 0 || (!g.spec->transB && g.spec->n % 4 != 0) || g.strideA % 4 != 0 ||
+                g.strideB % 4 != 0)
                 return "rows that are not a multiple of 4 floats need 4-byte loads, which spill";
             const int threads = (p.at("BM") / p.at("WM")) * (p.at("BN") / p.at("WN")) * 32;
             return copiesFit(t, p, threads, true);

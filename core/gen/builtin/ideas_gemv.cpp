@@ -10,7 +10,7 @@ namespace kf::builtin::ideas {
 
 namespace {
 
-constexpr int kMaxVectors = 16;   // short vectors a warp's dot products carry (registers)
+constexpr int kMaxVectors = 16;    // short vectors a warp's dot products carry (registers)
 constexpr int kMaxStridedCols = 8; // columns of a B stored [K, N] read per 16-byte load of A
 constexpr int kMaxStreamRows = 8;  // rows of A multiplied into each column of B
 
@@ -21,8 +21,10 @@ std::string dotLines(const Gemm &g)
     const GemmSpec &s = *g.spec;
     const bool aLines = s.n <= kMaxVectors && (s.transB || s.n <= kMaxStridedCols);
     const bool bLines = s.m <= kMaxVectors && s.transB;
-    if (aLines && (!bLines || s.n <= s.m)) return "A";
-    if (bLines) return "B";
+    if (aLines && (!bLines || s.n <= s.m))
+        return "A";
+    if (bLines)
+        return "B";
     return {};
 }
 
@@ -84,9 +86,12 @@ TemplateValues splitValues(const std::string &id, const Target &t, std::int64_t 
 std::string gemvTakes(const Target &t)
 {
     Gemm g;
-    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul) return {};
-    if (!dotLines(g).empty()) return "gemv_dot";
-    if (streams(g)) return "gemv_stream";
+    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul)
+        return {};
+    if (!dotLines(g).empty())
+        return "gemv_dot";
+    if (streams(g))
+        return "gemv_stream";
     return {};
 }
 
@@ -108,18 +113,22 @@ void addGemv(std::vector<IdeaDef> &out)
         .repairOrder = {"UNROLL", "WARPS", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
             Gemm g;
-            if (auto why = gemmOf(t, g); !why.empty()) return why;
+            if (auto why = gemmOf(t, g); !why.empty())
+                return why;
             if (dotLines(g).empty())
-                return "more than " + std::to_string(kMaxVectors) + " rows and columns (or a B stored [K, N] with more than " +
-                       std::to_string(kMaxStridedCols) + " columns)";
+                return "more than " + std::to_string(kMaxVectors) +
+                    " rows and columns (or a B stored [K, N] with more than " + std::to_string(kMaxStridedCols) +
+                    " columns)";
             return {};
         },
         .check = [](const Target &t, const Point &p) -> std::string {
             const Gemm g = product(t);
             // Registers: a double sum and a 16-byte load per vector, kUnroll loads of the line.
             const std::int64_t vectors = dotLines(g) == "A" ? g.spec->n : g.spec->m;
-            if (vectors * 6 + 4 * p.at("UNROLL") > 160) return "the sums and loads would not fit in registers";
-            if (dotBlocks(g, p) > 2147483647) return "more blocks than a grid holds";
+            if (vectors * 6 + 4 * p.at("UNROLL") > 160)
+                return "the sums and loads would not fit in registers";
+            if (dotBlocks(g, p) > 2147483647)
+                return "more blocks than a grid holds";
             return {};
         },
         .estimate =
@@ -156,7 +165,8 @@ void addGemv(std::vector<IdeaDef> &out)
         .repairOrder = {"BLOCK", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
             Gemm g;
-            if (auto why = gemmOf(t, g); !why.empty()) return why;
+            if (auto why = gemmOf(t, g); !why.empty())
+                return why;
             if (!streams(g))
                 return "more than " + std::to_string(kMaxStreamRows) + " rows, or B is stored [N, K]";
             return {};

@@ -75,7 +75,8 @@ void addNorm(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (len(t) >= (1 << 24)) return "counts above 2^24 are not exact in float";
+            if (len(t) >= (1 << 24))
+                return "counts above 2^24 are not exact in float";
             return vecFits(t, p);
         },
         .estimate = [](const Target &t, const Point &p) { return twoReads(t, p, 0.85, "Welford statistics"); },
@@ -124,10 +125,13 @@ void addNorm(std::vector<IdeaDef> &out)
                   {"ELEMS", {8, 16, 4, 32}, "values per thread"}},
         .repairOrder = {"ELEMS", "BLOCK"},
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty()) return why;
+            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty())
+                return why;
             const std::int64_t capacity = std::int64_t(p.at("BLOCK")) * p.at("ELEMS");
-            if (capacity < len(t)) return "the row does not fit";
-            if (capacity >= 2 * len(t) && p.at("ELEMS") > 4) return "half of the registers would stay empty";
+            if (capacity < len(t))
+                return "the row does not fit";
+            if (capacity >= 2 * len(t) && p.at("ELEMS") > 4)
+                return "half of the registers would stay empty";
             return registersFit(p.at("ELEMS"), p.at("BLOCK"));
         },
         .estimate =
@@ -150,7 +154,8 @@ void addNorm(std::vector<IdeaDef> &out)
                 "that run together share a chunk of weight and bias, which L2 then serves to every row; "
                 "REVERSE=1 walks the second pass backwards to reuse what L2 still holds from the first.",
         .patterns = both,
-        .needs = {"norm_shifted_sums", "rms_vectorized"}, // its partials are shifted sums (LayerNorm), sums of squares (RMSNorm)
+        .needs = {"norm_shifted_sums",
+                  "rms_vectorized"}, // its partials are shifted sums (LayerNorm), sums of squares (RMSNorm)
         .space = {{"BLOCK", {256, 512, 1024}, "threads per block"},
                   {"SPLIT", {32, 64, 16, 128, 256, 8}, "blocks per row"},
                   {"VEC", {4, 1}, "floats per load"},
@@ -159,9 +164,10 @@ void addNorm(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             return rows(t) < 2 * t.sms ? "" : "there are enough rows to fill the GPU";
         },
-        .check = [](const Target &t, const Point &p) {
-            return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK"), vec = p.at("VEC"), split = p.at("SPLIT");

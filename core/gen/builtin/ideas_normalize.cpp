@@ -48,20 +48,23 @@ void addNormalize(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {512, 256, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (inner(t) != 1) return "the reduced dim is not the last (columns)";
+            if (inner(t) != 1)
+                return "the reduced dim is not the last (columns)";
             // Fewer rows than SMs leave most of the GPU idle (one row: a single block for the tensor).
             return rows(t) > t.sms ? "" : std::to_string(rows(t)) + " rows would leave most SMs idle";
         },
-        .check = [](const Target &t, const Point &p) {
-            return p.at("VEC") == 4 ? multipleOf(len(t), 4, "the row length") : std::string();
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                return p.at("VEC") == 4 ? multipleOf(len(t), 4, "the row length") : std::string();
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK"), vec = p.at("VEC");
                 const double r = reads(t, double(t.sms) * (2048 / block));
                 const double eff = (vec == 4 ? 0.88 : 0.72) * idle(double(len(t)) / vec, block);
                 return Estimate{traffic(t, r), busy(t, double(rows(t)), block), eff,
-                                "reads each row " + timesText(r) + ", a block per row", gridText(double(rows(t)), block)};
+                                "reads each row " + timesText(r) + ", a block per row",
+                                gridText(double(rows(t)), block)};
             },
         .values = [](const Target &t, const Point &) { return normalizeValues(t); },
     });
@@ -81,7 +84,8 @@ void addNormalize(std::vector<IdeaDef> &out)
                   {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"}},
         .repairOrder = {"UNROLL", "BLOCK", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
-            if (inner(t) != 1) return "the reduced dim is not the last (columns)";
+            if (inner(t) != 1)
+                return "the reduced dim is not the last (columns)";
             return rows(t) <= t.sms ? "" : "there are enough rows to give each block its own";
         },
         .check = [](const Target &, const Point &p) -> std::string {
@@ -121,9 +125,10 @@ void addNormalize(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             return inner(t) > 1 ? "" : "the reduced dim is the last (rows)";
         },
-        .check = [](const Target &t, const Point &p) {
-            return p.at("VEC") == 4 ? multipleOf(inner(t), 4, "the size after the reduced dim") : std::string();
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                return p.at("VEC") == 4 ? multipleOf(inner(t), 4, "the size after the reduced dim") : std::string();
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const double r = reads(t, double(t.sms) * (2048 / p.at("BLOCK")) * p.at("VEC") / double(inner(t)));

@@ -16,16 +16,21 @@ struct Pool {
 std::string poolOf(const Target &t, Pool &out)
 {
     const Pattern &p = t.pattern;
-    if (!p.pool) return "the pattern has no pooling";
+    if (!p.pool)
+        return "the pattern has no pooling";
     const Shape &x = p.input.shape;
-    if (x.size() < 3) return "pooling of a tensor of rank " + std::to_string(x.size());
+    if (x.size() < 3)
+        return "pooling of a tensor of rank " + std::to_string(x.size());
     const Shape &o = p.pool->outShape;
-    if (o.size() != x.size()) return "the pooled shape does not match the input's rank";
+    if (o.size() != x.size())
+        return "the pooled shape does not match the input's rank";
     out.h = x[x.size() - 2], out.w = x.back();
     out.oh = o[o.size() - 2], out.ow = o.back();
     out.planes = numel(x) / std::max<std::int64_t>(out.h * out.w, 1);
-    if (out.h >= INT_MAX / 2 || out.w >= INT_MAX / 2) return "a plane dim does not fit an int";
-    if (p.outDtype != DType::F32) return "the result is " + toString(p.outDtype) + ", not float32";
+    if (out.h >= INT_MAX / 2 || out.w >= INT_MAX / 2)
+        return "a plane dim does not fit an int";
+    if (p.outDtype != DType::F32)
+        return "the result is " + toString(p.outDtype) + ", not float32";
     return {};
 }
 
@@ -58,12 +63,14 @@ void addPool(std::vector<IdeaDef> &out)
         .patterns = {PatternKind::Pool},
         .space = {{"OUTS", {2, 1, 4}, "adjacent outputs per thread"}, {"BLOCK", {256, 128, 512}, "threads per block"}},
         .repairOrder = {"OUTS", "BLOCK"},
-        .applies = [](const Target &t) {
-            Pool p;
-            return poolOf(t, p);
-        },
+        .applies =
+            [](const Target &t) {
+                Pool p;
+                return poolOf(t, p);
+            },
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (p.at("OUTS") > 1 && pool(t).ow < p.at("OUTS")) return "output rows are shorter than OUTS";
+            if (p.at("OUTS") > 1 && pool(t).ow < p.at("OUTS"))
+                return "output rows are shorter than OUTS";
             return {};
         },
         .estimate =
@@ -71,7 +78,8 @@ void addPool(std::vector<IdeaDef> &out)
                 const int block = p.at("BLOCK"), outs = p.at("OUTS");
                 const PoolSpec &s = *t.pattern.pool;
                 // Overlapping windows read some input rows more than once; L1 and L2 serve most of that.
-                const double overlap = std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
+                const double overlap =
+                    std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
                 const double blocks = double(cdiv(slots(t, outs), block));
                 const double eff = outs == 1 ? 0.7 : outs == 2 ? 0.78 : 0.74;
                 return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), eff,
@@ -94,7 +102,8 @@ void addPool(std::vector<IdeaDef> &out)
                 v["MAX"] = s.max ? "true" : "false";
                 v["COUNT_PAD"] = s.countIncludePad ? "true" : "false";
                 v["DIVISOR"] = std::to_string(s.divisor);
-                v["GRID"] = std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
+                v["GRID"] =
+                    std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
                 return v;
             },
     });

@@ -17,8 +17,10 @@ std::int64_t outputs(const Target &t) { return t.pattern.row.outer * t.pattern.r
 // no tensors.
 std::string epilogueFits(const Target &t)
 {
-    if (t.pattern.program.leaves.empty()) return {};
-    return "the elementwise ops after the reduction read tensors (" + t.pattern.program.text() + "), which is not fused";
+    if (t.pattern.program.leaves.empty())
+        return {};
+    return "the elementwise ops after the reduction read tensors (" + t.pattern.program.text() +
+        "), which is not fused";
 }
 
 std::string lastDimOnly(const Target &t)
@@ -30,7 +32,8 @@ std::string lastDimOnly(const Target &t)
 // one block); reduce_split_row and reduce_grid spread them instead.
 std::string rowsFillTheGpu(const Target &t)
 {
-    if (auto why = lastDimOnly(t); !why.empty()) return why;
+    if (auto why = lastDimOnly(t); !why.empty())
+        return why;
     return rows(t) >= t.sms ? "" : std::to_string(rows(t)) + " rows would leave most SMs idle";
 }
 
@@ -159,12 +162,14 @@ void addReduce(std::vector<IdeaDef> &out)
                   {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "SPLIT", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = lastDimOnly(t); !why.empty()) return why;
+            if (auto why = lastDimOnly(t); !why.empty())
+                return why;
             return rows(t) < 2 * t.sms ? "" : "there are enough rows to fill the GPU";
         },
-        .check = [](const Target &t, const Point &p) {
-            return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK"), vec = p.at("VEC");
@@ -199,11 +204,13 @@ void addReduce(std::vector<IdeaDef> &out)
                   {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"}},
         .repairOrder = {"UNROLL", "BLOCK", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = lastDimOnly(t); !why.empty()) return why;
+            if (auto why = lastDimOnly(t); !why.empty())
+                return why;
             return rows(t) <= t.sms ? "" : "there are enough rows to give each block its own";
         },
         .check = [](const Target &, const Point &p) -> std::string {
-            if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 2048) return "more threads than an SM holds";
+            if (p.at("BLOCK") * p.at("BLOCKS_PER_SM") > 2048)
+                return "more threads than an SM holds";
             return {};
         },
         .estimate =
@@ -239,11 +246,9 @@ void addReduce(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {256, 128, 512}, "threads per block"}, {"VEC", {4, 1}, "adjacent columns per thread"}},
         .repairOrder = {"VEC", "BLOCK"},
         .applies = notLastDim,
-        .check = [](const Target &t, const Point &p) {
-            return vecFits(p, t.pattern.row.inner, "the size after the reduced dim");
-        },
-        .estimate =
-            [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.88, "reads"); },
+        .check = [](const Target &t,
+                    const Point &p) { return vecFits(p, t.pattern.row.inner, "the size after the reduced dim"); },
+        .estimate = [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.88, "reads"); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = reduceValues(t);
@@ -265,17 +270,18 @@ void addReduce(std::vector<IdeaDef> &out)
                   {"SPLIT", {4, 8, 16, 2, 32}, "slices of the reduced dim"}},
         .repairOrder = {"VEC", "SPLIT", "BLOCK"},
         .applies = notLastDim,
-        .check = [](const Target &t, const Point &p) {
-            if (auto why = vecFits(p, t.pattern.row.inner, "the size after the reduced dim"); !why.empty()) return why;
-            return multipleOf(len(t), p.at("SPLIT"), "the reduced length");
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                if (auto why = vecFits(p, t.pattern.row.inner, "the size after the reduced dim"); !why.empty())
+                    return why;
+                return multipleOf(len(t), p.at("SPLIT"), "the reduced length");
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK"), vec = p.at("VEC"), split = p.at("SPLIT");
                 const double blocks = double(cdiv(outputs(t) / vec, block)) * split;
                 // Partials: written and read once each, 16 bytes per output per slice.
-                const double extra = 32.0 * double(outputs(t)) * split /
-                                     std::max(1.0, t.inputBytes + t.outputBytes);
+                const double extra = 32.0 * double(outputs(t)) * split / std::max(1.0, t.inputBytes + t.outputBytes);
                 return Estimate{traffic(t, 1) + extra, busy(t, blocks, block), vec == 4 ? 0.87 : 0.74,
                                 "reads columns coalesced, " + std::to_string(split) + " slices of the reduced dim",
                                 gridText(blocks, block)};

@@ -41,10 +41,12 @@ void addScan(std::vector<IdeaDef> &out)
                 "tile's total to the next. The running values are doubles, so no rounding error builds up "
                 "along the row; each output is rounded once.",
         .patterns = kinds,
-        .space = {{"BLOCK", {256, 512, 128, 1024}, "threads per block"}, {"ITEMS", {8, 4, 16}, "elements per thread per tile"}},
+        .space = {{"BLOCK", {256, 512, 128, 1024}, "threads per block"},
+                  {"ITEMS", {8, 4, 16}, "elements per thread per tile"}},
         .repairOrder = {"ITEMS", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (inner(t) != 1) return "the scanned dim is not the last (columns)";
+            if (inner(t) != 1)
+                return "the scanned dim is not the last (columns)";
             return floatResult(t);
         },
         .check = [](const Target &t, const Point &p) -> std::string {
@@ -60,7 +62,7 @@ void addScan(std::vector<IdeaDef> &out)
                 const double tiles = std::ceil(double(len(t)) / tile);
                 // The block-wide scan of every tile costs about as much as reading 2K elements.
                 const double eff = (len(t) % 4 == 0 ? 0.85 : 0.7) * std::min(1.0, double(len(t)) / (tiles * tile)) *
-                                   tile / (tile + 2048.0);
+                    tile / (tile + 2048.0);
                 return Estimate{traffic(t, 1), busy(t, double(rows(t)), block), eff,
                                 "reads each row once, a block per row in tiles of " + std::to_string(block * items),
                                 gridText(double(rows(t)), block)};
@@ -79,14 +81,15 @@ void addScan(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {256, 128, 512}, "threads per block"}, {"VEC", {4, 1}, "adjacent columns per thread"}},
         .repairOrder = {"VEC", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (inner(t) == 1) return "the scanned dim is the last (rows)";
+            if (inner(t) == 1)
+                return "the scanned dim is the last (rows)";
             return floatResult(t);
         },
-        .check = [](const Target &t, const Point &p) {
-            return p.at("VEC") == 4 ? multipleOf(inner(t), 4, "the size after the scanned dim") : std::string();
-        },
-        .estimate =
-            [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.86, "scans"); },
+        .check =
+            [](const Target &t, const Point &p) {
+                return p.at("VEC") == 4 ? multipleOf(inner(t), 4, "the size after the scanned dim") : std::string();
+            },
+        .estimate = [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1, 0.86, "scans"); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = scanValues(t);

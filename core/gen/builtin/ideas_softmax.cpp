@@ -31,8 +31,10 @@ TemplateValues softmaxValues(const Target &t)
 std::string holds(std::int64_t span, int threads, int elems)
 {
     const std::int64_t capacity = std::int64_t(threads) * elems;
-    if (capacity < span) return std::to_string(threads) + " threads x " + std::to_string(elems) + " do not hold " + std::to_string(span);
-    if (capacity >= 2 * span && elems > 4) return "half of the registers would stay empty";
+    if (capacity < span)
+        return std::to_string(threads) + " threads x " + std::to_string(elems) + " do not hold " + std::to_string(span);
+    if (capacity >= 2 * span && elems > 4)
+        return "half of the registers would stay empty";
     return registersFit(elems, threads);
 }
 
@@ -98,7 +100,8 @@ void addSoftmax(std::vector<IdeaDef> &out)
         .repairOrder = {"ELEMS", "BLOCK"},
         .applies = lastDim,
         .check = [](const Target &t, const Point &p) -> std::string {
-            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty()) return why;
+            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty())
+                return why;
             return holds(len(t), p.at("BLOCK"), p.at("ELEMS"));
         },
         .estimate =
@@ -125,12 +128,14 @@ void addSoftmax(std::vector<IdeaDef> &out)
                   {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "SPLIT", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = lastDim(t); !why.empty()) return why;
+            if (auto why = lastDim(t); !why.empty())
+                return why;
             return rows(t) < 2 * t.sms ? "" : "there are enough rows to fill the GPU";
         },
-        .check = [](const Target &t, const Point &p) {
-            return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
-        },
+        .check =
+            [](const Target &t, const Point &p) {
+                return multipleOf(len(t), std::int64_t(p.at("SPLIT")) * p.at("VEC"), "the row length");
+            },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK"), vec = p.at("VEC");
@@ -163,12 +168,14 @@ void addSoftmax(std::vector<IdeaDef> &out)
                   {"ELEMS", {16, 8, 32, 4}, "values per thread"}},
         .repairOrder = {"ELEMS", "CLUSTER", "BLOCK"},
         .applies = [](const Target &t) -> std::string {
-            if (auto why = lastDim(t); !why.empty()) return why;
+            if (auto why = lastDim(t); !why.empty())
+                return why;
             return t.major >= 9 ? "" : "thread-block clusters need a Hopper GPU (sm_90)";
         },
         .check = [](const Target &t, const Point &p) -> std::string {
             const int cluster = p.at("CLUSTER");
-            if (auto why = multipleOf(len(t), 4 * cluster, "the row length"); !why.empty()) return why;
+            if (auto why = multipleOf(len(t), 4 * cluster, "the row length"); !why.empty())
+                return why;
             return holds(len(t) / cluster, p.at("BLOCK"), p.at("ELEMS"));
         },
         .estimate =

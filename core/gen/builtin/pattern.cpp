@@ -12,16 +12,26 @@ using namespace detail;
 std::string toString(PatternKind k)
 {
     switch (k) {
-    case PatternKind::Elementwise: return "elementwise";
-    case PatternKind::Reduce: return "reduce";
-    case PatternKind::Softmax: return "softmax";
-    case PatternKind::LayerNorm: return "layernorm";
-    case PatternKind::RMSNorm: return "rmsnorm";
-    case PatternKind::Matmul: return "matmul";
-    case PatternKind::Conv2d: return "conv2d";
-    case PatternKind::Pool: return "pool";
-    case PatternKind::Normalize: return "normalize";
-    case PatternKind::Scan: return "scan";
+    case PatternKind::Elementwise:
+        return "elementwise";
+    case PatternKind::Reduce:
+        return "reduce";
+    case PatternKind::Softmax:
+        return "softmax";
+    case PatternKind::LayerNorm:
+        return "layernorm";
+    case PatternKind::RMSNorm:
+        return "rmsnorm";
+    case PatternKind::Matmul:
+        return "matmul";
+    case PatternKind::Conv2d:
+        return "conv2d";
+    case PatternKind::Pool:
+        return "pool";
+    case PatternKind::Normalize:
+        return "normalize";
+    case PatternKind::Scan:
+        return "scan";
     }
     return "?";
 }
@@ -41,7 +51,8 @@ EwProgram compose(const EwProgram &inner, const EwProgram &outer)
     for (const Leaf &l : outer.leaves) {
         int at = -1;
         for (std::size_t i = 0; i < p.leaves.size() && at < 0; ++i)
-            if (p.leaves[i].tensor == l.tensor && p.leaves[i].view == l.view) at = int(i);
+            if (p.leaves[i].tensor == l.tensor && p.leaves[i].view == l.view)
+                at = int(i);
         if (at < 0) {
             p.leaves.push_back(l);
             at = int(p.leaves.size()) - 1;
@@ -51,15 +62,20 @@ EwProgram compose(const EwProgram &inner, const EwProgram &outer)
     const int stepBase = int(p.steps.size());
     auto map = [&](EwArg a) {
         switch (a.kind) {
-        case EwArg::Kind::Acc: return inner.result;
-        case EwArg::Kind::Leaf: return EwArg::leaf(leafAt[std::size_t(a.index)]);
-        case EwArg::Kind::Step: return EwArg::step(a.index + stepBase);
-        case EwArg::Kind::Scalar: return a;
+        case EwArg::Kind::Acc:
+            return inner.result;
+        case EwArg::Kind::Leaf:
+            return EwArg::leaf(leafAt[std::size_t(a.index)]);
+        case EwArg::Kind::Step:
+            return EwArg::step(a.index + stepBase);
+        case EwArg::Kind::Scalar:
+            return a;
         }
         return a;
     };
     for (EwStep s : outer.steps) {
-        for (EwArg &a : s.args) a = map(a);
+        for (EwArg &a : s.args)
+            a = map(a);
         p.steps.push_back(std::move(s));
     }
     p.result = map(outer.result);
@@ -69,21 +85,20 @@ EwProgram compose(const EwProgram &inner, const EwProgram &outer)
 std::int64_t numel(const Shape &s)
 {
     std::int64_t n = 1;
-    for (auto d : s) n *= d;
+    for (auto d : s)
+        n *= d;
     return n;
 }
 
 std::string shapeText(const Shape &s)
 {
     std::string out = "[";
-    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    for (std::size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
 }
 
-bool Leaf::broadcast(const Shape &programShape) const
-{
-    return !indexTerms(*this, programShape).empty();
-}
+bool Leaf::broadcast(const Shape &programShape) const { return !indexTerms(*this, programShape).empty(); }
 
 std::vector<IndexTerm> indexTerms(const Leaf &leaf, const Shape &out)
 {
@@ -109,9 +124,12 @@ std::vector<IndexTerm> indexTerms(const Leaf &leaf, const Shape &out)
         }
         outStride *= out[k];
     }
-    if (terms.size() == 1 && terms[0].div == 1 && terms[0].stride == 1 && terms[0].mod == numel(out)) return {};
-    if (terms.empty() && numel(out) == 1) return {};
-    if (terms.empty()) terms.push_back(IndexTerm{1, 1, 0}); // one value read by every element
+    if (terms.size() == 1 && terms[0].div == 1 && terms[0].stride == 1 && terms[0].mod == numel(out))
+        return {};
+    if (terms.empty() && numel(out) == 1)
+        return {};
+    if (terms.empty())
+        terms.push_back(IndexTerm{1, 1, 0}); // one value read by every element
     return terms;
 }
 
@@ -120,9 +138,12 @@ std::string EwProgram::text() const
     std::vector<std::string> stepText;
     auto argText = [&](const EwArg &a) -> std::string {
         switch (a.kind) {
-        case EwArg::Kind::Leaf: return leaves[std::size_t(a.index)].tensor;
-        case EwArg::Kind::Step: return stepText[std::size_t(a.index)];
-        case EwArg::Kind::Acc: return a.index == 0 ? "acc" : "acc" + std::to_string(a.index);
+        case EwArg::Kind::Leaf:
+            return leaves[std::size_t(a.index)].tensor;
+        case EwArg::Kind::Step:
+            return stepText[std::size_t(a.index)];
+        case EwArg::Kind::Acc:
+            return a.index == 0 ? "acc" : "acc" + std::to_string(a.index);
         case EwArg::Kind::Scalar: {
             char buf[32];
             std::snprintf(buf, sizeof buf, "%g", a.value);
@@ -164,55 +185,62 @@ std::string Pattern::summary() const
     // ", then relu(acc)" for an epilogue after a row op.
     auto then = [&]() { return program.empty() ? std::string() : ", then " + program.text(); };
     auto dims = [&]() {
-        if (row.dims == 1) return "dim " + std::to_string(row.dim);
+        if (row.dims == 1)
+            return "dim " + std::to_string(row.dim);
         return "dims " + std::to_string(row.dim) + ".." + std::to_string(row.dim + row.dims - 1);
     };
     switch (kind) {
-    case PatternKind::Elementwise: return "elementwise " + output + " = " + program.text() + " over " + shapeText(outShape);
+    case PatternKind::Elementwise:
+        return "elementwise " + output + " = " + program.text() + " over " + shapeText(outShape);
     case PatternKind::Reduce:
         return reduceOp + " over " + (row.outer * row.inner == 1 ? std::string("all elements") : dims()) + " of " +
-               of(input) + (row.keepdim ? " (keepdim)" : "") + then();
-    case PatternKind::Softmax: return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input);
+            of(input) + (row.keepdim ? " (keepdim)" : "") + then();
+    case PatternKind::Softmax:
+        return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input);
     case PatternKind::LayerNorm:
     case PatternKind::RMSNorm: {
         std::string s = anchor == "aten::instance_norm" ? "instance_norm of " + of(input)
-                        : groups > 0 ? anchor.substr(6) + " with " + std::to_string(groups) + " groups of " + of(input)
-                                   : std::string(kind == PatternKind::LayerNorm ? "layer_norm" : "rms_norm") +
-                                         " over the last " + (row.dims == 1 ? "dim" : std::to_string(row.dims) + " dims") +
-                                         " of " + of(input);
+            : groups > 0 ? anchor.substr(6) + " with " + std::to_string(groups) + " groups of " + of(input)
+                         : std::string(kind == PatternKind::LayerNorm ? "layer_norm" : "rms_norm") + " over the last " +
+                (row.dims == 1 ? "dim" : std::to_string(row.dims) + " dims") + " of " + of(input);
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", eps);
-        s += std::string(" (eps ") + buf + (weight.empty() ? "" : ", " + weight) + (bias.empty() ? "" : ", " + bias) + ")";
+        s += std::string(" (eps ") + buf + (weight.empty() ? "" : ", " + weight) + (bias.empty() ? "" : ", " + bias) +
+            ")";
         return s + then();
     }
     case PatternKind::Matmul: {
         std::string s;
         for (const auto &g : gemms)
             s += (s.empty() ? "" : ", ") + g.a + (g.transA ? "^T" : "") + " @ " + g.b + (g.transB ? "^T" : "") +
-                 (g.bias.empty() ? "" : " + " + g.bias) + " (M " + std::to_string(g.m) + ", N " + std::to_string(g.n) +
-                 ", K " + std::to_string(g.k) + ")";
+                (g.bias.empty() ? "" : " + " + g.bias) + " (M " + std::to_string(g.m) + ", N " + std::to_string(g.n) +
+                ", K " + std::to_string(g.k) + ")";
         return "matrix product " + s + (program.empty() ? "" : ", then " + program.text()) +
-               (rowOpAfter.empty() ? "" : ", then " + rowOpAfter.substr(6));
+            (rowOpAfter.empty() ? "" : ", then " + rowOpAfter.substr(6));
     }
     case PatternKind::Conv2d: {
-        if (!conv) return "conv2d";
-        std::string s = "conv2d of " + conv->x + " with " + conv->weight + " (stride " + std::to_string(conv->stride[0]) +
-                        ", padding " + std::to_string(conv->pad[0]) + ")" + (conv->bias.empty() ? "" : " + " + conv->bias);
-        if (!program.empty()) s += ", then " + program.text();
+        if (!conv)
+            return "conv2d";
+        std::string s = "conv2d of " + conv->x + " with " + conv->weight + " (stride " +
+            std::to_string(conv->stride[0]) + ", padding " + std::to_string(conv->pad[0]) + ")" +
+            (conv->bias.empty() ? "" : " + " + conv->bias);
+        if (!program.empty())
+            s += ", then " + program.text();
         if (pool)
             s += ", then " + pool->op.substr(6) + " " + std::to_string(pool->kernel[0]) + "x" +
-                 std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]);
+                std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]);
         return s;
     }
     case PatternKind::Pool:
-        return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) + "x" +
-               std::to_string(pool ? pool->kernel[1] : 0) + " stride " + std::to_string(pool ? pool->stride[0] : 0) +
-               " of " + of(input) + then();
+        return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) +
+            "x" + std::to_string(pool ? pool->kernel[1] : 0) + " stride " + std::to_string(pool ? pool->stride[0] : 0) +
+            " of " + of(input) + then();
     case PatternKind::Normalize:
-        return program.text() + " over " + shapeText(program.shape) + ", acc = " + reduceOp + " over " + dims() + " of " +
-               of(input);
+        return program.text() + " over " + shapeText(program.shape) + ", acc = " + reduceOp + " over " + dims() +
+            " of " + of(input);
     case PatternKind::Scan:
-        return std::string(reverse ? "reverse " : "") + "cum" + reduceOp + " over " + dims() + " of " + of(input) + then();
+        return std::string(reverse ? "reverse " : "") + "cum" + reduceOp + " over " + dims() + " of " + of(input) +
+            then();
     }
     return "?";
 }
@@ -220,26 +248,32 @@ std::string Pattern::summary() const
 Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &problem)
 {
     if (problem.outputs.size() != 1)
-        return makeError(ErrorCode::Unsupported, "the built-in generator writes one output; this problem has " +
-                                            std::to_string(problem.outputs.size()) + "; use an LLM generator");
+        return makeError(ErrorCode::Unsupported,
+                         "the built-in generator writes one output; this problem has " +
+                             std::to_string(problem.outputs.size()) + "; use an LLM generator");
     Graph g(nodes, problem);
-    if (!g.status()) return g.status().error();
+    if (!g.status())
+        return g.status().error();
 
     auto finish = [&](Result<Pattern> r) -> Result<Pattern> {
-        if (!r) return r;
+        if (!r)
+            return r;
         Pattern &p = *r;
-        for (const Op &op : g.ops()) p.ops.push_back(op.name);
+        for (const Op &op : g.ops())
+            p.ops.push_back(op.name);
         const TensorSpec &out = problem.outputs[0];
         p.output = out.name;
         p.outDtype = out.dtype;
         p.outShape = out.shape;
         if (numel(g.shape(g.result())) != numel(out.shape))
-            return makeError(ErrorCode::Unsupported, "the reference's result has shape " + shapeText(g.shape(g.result())) +
-                                                " but the problem declares " + shapeText(out.shape));
+            return makeError(ErrorCode::Unsupported,
+                             "the reference's result has shape " + shapeText(g.shape(g.result())) +
+                                 " but the problem declares " + shapeText(out.shape));
         return r;
     };
 
-    if (auto rms = matchRmsNorm(g)) return finish(*rms);
+    if (auto rms = matchRmsNorm(g))
+        return finish(*rms);
 
     std::vector<int> gemms, convs, rows;
     for (int i = 0; i < int(g.ops().size()); ++i) {
@@ -261,7 +295,8 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
             if (g.ops()[std::size_t(r)].name.find("softmax") == std::string::npos)
                 return unsupportedOp(g.ops()[std::size_t(r)].name, "together with a matrix product");
         auto r = matchMatmul(g, gemms);
-        if (!r) return r.error();
+        if (!r)
+            return r.error();
         return finish(std::move(r));
     }
     if (!convs.empty()) {
@@ -272,14 +307,17 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
     }
     if (rows.size() > 1)
         return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + g.ops()[std::size_t(rows[0])].name);
-    if (rows.size() == 1) return finish(matchRows(g, rows[0]));
+    if (rows.size() == 1)
+        return finish(matchRows(g, rows[0]));
 
     if (problem.outputs[0].dtype != DType::F32)
-        return makeError(ErrorCode::Unsupported, "an elementwise result of type " + toString(problem.outputs[0].dtype) +
-                                            " is not handled by the built-in generator");
+        return makeError(ErrorCode::Unsupported,
+                         "an elementwise result of type " + toString(problem.outputs[0].dtype) +
+                             " is not handled by the built-in generator");
     ProgramBuilder b(g, problem.outputs[0].shape);
     auto prog = b.build(g.result());
-    if (!prog) return prog.error();
+    if (!prog)
+        return prog.error();
     Pattern p;
     p.kind = PatternKind::Elementwise;
     p.program = *prog;

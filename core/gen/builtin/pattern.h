@@ -43,8 +43,8 @@ std::vector<IndexTerm> indexTerms(const Leaf &, const Shape &programShape);
 struct EwArg {
     enum class Kind { Leaf, Step, Scalar, Acc };
     Kind kind = Kind::Scalar;
-    int index = 0;     // leaf, step or accumulator (matrix product) index
-    double value = 0;  // scalar
+    int index = 0;    // leaf, step or accumulator (matrix product) index
+    double value = 0; // scalar
     static EwArg leaf(int i) { return {Kind::Leaf, i, 0}; }
     static EwArg step(int i) { return {Kind::Step, i, 0}; }
     static EwArg scalar(double v) { return {Kind::Scalar, 0, v}; }
@@ -52,9 +52,9 @@ struct EwArg {
 };
 
 struct EwStep {
-    std::string fn;          // a function of the elementwise table (ew_ops.h): "relu", "add", ...
+    std::string fn; // a function of the elementwise table (ew_ops.h): "relu", "add", ...
     std::vector<EwArg> args;
-    std::string op;          // the aten op it came from
+    std::string op; // the aten op it came from
 };
 
 // A fused elementwise computation over leaves, in SSA form: step k may use leaves, scalars and
@@ -71,24 +71,24 @@ struct EwProgram {
 
 // Geometry of a row operation: the tensor seen as [outer, len, inner] around the reduced dims.
 struct RowGeometry {
-    int dim = -1;       // first reduced / normalized dim (non-negative)
-    int dims = 1;       // how many consecutive dims are reduced
+    int dim = -1; // first reduced / normalized dim (non-negative)
+    int dims = 1; // how many consecutive dims are reduced
     bool keepdim = false;
     std::int64_t outer = 1, len = 1, inner = 1;
 };
 
 struct GemmSpec {
-    std::string op;        // "aten::addmm"
-    std::string a, b;      // problem tensors
+    std::string op;   // "aten::addmm"
+    std::string a, b; // problem tensors
     bool transA = false, transB = false;
-    Shape batch;           // leading batch dims of the result
+    Shape batch; // leading batch dims of the result
     std::int64_t m = 0, n = 0, k = 0;
-    std::string bias;      // addmm / linear bias, "" when none
+    std::string bias; // addmm / linear bias, "" when none
     double alpha = 1, beta = 1;
 };
 
 struct PoolSpec {
-    std::string op;        // "aten::max_pool2d"
+    std::string op; // "aten::max_pool2d"
     bool max = true;
     std::int64_t kernel[2]{1, 1}, stride[2]{1, 1}, pad[2]{0, 0}, dilation[2]{1, 1};
     bool ceilMode = false, countIncludePad = true;
@@ -99,13 +99,13 @@ struct PoolSpec {
 struct ConvSpec {
     std::string x, weight, bias;
     std::int64_t stride[2]{1, 1}, pad[2]{0, 0}, dilation[2]{1, 1}, groups = 1;
-    Shape outShape;        // before any pooling
+    Shape outShape; // before any pooling
 };
 
 struct Pattern {
     PatternKind kind = PatternKind::Elementwise;
-    std::string anchor;             // the op that decides the kind ("aten::softmax"); "" for elementwise
-    std::vector<std::string> ops;   // every tensor op of the graph, in order
+    std::string anchor;           // the op that decides the kind ("aten::softmax"); "" for elementwise
+    std::vector<std::string> ops; // every tensor op of the graph, in order
     std::string output = "out";
     DType outDtype = DType::F32;
     Shape outShape;
@@ -114,13 +114,13 @@ struct Pattern {
     // from leaves by an elementwise prologue (x + residual, (a - b)^2 of a loss) or a single leaf.
     EwProgram input;
     RowGeometry row;
-    std::string reduceOp;           // Reduce, Normalize: "sum", "mean", "amax", "amin", "argmax", "argmin";
-                                    // Scan: "sum", "prod"
+    std::string reduceOp; // Reduce, Normalize: "sum", "mean", "amax", "amin", "argmax", "argmin";
+        // Scan: "sum", "prod"
     bool logSoftmax = false;
-    bool reverse = false;           // Scan: from the end of the dim (a flip around the scan)
-    std::string weight, bias;       // LayerNorm / RMSNorm affine tensors ("" when absent)
+    bool reverse = false;     // Scan: from the end of the dim (a flip around the scan)
+    std::string weight, bias; // LayerNorm / RMSNorm affine tensors ("" when absent)
     double eps = 0;
-    std::int64_t groups = 0;        // GroupNorm / InstanceNorm (as LayerNorm): groups of channels per row
+    std::int64_t groups = 0; // GroupNorm / InstanceNorm (as LayerNorm): groups of channels per row
 
     // Elementwise: the whole computation. Matmul / Conv2d: the epilogue, Acc(i) = product i.
     // Reduce, LayerNorm, RMSNorm, Pool, Scan: the epilogue over the row op's output, Acc(0) = its
@@ -130,7 +130,7 @@ struct Pattern {
     std::vector<GemmSpec> gemms;
     std::optional<ConvSpec> conv;
     std::optional<PoolSpec> pool;
-    std::string rowOpAfter;         // Matmul followed by a softmax: "aten::softmax"
+    std::string rowOpAfter; // Matmul followed by a softmax: "aten::softmax"
 
     // "softmax over dim 1 of x [4096, 65536]": one line for comments and idea texts.
     std::string summary() const;

@@ -10,8 +10,8 @@ namespace {
 // Ops whose results are host scalars (sizes, casts to int), not tensors.
 bool isScalarOp(const std::string &op)
 {
-    static const std::set<std::string> ops{"aten::size", "aten::dim", "aten::numel", "aten::Int", "aten::Float",
-                                           "aten::len", "aten::__getitem__", "aten::ScalarImplicit"};
+    static const std::set<std::string> ops{"aten::size",  "aten::dim", "aten::numel",       "aten::Int",
+                                           "aten::Float", "aten::len", "aten::__getitem__", "aten::ScalarImplicit"};
     return ops.count(op) > 0;
 }
 
@@ -31,7 +31,8 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
     Shape out(std::max(a.size(), b.size()), 1);
     for (std::size_t i = 0; i < out.size(); ++i) {
         std::int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1, db = i < b.size() ? b[b.size() - 1 - i] : 1;
-        if (da != db && da != 1 && db != 1) return std::nullopt;
+        if (da != db && da != 1 && db != 1)
+            return std::nullopt;
         out[out.size() - 1 - i] = std::max(da, db);
     }
     return out;
@@ -43,7 +44,8 @@ std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int
     std::int64_t span = in + 2 * p - d * (k - 1) - 1;
     std::int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
     // PyTorch drops a last window that would start in the right padding.
-    if (ceil && (out - 1) * s >= in + p) --out;
+    if (ceil && (out - 1) * s >= in + p)
+        --out;
     return out;
 }
 
@@ -51,22 +53,23 @@ std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int
 
 Error unsupportedOp(const std::string &op, const std::string &why)
 {
-    return makeError(ErrorCode::Unsupported, "the built-in generator cannot implement " + op + (why.empty() ? "" : " " + why) +
-                                        "; use an LLM generator for this problem");
+    return makeError(ErrorCode::Unsupported,
+                     "the built-in generator cannot implement " + op + (why.empty() ? "" : " " + why) +
+                         "; use an LLM generator for this problem");
 }
 
-int normDim(std::int64_t dim, std::size_t rank)
-{
-    return int(dim < 0 ? dim + std::int64_t(rank) : dim);
-}
+int normDim(std::int64_t dim, std::size_t rank) { return int(dim < 0 ? dim + std::int64_t(rank) : dim); }
 
 std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &j)
 {
     std::vector<std::int64_t> out;
-    if (j.is_number_integer()) return std::vector<std::int64_t>{j.get<std::int64_t>()};
-    if (!j.is_array()) return std::nullopt;
+    if (j.is_number_integer())
+        return std::vector<std::int64_t>{j.get<std::int64_t>()};
+    if (!j.is_array())
+        return std::nullopt;
     for (const auto &e : j) {
-        if (!e.is_number_integer()) return std::nullopt;
+        if (!e.is_number_integer())
+            return std::nullopt;
         out.push_back(e.get<std::int64_t>());
     }
     return out;
@@ -74,28 +77,27 @@ std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &j)
 
 bool isAlias(const std::string &op)
 {
-    static const std::set<std::string> ops{"aten::view", "aten::reshape", "aten::flatten", "aten::unsqueeze",
-                                           "aten::squeeze", "aten::contiguous", "aten::clone", "aten::detach",
-                                           "aten::t", "aten::transpose", "aten::permute", "aten::numpy_T"};
+    static const std::set<std::string> ops{"aten::view",    "aten::reshape",    "aten::flatten", "aten::unsqueeze",
+                                           "aten::squeeze", "aten::contiguous", "aten::clone",   "aten::detach",
+                                           "aten::t",       "aten::transpose",  "aten::permute", "aten::numpy_T"};
     return ops.count(op) > 0;
 }
 
 bool isTranspose(const Op &op, std::size_t rank)
 {
-    if (op.name == "aten::t" || op.name == "aten::numpy_T") return true;
+    if (op.name == "aten::t" || op.name == "aten::numpy_T")
+        return true;
     if (op.name == "aten::transpose" && op.in.size() >= 3) {
         auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
-        if (!a || !b) return false;
+        if (!a || !b)
+            return false;
         int d0 = normDim((*a)[0], rank), d1 = normDim((*b)[0], rank);
         return std::min(d0, d1) == int(rank) - 2 && std::max(d0, d1) == int(rank) - 1;
     }
     return false;
 }
 
-Graph::Graph(const std::vector<OpNode> &nodes, const Problem &problem) : m_problem(problem)
-{
-    m_status = build(nodes);
-}
+Graph::Graph(const std::vector<OpNode> &nodes, const Problem &problem) : m_problem(problem) { m_status = build(nodes); }
 
 const Value &Graph::value(const std::string &name) const
 {
@@ -132,7 +134,8 @@ std::string Graph::throughAliases(const std::string &name) const
 {
     std::string v = name;
     while (const Op *op = producer(v)) {
-        if (!isAlias(op->name) || op->in.empty()) break;
+        if (!isAlias(op->name) || op->in.empty())
+            break;
         v = op->in[0].value;
     }
     return v;
@@ -142,9 +145,11 @@ std::string Graph::matchTensor(const std::string &valueName) const
 {
     std::string s = stem(valueName);
     for (const auto &t : m_problem.inputs)
-        if (t.name == s) return s;
+        if (t.name == s)
+            return s;
     for (const auto &t : m_problem.params)
-        if (t.name == s) return s;
+        if (t.name == s)
+            return s;
     return {};
 }
 
@@ -155,21 +160,25 @@ Status Graph::build(const std::vector<OpNode> &nodes)
     // the list's value only at its construction.
     std::map<std::string, nlohmann::json> lists;
     for (const OpNode &n : nodes) {
-        if (n.op == "prim::Constant") continue;
+        if (n.op == "prim::Constant")
+            continue;
         // A branch or loop that yields nothing (a size check that only warns) computes nothing the
         // result depends on.
-        if ((n.op == "prim::If" || n.op == "prim::Loop") && n.outputs.empty()) continue;
+        if ((n.op == "prim::If" || n.op == "prim::Loop") && n.outputs.empty())
+            continue;
         if (n.op == "prim::If" || n.op == "prim::Loop")
             return unsupportedOp(n.op, "(control flow in the reference)");
         if (n.op == "prim::ListConstruct" && n.outputs.size() == 1 && !n.inputs.empty() &&
             n.constants.size() == n.inputs.size()) {
             nlohmann::json list = nlohmann::json::array();
             for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-                const nlohmann::json &c = n.constants[k].is_null() && lists.count(n.inputs[k]) ? lists[n.inputs[k]]
-                                                                                                : n.constants[k];
-                if (c.is_number()) list.push_back(c);
+                const nlohmann::json &c =
+                    n.constants[k].is_null() && lists.count(n.inputs[k]) ? lists[n.inputs[k]] : n.constants[k];
+                if (c.is_number())
+                    list.push_back(c);
             }
-            if (list.size() == n.inputs.size()) lists[n.outputs[0]] = list;
+            if (list.size() == n.inputs.size())
+                lists[n.outputs[0]] = list;
         }
         // A size of a tensor whose shape is known (x.size(-1) in a layer_norm's shape).
         if (n.op == "aten::size" && n.inputs.size() == 2 && n.outputs.size() == 1 && n.constants.size() == 2 &&
@@ -188,13 +197,16 @@ Status Graph::build(const std::vector<OpNode> &nodes)
                 if (t.op == "prim::TupleConstruct" && !t.outputs.empty() && t.outputs[0] == n.inputs[0] &&
                     n.constants.size() > 1 && n.constants[1].is_number_integer()) {
                     auto k = n.constants[1].get<std::size_t>();
-                    if (k < t.inputs.size()) m_values[n.outputs[0]] = value(t.inputs[k]);
+                    if (k < t.inputs.size())
+                        m_values[n.outputs[0]] = value(t.inputs[k]);
                 }
             continue;
         }
         if (n.op.rfind("prim::", 0) == 0) {
-            if (n.op == "prim::TupleConstruct" && !n.outputs.empty()) lastTuple = n.outputs[0];
-            for (const auto &o : n.outputs) m_values[o] = Value{};
+            if (n.op == "prim::TupleConstruct" && !n.outputs.empty())
+                lastTuple = n.outputs[0];
+            for (const auto &o : n.outputs)
+                m_values[o] = Value{};
             continue;
         }
 
@@ -215,29 +227,34 @@ Status Graph::build(const std::vector<OpNode> &nodes)
                 }
             }
             o.tensor = it != m_values.end() && it->second.kind != Value::Kind::Other;
-            if (!o.tensor) o.constant = k < n.constants.size() ? n.constants[k] : nlohmann::json();
-            if (!o.tensor && o.constant.is_null() && lists.count(name)) o.constant = lists[name];
+            if (!o.tensor)
+                o.constant = k < n.constants.size() ? n.constants[k] : nlohmann::json();
+            if (!o.tensor && o.constant.is_null() && lists.count(name))
+                o.constant = lists[name];
             anyTensor = anyTensor || o.tensor;
             op.in.push_back(std::move(o));
         }
         if (isScalarOp(n.op) || !anyTensor) {
-            for (const auto &o : n.outputs) m_values[o] = Value{};
+            for (const auto &o : n.outputs)
+                m_values[o] = Value{};
             continue;
         }
         const int index = int(m_ops.size());
         auto shape = inferShape(op);
-        if (!shape) return shape.error();
+        if (!shape)
+            return shape.error();
         // A view of a problem tensor is still that tensor, seen with another shape; transposes are
         // not (they change the layout), so they stay ops for the matrix-product matcher.
         const Value &src = value(op.in[0].value);
         bool leafView = isAlias(op.name) && src.kind == Value::Kind::Leaf && op.name != "aten::t" &&
-                        op.name != "aten::transpose" && op.name != "aten::permute" && op.name != "aten::numpy_T";
+            op.name != "aten::transpose" && op.name != "aten::permute" && op.name != "aten::numpy_T";
         for (const auto &o : op.out)
             m_values[o] = leafView ? Value{Value::Kind::Leaf, src.tensor, *shape, -1}
                                    : Value{Value::Kind::Tensor, {}, *shape, index};
         m_ops.push_back(std::move(op));
     }
-    if (m_ops.empty()) return makeError(ErrorCode::Unsupported, "the reference computes nothing the built-in generator can see");
+    if (m_ops.empty())
+        return makeError(ErrorCode::Unsupported, "the reference computes nothing the built-in generator can see");
     if (!lastTuple.empty() && consumers(lastTuple).empty() && !nodes.back().outputs.empty() &&
         lastTuple == nodes.back().outputs[0])
         return unsupportedOp("prim::TupleConstruct", "(the reference returns a tuple of tensors)");
@@ -254,7 +271,8 @@ namespace {
 // The recorded shape of an op's output, for when it cannot be worked out here (empty when none).
 Shape recordedShape(const Op &op)
 {
-    if (!op.graphShapes.empty()) return op.graphShapes[0];
+    if (!op.graphShapes.empty())
+        return op.graphShapes[0];
     return Shape{};
 }
 
@@ -264,12 +282,16 @@ Shape reshapedShape(const Op &op, const Shape &x)
     const std::string &n = op.name;
     if (n == "aten::view" || n == "aten::reshape") {
         auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-        if (!dims) return recordedShape(op);
+        if (!dims)
+            return recordedShape(op);
         std::int64_t known = 1, total = numel(x);
-        for (auto d : *dims) known *= d == -1 ? 1 : d;
+        for (auto d : *dims)
+            known *= d == -1 ? 1 : d;
         Shape s;
-        for (auto d : *dims) s.push_back(d == -1 && known > 0 ? total / known : d);
-        if (numel(s) != total) return recordedShape(op);
+        for (auto d : *dims)
+            s.push_back(d == -1 && known > 0 ? total / known : d);
+        if (numel(s) != total)
+            return recordedShape(op);
         return s;
     }
     if (n == "aten::flatten") {
@@ -278,14 +300,16 @@ Shape reshapedShape(const Op &op, const Shape &x)
         int s0 = a ? normDim((*a)[0], x.size()) : 0, s1 = b ? normDim((*b)[0], x.size()) : int(x.size()) - 1;
         Shape s(x.begin(), x.begin() + s0);
         std::int64_t mid = 1;
-        for (int i = s0; i <= s1 && i < int(x.size()); ++i) mid *= x[std::size_t(i)];
+        for (int i = s0; i <= s1 && i < int(x.size()); ++i)
+            mid *= x[std::size_t(i)];
         s.push_back(mid);
         s.insert(s.end(), x.begin() + std::min<long>(s1 + 1, long(x.size())), x.end());
         return s;
     }
     if (n == "aten::unsqueeze") {
         auto d = intList(op.in[1].constant);
-        if (!d) return recordedShape(op);
+        if (!d)
+            return recordedShape(op);
         Shape s = x;
         s.insert(s.begin() + normDim((*d)[0], x.size() + 1), 1);
         return s;
@@ -294,10 +318,10 @@ Shape reshapedShape(const Op &op, const Shape &x)
     auto d = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
     Shape s;
     for (std::size_t i = 0; i < x.size(); ++i) {
-        bool drop = x[i] == 1 && (!d || std::count_if(d->begin(), d->end(), [&](auto v) {
-                                           return normDim(v, x.size()) == int(i);
-                                       }) > 0);
-        if (!drop) s.push_back(x[i]);
+        bool drop = x[i] == 1 &&
+            (!d || std::count_if(d->begin(), d->end(), [&](auto v) { return normDim(v, x.size()) == int(i); }) > 0);
+        if (!drop)
+            s.push_back(x[i]);
     }
     return s;
 }
@@ -309,11 +333,14 @@ Shape transposedShape(const Op &op, const Shape &x)
     Shape s = x;
     if (n == "aten::permute") {
         auto p = intList(op.in[1].constant);
-        if (!p || p->size() != x.size()) return recordedShape(op);
-        for (std::size_t i = 0; i < x.size(); ++i) s[i] = x[std::size_t(normDim((*p)[i], x.size()))];
+        if (!p || p->size() != x.size())
+            return recordedShape(op);
+        for (std::size_t i = 0; i < x.size(); ++i)
+            s[i] = x[std::size_t(normDim((*p)[i], x.size()))];
     } else if (n == "aten::transpose") {
         auto a = intList(op.in[1].constant), b = intList(op.in[2].constant);
-        if (!a || !b) return recordedShape(op);
+        if (!a || !b)
+            return recordedShape(op);
         std::swap(s[std::size_t(normDim((*a)[0], x.size()))], s[std::size_t(normDim((*b)[0], x.size()))]);
     } else if (s.size() == 2) {
         std::swap(s[0], s[1]);
@@ -325,19 +352,21 @@ Shape transposedShape(const Op &op, const Shape &x)
 bool keepsShape(const std::string &n)
 {
     return isAlias(n) || n == "aten::softmax" || n == "aten::log_softmax" || n == "aten::_softmax" ||
-           n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout" || n == "aten::group_norm" ||
-           n == "aten::instance_norm" || n == "aten::rms_norm" || n == "aten::flip" || n == "aten::cumsum" ||
-           n == "aten::cumprod";
+        n == "aten::layer_norm" || n == "aten::batch_norm" || n == "aten::dropout" || n == "aten::group_norm" ||
+        n == "aten::instance_norm" || n == "aten::rms_norm" || n == "aten::flip" || n == "aten::cumsum" ||
+        n == "aten::cumprod";
 }
 
 Shape expandedShape(const Op &op, const Shape &x)
 {
     auto dims = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
-    if (!dims) return recordedShape(op);
+    if (!dims)
+        return recordedShape(op);
     Shape s(*dims);
     for (std::size_t i = 0; i < s.size(); ++i) {
         const std::size_t from = i + x.size();
-        if (s[i] == -1 && from >= s.size()) s[i] = x[from - s.size()];
+        if (s[i] == -1 && from >= s.size())
+            s[i] = x[from - s.size()];
     }
     return s;
 }
@@ -345,14 +374,15 @@ Shape expandedShape(const Op &op, const Shape &x)
 bool isLossOp(const std::string &n)
 {
     return n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
-           n == "aten::kl_div" || n == "aten::soft_margin_loss";
+        n == "aten::kl_div" || n == "aten::soft_margin_loss";
 }
 
 // A loss is a scalar unless its reduction is none (0).
 Shape lossShape(const Op &op, const Shape &x)
 {
     const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
-    if (r.is_number_integer() && r.get<int>() == 0) return x;
+    if (r.is_number_integer() && r.get<int>() == 0)
+        return x;
     return Shape{};
 }
 
@@ -362,8 +392,8 @@ bool isReductionOp(const Op &op)
 {
     const std::string &n = op.name;
     return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-           n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
-           isVectorNormOp(n) || n == "aten::frobenius_norm";
+        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
+        isVectorNormOp(n) || n == "aten::frobenius_norm";
 }
 
 // The dims and keepdim operands: (self, dim, keepdim) or, for norms, (self, p, dim, keepdim).
@@ -372,13 +402,16 @@ Shape reducedShape(const Op &op, const Shape &x)
     const std::size_t at = isVectorNormOp(op.name) ? 2 : 1;
     auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
     bool keep = op.in.size() > at + 1 && op.in[at + 1].constant.is_boolean() && op.in[at + 1].constant.get<bool>();
-    if (!dims || dims->empty()) return keep ? Shape(x.size(), 1) : Shape{};
+    if (!dims || dims->empty())
+        return keep ? Shape(x.size(), 1) : Shape{};
     Shape s;
     for (std::size_t i = 0; i < x.size(); ++i) {
         bool reduced =
             std::count_if(dims->begin(), dims->end(), [&](auto d) { return normDim(d, x.size()) == int(i); }) > 0;
-        if (!reduced) s.push_back(x[i]);
-        else if (keep) s.push_back(1);
+        if (!reduced)
+            s.push_back(x[i]);
+        else if (keep)
+            s.push_back(1);
     }
     return s;
 }
@@ -386,21 +419,24 @@ Shape reducedShape(const Op &op, const Shape &x)
 bool isProductOp(const std::string &n)
 {
     return n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::baddbmm" ||
-           n == "aten::linear";
+        n == "aten::linear";
 }
 
 // A matrix product of `a` and `b` (linear: b is the [out, in] weight), batch dims broadcast.
 Shape productShape(const Op &op, const Shape &a, const Shape &b)
 {
-    if (a.size() < 2 || b.size() < 1) return recordedShape(op);
+    if (a.size() < 2 || b.size() < 1)
+        return recordedShape(op);
     if (op.name == "aten::linear") {
         Shape s(a.begin(), a.end() - 1);
         s.push_back(b[0]);
         return s;
     }
-    if (b.size() < 2) return recordedShape(op);
+    if (b.size() < 2)
+        return recordedShape(op);
     auto batch = broadcastShapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2));
-    if (!batch) return recordedShape(op);
+    if (!batch)
+        return recordedShape(op);
     Shape s = *batch;
     s.push_back(a[a.size() - 2]);
     s.push_back(b.back());
@@ -415,23 +451,28 @@ Shape windowedShape(const Op &op, const Shape &x, const Shape &w)
     auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
         out[0] = out[1] = dflt;
-        if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+        if (l && !l->empty())
+            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
     };
     std::int64_t k[2], s[2], p[2], d[2]{1, 1};
     bool ceil = false;
     if (conv) {
-        if (w.size() != 4 || x.size() != 4) return recordedShape(op);
+        if (w.size() != 4 || x.size() != 4)
+            return recordedShape(op);
         k[0] = w[2], k[1] = w[3];
         pair(3, 1, s), pair(4, 0, p), pair(5, 1, d);
     } else {
         pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
         auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
-        if (!strides || strides->empty()) s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
-        if (n == "aten::max_pool2d") pair(4, 1, d);
+        if (!strides || strides->empty())
+            s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
+        if (n == "aten::max_pool2d")
+            pair(4, 1, d);
         std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
         ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
     }
-    if (x.size() != 4) return recordedShape(op);
+    if (x.size() != 4)
+        return recordedShape(op);
     return Shape{x[0], conv ? w[0] : x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil),
                  windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
 }
@@ -449,24 +490,34 @@ Result<Shape> Graph::inferShape(const Op &op) const
         return reshapedShape(op, x);
     if (n == "aten::t" || n == "aten::numpy_T" || n == "aten::transpose" || n == "aten::permute")
         return transposedShape(op, x);
-    if (keepsShape(n)) return x;
-    if (n == "aten::expand_as" && op.in.size() > 1) return in(1);
-    if (n == "aten::expand") return expandedShape(op, x);
-    if (isLossOp(n)) return lossShape(op, x);
-    if (isReductionOp(op)) return reducedShape(op, x);
+    if (keepsShape(n))
+        return x;
+    if (n == "aten::expand_as" && op.in.size() > 1)
+        return in(1);
+    if (n == "aten::expand")
+        return expandedShape(op, x);
+    if (isLossOp(n))
+        return lossShape(op, x);
+    if (isReductionOp(op))
+        return reducedShape(op, x);
     if (isProductOp(n)) {
         const bool shifted = n == "aten::addmm" || n == "aten::baddbmm"; // (bias, a, b)
         return productShape(op, in(shifted ? 1 : 0), in(shifted ? 2 : 1));
     }
-    if (n == "aten::conv2d") return windowedShape(op, x, in(1));
-    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") return windowedShape(op, x, x);
+    if (n == "aten::conv2d")
+        return windowedShape(op, x, in(1));
+    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d")
+        return windowedShape(op, x, x);
     if (isElementwiseOp(n)) {
         Shape s = x;
         for (std::size_t k = 1; k < op.in.size(); ++k) {
-            if (!op.in[k].tensor) continue;
+            if (!op.in[k].tensor)
+                continue;
             auto b = broadcastShapes(s, in(k));
-            if (!b) return makeError(ErrorCode::Unsupported, n + ": operands of shapes " + shapeText(s) + " and " +
-                                                        shapeText(in(k)) + " do not broadcast");
+            if (!b)
+                return makeError(ErrorCode::Unsupported,
+                                 n + ": operands of shapes " + shapeText(s) + " and " + shapeText(in(k)) +
+                                     " do not broadcast");
             s = *b;
         }
         return s;

@@ -23,15 +23,15 @@ struct Value {
 
 struct Operand {
     bool tensor = false;
-    std::string value;        // the value name ("%x.1")
-    nlohmann::json constant;  // when not a tensor (null for None)
+    std::string value;       // the value name ("%x.1")
+    nlohmann::json constant; // when not a tensor (null for None)
 };
 
 struct Op {
-    std::string name;                   // "aten::softmax"
+    std::string name; // "aten::softmax"
     std::vector<Operand> in;
     std::vector<std::string> out;
-    std::vector<Shape> graphShapes;     // output shapes as the worker reported them
+    std::vector<Shape> graphShapes; // output shapes as the worker reported them
 };
 
 // Ops that only reinterpret their input (no arithmetic).

@@ -12,9 +12,10 @@ namespace {
 bool isReduction(const Op &op)
 {
     const std::string &n = op.name;
-    if (n == "aten::max" || n == "aten::min") return op.in.size() > 1 && !op.in[1].tensor;
+    if (n == "aten::max" || n == "aten::min")
+        return op.in.size() > 1 && !op.in[1].tensor;
     return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-           n == "aten::argmin";
+        n == "aten::argmin";
 }
 
 bool isSoftmax(const std::string &n)
@@ -32,7 +33,7 @@ bool isVectorNorm(const std::string &n)
 bool isLoss(const std::string &n)
 {
     return n == "aten::mse_loss" || n == "aten::l1_loss" || n == "aten::smooth_l1_loss" || n == "aten::huber_loss" ||
-           n == "aten::kl_div" || n == "aten::soft_margin_loss";
+        n == "aten::kl_div" || n == "aten::soft_margin_loss";
 }
 
 bool isScan(const std::string &n) { return n == "aten::cumsum" || n == "aten::cumprod"; }
@@ -45,9 +46,12 @@ RowGeometry geometry(const Shape &x, int first, int count, bool keepdim)
     g.keepdim = keepdim;
     for (int i = 0; i < int(x.size()); ++i) {
         auto d = x[std::size_t(i)];
-        if (i < first) g.outer *= d;
-        else if (i < first + count) g.len *= d;
-        else g.inner *= d;
+        if (i < first)
+            g.outer *= d;
+        else if (i < first + count)
+            g.len *= d;
+        else
+            g.inner *= d;
     }
     return g;
 }
@@ -60,7 +64,8 @@ Status onlyAliasesAfter(const Graph &g, const Op &anchor)
     std::string v = g.result();
     while (std::find(anchor.out.begin(), anchor.out.end(), v) == anchor.out.end()) {
         const Op *op = g.producer(v);
-        if (!op) return makeError(ErrorCode::Unsupported, "the built-in generator could not follow the reference's result");
+        if (!op)
+            return makeError(ErrorCode::Unsupported, "the built-in generator could not follow the reference's result");
         if (!isAlias(op->name) || op->name == "aten::t" || op->name == "aten::transpose" || op->name == "aten::permute")
             return unsupportedOp(op->name, "after " + anchor.name);
         v = op->in[0].value;
@@ -82,12 +87,15 @@ Status noneLeft(const Graph &g, const std::set<int> &used)
 Result<std::pair<int, int>> reducedDims(const Op &op, const Shape &x, std::size_t at = 1)
 {
     auto dims = op.in.size() > at ? intList(op.in[at].constant) : std::nullopt;
-    if (!dims || dims->empty()) return std::pair<int, int>{0, int(std::max<std::size_t>(x.size(), 1))};
+    if (!dims || dims->empty())
+        return std::pair<int, int>{0, int(std::max<std::size_t>(x.size(), 1))};
     std::vector<int> d;
-    for (auto v : *dims) d.push_back(normDim(v, x.size()));
+    for (auto v : *dims)
+        d.push_back(normDim(v, x.size()));
     std::sort(d.begin(), d.end());
     for (std::size_t i = 1; i < d.size(); ++i)
-        if (d[i] != d[i - 1] + 1) return unsupportedOp(op.name, "over dims that are not adjacent");
+        if (d[i] != d[i - 1] + 1)
+            return unsupportedOp(op.name, "over dims that are not adjacent");
     return std::pair<int, int>{d.front(), int(d.size())};
 }
 
@@ -100,16 +108,20 @@ PoolSpec poolSpec(const Graph &g, const Op &op)
     s.max = op.name == "aten::max_pool2d";
     auto pair = [&](std::size_t k, std::int64_t out[2]) {
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+        if (l && !l->empty())
+            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
     };
     pair(1, s.kernel);
     s.stride[0] = s.kernel[0], s.stride[1] = s.kernel[1]; // no stride: stride = kernel
     pair(2, s.stride), pair(3, s.pad);
-    if (s.max) pair(4, s.dilation);
+    if (s.max)
+        pair(4, s.dilation);
     std::size_t ceil = s.max ? 5 : 4;
     s.ceilMode = ceil < op.in.size() && flag(op.in[ceil]);
-    if (!s.max) s.countIncludePad = op.in.size() <= 5 || op.in[5].constant.is_null() || flag(op.in[5]);
-    if (!s.max && op.in.size() > 6 && op.in[6].constant.is_number_integer()) s.divisor = op.in[6].constant.get<std::int64_t>();
+    if (!s.max)
+        s.countIncludePad = op.in.size() <= 5 || op.in[5].constant.is_null() || flag(op.in[5]);
+    if (!s.max && op.in.size() > 6 && op.in[6].constant.is_number_integer())
+        s.divisor = op.in[6].constant.get<std::int64_t>();
     s.outShape = g.shape(op.out[0]);
     return s;
 }
@@ -121,10 +133,13 @@ std::optional<std::pair<std::string, bool>> matrixOperand(const Graph &g, const 
     bool trans = false;
     while (true) {
         const Value &val = g.value(v);
-        if (val.kind == Value::Kind::Leaf) return std::pair{val.tensor, trans};
+        if (val.kind == Value::Kind::Leaf)
+            return std::pair{val.tensor, trans};
         const Op *op = g.producer(v);
-        if (!op || !isAlias(op->name) || op->name == "aten::permute") return std::nullopt;
-        if (isTranspose(*op, g.shape(op->in[0].value).size())) trans = !trans;
+        if (!op || !isAlias(op->name) || op->name == "aten::permute")
+            return std::nullopt;
+        if (isTranspose(*op, g.shape(op->in[0].value).size()))
+            trans = !trans;
         v = op->in[0].value;
     }
 }
@@ -135,8 +150,8 @@ bool isRowOp(const Op &op)
 {
     const std::string &n = op.name;
     return isReduction(op) || isSoftmax(n) || isVectorNorm(n) || isLoss(n) || isScan(n) || n == "aten::layer_norm" ||
-           n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" ||
-           n == "aten::max_pool2d" || n == "aten::avg_pool2d";
+        n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" || n == "aten::max_pool2d" ||
+        n == "aten::avg_pool2d";
 }
 
 namespace {
@@ -159,10 +174,13 @@ bool viewOf(const Graph &g, const std::string &value, const std::string &target)
 Result<std::string> lossReduction(const Op &op)
 {
     const nlohmann::json &r = op.in.size() > 2 ? op.in[2].constant : nlohmann::json();
-    if (!r.is_number_integer()) return unsupportedOp(op.name, "with a computed reduction");
+    if (!r.is_number_integer())
+        return unsupportedOp(op.name, "with a computed reduction");
     const auto k = r.get<int>();
-    if (k == 1) return std::string("mean");
-    if (k == 2) return std::string("sum");
+    if (k == 1)
+        return std::string("mean");
+    if (k == 2)
+        return std::string("sum");
     return unsupportedOp(op.name, "with reduction='none'");
 }
 
@@ -175,23 +193,30 @@ double constantOr(const Op &op, std::size_t k, double fallback)
 Result<EwArg> lossTerm(const Op &op, ProgramBuilder &b)
 {
     auto x = b.operand(op.in[0].value), y = b.operand(op.in[1].value);
-    if (!x) return x.error();
-    if (!y) return y.error();
+    if (!x)
+        return x.error();
+    if (!y)
+        return y.error();
     const std::string &n = op.name;
     if (n == "aten::kl_div") {
         // PyTorch: target * (log(target) - input), 0 where target is 0; with log_target,
         // exp(target) * (target - input).
         const bool logTarget = op.in.size() > 3 && flag(op.in[3]);
-        if (logTarget) return b.step("mul", {b.step("exp", {*y}, n), b.step("sub", {*y, *x}, n)}, n);
+        if (logTarget)
+            return b.step("mul", {b.step("exp", {*y}, n), b.step("sub", {*y, *x}, n)}, n);
         return b.step("sub", {b.step("xlogx", {*y}, n), b.step("mul", {*y, *x}, n)}, n);
     }
-    if (n == "aten::soft_margin_loss") return b.step("log1p", {b.step("exp", {b.step("neg", {b.step("mul", {*x, *y}, n)}, n)}, n)}, n);
+    if (n == "aten::soft_margin_loss")
+        return b.step("log1p", {b.step("exp", {b.step("neg", {b.step("mul", {*x, *y}, n)}, n)}, n)}, n);
     const EwArg d = b.step("sub", {*x, *y}, n);
-    if (n == "aten::mse_loss") return b.step("square", {d}, n);
+    if (n == "aten::mse_loss")
+        return b.step("square", {d}, n);
     const EwArg a = b.step("abs", {d}, n);
-    if (n == "aten::l1_loss") return a;
+    if (n == "aten::l1_loss")
+        return a;
     const double beta = constantOr(op, 3, 1.0);
-    if (n == "aten::smooth_l1_loss") return beta == 0 ? a : b.step("smooth_l1", {a, EwArg::scalar(beta)}, n);
+    if (n == "aten::smooth_l1_loss")
+        return beta == 0 ? a : b.step("smooth_l1", {a, EwArg::scalar(beta)}, n);
     return b.step("huber", {a, EwArg::scalar(beta)}, n); // huber_loss, delta
 }
 
@@ -203,22 +228,30 @@ struct NormOrder {
 
 Result<NormOrder> normOrder(const Op &op)
 {
-    if (op.name == "aten::frobenius_norm") return NormOrder{"square", "sum", "sqrt"};
+    if (op.name == "aten::frobenius_norm")
+        return NormOrder{"square", "sum", "sqrt"};
     const nlohmann::json &p = op.in.size() > 1 ? op.in[1].constant : nlohmann::json();
     double order = 2;
-    if (p.is_number()) order = p.get<double>();
-    else if (p.is_string() && p.get<std::string>() != "fro") return unsupportedOp(op.name, "of order " + p.get<std::string>());
-    else if (!p.is_null() && !p.is_string()) return unsupportedOp(op.name, "with a computed order");
-    if (order == 2) return NormOrder{"square", "sum", "sqrt"};
-    if (order == 1) return NormOrder{"abs", "sum", ""};
-    if (std::isinf(order) && order > 0) return NormOrder{"abs", "amax", ""};
+    if (p.is_number())
+        order = p.get<double>();
+    else if (p.is_string() && p.get<std::string>() != "fro")
+        return unsupportedOp(op.name, "of order " + p.get<std::string>());
+    else if (!p.is_null() && !p.is_string())
+        return unsupportedOp(op.name, "with a computed order");
+    if (order == 2)
+        return NormOrder{"square", "sum", "sqrt"};
+    if (order == 1)
+        return NormOrder{"abs", "sum", ""};
+    if (std::isinf(order) && order > 0)
+        return NormOrder{"abs", "amax", ""};
     return unsupportedOp(op.name, "of order " + std::to_string(order));
 }
 
 // The affine tensors of a norm op: problem tensors of `channels` elements.
 Result<std::string> affineLeaf(const Graph &g, const Op &op, std::size_t k, std::int64_t channels)
 {
-    if (k >= op.in.size() || !op.in[k].tensor) return std::string();
+    if (k >= op.in.size() || !op.in[k].tensor)
+        return std::string();
     const Value &v = g.value(op.in[k].value);
     if (v.kind != Value::Kind::Leaf || numel(v.shape) != channels)
         return unsupportedOp(op.name, "with a computed weight or bias");
@@ -240,14 +273,17 @@ Result<EwProgram> rowInput(const Op &op, const std::string &in, ProgramBuilder &
     const std::string &n = op.name;
     if (isLoss(n)) {
         auto term = lossTerm(op, b);
-        if (!term) return term.error();
+        if (!term)
+            return term.error();
         return b.finish(*term);
     }
     if (isVectorNorm(n)) {
         auto order = normOrder(op);
-        if (!order) return order.error();
+        if (!order)
+            return order.error();
         auto v = b.operand(in);
-        if (!v) return v.error();
+        if (!v)
+            return v.error();
         return b.finish(b.step(order->before, {*v}, n));
     }
     return b.build(in);
@@ -257,7 +293,8 @@ Status softmaxRows(const Op &op, const Shape &x, Pattern &p)
 {
     const std::string &n = op.name;
     auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-    if (!dim) return unsupportedOp(n, "with a computed dim");
+    if (!dim)
+        return unsupportedOp(n, "with a computed dim");
     if (op.in.size() > 2 && !op.in[2].constant.is_null() && !op.in[2].constant.is_boolean())
         return unsupportedOp(n, "with a dtype conversion");
     p.kind = PatternKind::Softmax;
@@ -276,10 +313,12 @@ Status layerNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
     p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
     for (std::size_t k : {std::size_t(2), std::size_t(3)}) {
         auto leaf = affineLeaf(g, op, k, p.row.len);
-        if (!leaf) return leaf.error();
+        if (!leaf)
+            return leaf.error();
         (k == 2 ? p.weight : p.bias) = *leaf;
     }
-    if (op.in.size() < 5 || !op.in[4].constant.is_number()) return unsupportedOp(n, "with a computed eps");
+    if (op.in.size() < 5 || !op.in[4].constant.is_number())
+        return unsupportedOp(n, "with a computed eps");
     p.eps = op.in[4].constant.get<double>();
     return Ok{};
 }
@@ -293,7 +332,8 @@ Status rmsNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
     p.kind = PatternKind::RMSNorm;
     p.row = geometry(x, int(x.size() - shape->size()), int(shape->size()), true);
     auto leaf = affineLeaf(g, op, 2, p.row.len);
-    if (!leaf) return leaf.error();
+    if (!leaf)
+        return leaf.error();
     p.weight = *leaf;
     // No eps: PyTorch uses the float32 machine epsilon.
     p.eps =
@@ -306,23 +346,28 @@ Status rmsNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
 Status groupNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
 {
     const std::string &n = op.name;
-    if (x.size() < 2) return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
+    if (x.size() < 2)
+        return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
     const bool group = n == "aten::group_norm";
     const std::int64_t channels = x[1];
     std::int64_t groups = channels;
     if (group) {
-        if (op.in.size() < 5 || !op.in[1].constant.is_number_integer()) return unsupportedOp(n, "with computed groups");
+        if (op.in.size() < 5 || !op.in[1].constant.is_number_integer())
+            return unsupportedOp(n, "with computed groups");
         groups = op.in[1].constant.get<std::int64_t>();
-        if (groups < 1 || channels % groups != 0) return unsupportedOp(n, "with channels not divisible by groups");
+        if (groups < 1 || channels % groups != 0)
+            return unsupportedOp(n, "with channels not divisible by groups");
     } else if (op.in.size() < 8 || !flag(op.in[5])) {
         return unsupportedOp(n, "with running statistics");
     }
     const std::size_t epsAt = group ? 4 : 7;
-    if (op.in.size() <= epsAt || !op.in[epsAt].constant.is_number()) return unsupportedOp(n, "with a computed eps");
+    if (op.in.size() <= epsAt || !op.in[epsAt].constant.is_number())
+        return unsupportedOp(n, "with a computed eps");
     p.eps = op.in[epsAt].constant.get<double>();
     for (std::size_t k : {std::size_t(group ? 2 : 1), std::size_t(group ? 3 : 2)}) {
         auto leaf = affineLeaf(g, op, k, channels);
-        if (!leaf) return leaf.error();
+        if (!leaf)
+            return leaf.error();
         (k == std::size_t(group ? 2 : 1) ? p.weight : p.bias) = *leaf;
     }
     p.kind = PatternKind::LayerNorm;
@@ -340,14 +385,16 @@ Status reductionRows(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
     const std::string &n = op.name;
     Pattern &p = m.p;
     auto dims = reducedDims(op, x);
-    if (!dims) return dims.error();
+    if (!dims)
+        return dims.error();
     bool arg = n == "aten::argmax" || n == "aten::argmin";
     bool keep = op.in.size() > 2 && flag(op.in[2]);
     p.row = geometry(x, dims->first, dims->second, keep);
     if (n == "aten::max" || n == "aten::min") {
         bool indices = g.result() != op.out[0] && g.throughAliases(g.result()) == op.out[1];
         p.reduceOp = std::string(indices ? "arg" : "a") + (n == "aten::max" ? "max" : "min");
-        if (indices) m.result = op.out[1];
+        if (indices)
+            m.result = op.out[1];
         arg = indices;
     } else {
         p.reduceOp = n.substr(6);
@@ -368,17 +415,21 @@ Status reducePatternRows(const Graph &g, const Op &op, const Shape &x, RowMatch 
     p.kind = PatternKind::Reduce;
     if (isLoss(n)) {
         auto r = lossReduction(op);
-        if (!r) return r.error();
+        if (!r)
+            return r.error();
         p.reduceOp = *r;
         p.row = geometry(x, 0, int(std::max<std::size_t>(x.size(), 1)), false);
         return Ok{};
     }
-    if (!isVectorNorm(n)) return reductionRows(g, op, x, m);
+    if (!isVectorNorm(n))
+        return reductionRows(g, op, x, m);
     const bool fro = n == "aten::frobenius_norm";
     auto dims = reducedDims(op, x, fro ? 1 : 2);
-    if (!dims) return dims.error();
+    if (!dims)
+        return dims.error();
     const std::size_t keepAt = fro ? 2 : 3;
-    if (!fro && op.in.size() > 4 && !op.in[4].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+    if (!fro && op.in.size() > 4 && !op.in[4].constant.is_null())
+        return unsupportedOp(n, "with a dtype conversion");
     p.row = geometry(x, dims->first, dims->second, op.in.size() > keepAt && flag(op.in[keepAt]));
     auto order = normOrder(op);
     p.reduceOp = order->reduce;
@@ -391,12 +442,15 @@ Status scanRows(const Graph &g, const Op &op, const Shape &x, const Op *flipIn, 
     const std::string &n = op.name;
     Pattern &p = m.p;
     auto dim = intList(op.in.size() > 1 ? op.in[1].constant : nlohmann::json());
-    if (!dim) return unsupportedOp(n, "with a computed dim");
-    if (op.in.size() > 2 && !op.in[2].constant.is_null()) return unsupportedOp(n, "with a dtype conversion");
+    if (!dim)
+        return unsupportedOp(n, "with a computed dim");
+    if (op.in.size() > 2 && !op.in[2].constant.is_null())
+        return unsupportedOp(n, "with a dtype conversion");
     p.kind = PatternKind::Scan;
     p.reduceOp = n == "aten::cumsum" ? "sum" : "prod";
     p.row = geometry(x, normDim((*dim)[0], x.size()), 1, true);
-    if (!flipIn) return Ok{};
+    if (!flipIn)
+        return Ok{};
     // flip(cumsum(flip(x))) along the scanned dim: both flips, of that dim alone.
     auto flipDims = [&](const Op &f) {
         auto d = intList(f.in.size() > 1 ? f.in[1].constant : nlohmann::json());
@@ -416,18 +470,24 @@ Status scanRows(const Graph &g, const Op &op, const Shape &x, const Op *flipIn, 
 Status matchRowKind(const Graph &g, const Op &op, const Shape &x, const Op *flipIn, RowMatch &m)
 {
     const std::string &n = op.name;
-    if (isSoftmax(n)) return softmaxRows(op, x, m.p);
-    if (n == "aten::layer_norm") return layerNormRows(g, op, x, m.p);
-    if (n == "aten::rms_norm") return rmsNormRows(g, op, x, m.p);
-    if (n == "aten::group_norm" || n == "aten::instance_norm") return groupNormRows(g, op, x, m.p);
-    if (isReduction(op) || isVectorNorm(n) || isLoss(n)) return reducePatternRows(g, op, x, m);
+    if (isSoftmax(n))
+        return softmaxRows(op, x, m.p);
+    if (n == "aten::layer_norm")
+        return layerNormRows(g, op, x, m.p);
+    if (n == "aten::rms_norm")
+        return rmsNormRows(g, op, x, m.p);
+    if (n == "aten::group_norm" || n == "aten::instance_norm")
+        return groupNormRows(g, op, x, m.p);
+    if (isReduction(op) || isVectorNorm(n) || isLoss(n))
+        return reducePatternRows(g, op, x, m);
     if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
         m.p.kind = PatternKind::Pool;
         m.p.pool = poolSpec(g, op);
         m.p.row = geometry(x, 2, 2, false);
         return Ok{};
     }
-    if (isScan(n)) return scanRows(g, op, x, flipIn, m);
+    if (isScan(n))
+        return scanRows(g, op, x, flipIn, m);
     return unsupportedOp(n);
 }
 
@@ -436,9 +496,11 @@ Status matchRowKind(const Graph &g, const Op &op, const Shape &x, const Op *flip
 std::map<std::string, int> keptViews(const Graph &g, const Shape &x, const RowGeometry &row, const std::string &result)
 {
     Shape keep = x;
-    for (int d = row.dim; d < row.dim + row.dims && d < int(keep.size()); ++d) keep[std::size_t(d)] = 1;
+    for (int d = row.dim; d < row.dim + row.dims && d < int(keep.size()); ++d)
+        keep[std::size_t(d)] = 1;
     auto broadcastsAsKept = [&](const Shape &s) {
-        if (s.size() > keep.size()) return false;
+        if (s.size() > keep.size())
+            return false;
         Shape padded(keep.size() - s.size(), 1);
         padded.insert(padded.end(), s.begin(), s.end());
         return padded == keep;
@@ -448,9 +510,11 @@ std::map<std::string, int> keptViews(const Graph &g, const Shape &x, const RowGe
     while (!todo.empty()) {
         const std::string v = todo.back();
         todo.pop_back();
-        if (broadcastsAsKept(g.shape(v))) accs[v] = 0;
+        if (broadcastsAsKept(g.shape(v)))
+            accs[v] = 0;
         for (int c : g.consumers(v))
-            if (isAlias(g.ops()[std::size_t(c)].name)) todo.push_back(g.ops()[std::size_t(c)].out[0]);
+            if (isAlias(g.ops()[std::size_t(c)].name))
+                todo.push_back(g.ops()[std::size_t(c)].out[0]);
     }
     return accs;
 }
@@ -472,12 +536,14 @@ Status matchRowEpilogue(const Graph &g, const Op &op, const Shape &x, RowMatch &
             ProgramBuilder eb(g, outShape, accs);
             eb.wrapAccs(m.accWrap);
             auto prog = eb.build(m.result);
-            if (!prog) return prog.error();
+            if (!prog)
+                return prog.error();
             p.program = *prog;
         }
         return Ok{};
     }
-    if (arg) return unsupportedOp(n, "followed by elementwise ops");
+    if (arg)
+        return unsupportedOp(n, "followed by elementwise ops");
     const std::int64_t resultNumel = numel(g.shape(g.result()));
     if (p.kind == PatternKind::Reduce && resultNumel == numel(x) && resultNumel != numel(outShape)) {
         accs = keptViews(g, x, p.row, m.result);
@@ -487,12 +553,15 @@ Status matchRowEpilogue(const Graph &g, const Op &op, const Shape &x, RowMatch &
         return unsupportedOp(n, "followed by ops that change the shape of its result");
     }
     ProgramBuilder eb(g, programShape, accs);
-    if (!m.accWrap.empty()) eb.wrapAccs(m.accWrap);
+    if (!m.accWrap.empty())
+        eb.wrapAccs(m.accWrap);
     auto prog = eb.build(g.result());
-    if (!prog) return prog.error();
+    if (!prog)
+        return prog.error();
     p.program = *prog;
     m.used.insert(eb.used().begin(), eb.used().end());
-    if (p.kind == PatternKind::Normalize && !usesAcc(p.program)) return unsupportedOp(n, "whose result is not used");
+    if (p.kind == PatternKind::Normalize && !usesAcc(p.program))
+        return unsupportedOp(n, "whose result is not used");
     return Ok{};
 }
 
@@ -518,14 +587,18 @@ Result<Pattern> matchRows(const Graph &g, int anchor)
 
     ProgramBuilder b(g, x);
     auto input = rowInput(op, in, b);
-    if (!input) return input.error();
+    if (!input)
+        return input.error();
     m.p.input = *input;
     m.used.insert(b.used().begin(), b.used().end());
 
     m.result = op.out[0];
-    if (auto st = matchRowKind(g, op, x, flipIn, m); !st) return st.error();
-    if (auto st = matchRowEpilogue(g, op, x, m); !st) return st.error();
-    if (auto st = noneLeft(g, m.used); !st) return st.error();
+    if (auto st = matchRowKind(g, op, x, flipIn, m); !st)
+        return st.error();
+    if (auto st = matchRowEpilogue(g, op, x, m); !st)
+        return st.error();
+    if (auto st = noneLeft(g, m.used); !st)
+        return st.error();
     return m.p;
 }
 
@@ -541,25 +614,32 @@ Result<Pattern> matchMatmul(const Graph &g, const std::vector<int> &gemms)
         s.op = op.name;
         bool shifted = op.name == "aten::addmm" || op.name == "aten::baddbmm";
         auto a = matrixOperand(g, op.in[shifted ? 1 : 0].value), b = matrixOperand(g, op.in[shifted ? 2 : 1].value);
-        if (!a || !b) return unsupportedOp(op.name, "of computed operands");
+        if (!a || !b)
+            return unsupportedOp(op.name, "of computed operands");
         s.a = a->first, s.transA = a->second, s.b = b->first, s.transB = b->second;
-        if (op.name == "aten::linear") s.transB = !s.transB; // weight is [N, K]
+        if (op.name == "aten::linear")
+            s.transB = !s.transB; // weight is [N, K]
         std::size_t biasAt = shifted ? 0 : op.name == "aten::linear" ? 2 : 99;
         if (biasAt < op.in.size() && op.in[biasAt].tensor) {
             const Value &v = g.value(op.in[biasAt].value);
-            if (v.kind != Value::Kind::Leaf) return unsupportedOp(op.name, "with a computed bias");
+            if (v.kind != Value::Kind::Leaf)
+                return unsupportedOp(op.name, "with a computed bias");
             s.bias = v.tensor;
         }
         if (shifted && op.in.size() > 4) {
-            if (op.in[3].constant.is_number()) s.beta = op.in[3].constant.get<double>();
-            if (op.in[4].constant.is_number()) s.alpha = op.in[4].constant.get<double>();
+            if (op.in[3].constant.is_number())
+                s.beta = op.in[3].constant.get<double>();
+            if (op.in[4].constant.is_number())
+                s.alpha = op.in[4].constant.get<double>();
         }
         const Shape &out = g.shape(op.out[0]);
         const Shape &as = g.shape(op.in[shifted ? 1 : 0].value);
-        if (out.size() < 2 || as.empty()) return unsupportedOp(op.name, "of vectors");
+        if (out.size() < 2 || as.empty())
+            return unsupportedOp(op.name, "of vectors");
         s.batch.assign(out.begin(), out.end() - 2);
         s.m = out[out.size() - 2], s.n = out.back(), s.k = as.back();
-        if (op.name == "aten::linear") s.batch.clear(), s.m = numel(out) / s.n;
+        if (op.name == "aten::linear")
+            s.batch.clear(), s.m = numel(out) / s.n;
         p.gemms.push_back(s);
         accs[op.out[0]] = int(p.gemms.size()) - 1;
         used.insert(i);
@@ -574,23 +654,27 @@ Result<Pattern> matchMatmul(const Graph &g, const std::vector<int> &gemms)
     }
     ProgramBuilder b(g, g.shape(epilogueEnd), accs);
     auto prog = b.build(epilogueEnd);
-    if (!prog) return prog.error();
+    if (!prog)
+        return prog.error();
     p.program = *prog;
     used.insert(b.used().begin(), b.used().end());
-    if (auto st = noneLeft(g, used); !st) return st.error();
+    if (auto st = noneLeft(g, used); !st)
+        return st.error();
     return p;
 }
 
 Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
 {
     const Op &op = g.ops()[std::size_t(anchors.front())];
-    if (op.name != "aten::conv2d") return unsupportedOp(op.name);
+    if (op.name != "aten::conv2d")
+        return unsupportedOp(op.name);
     Pattern p;
     p.kind = PatternKind::Conv2d;
     p.anchor = op.name;
     ConvSpec c;
     auto leafOf = [&](std::size_t k) -> std::string {
-        if (k >= op.in.size() || !op.in[k].tensor) return {};
+        if (k >= op.in.size() || !op.in[k].tensor)
+            return {};
         const Value &v = g.value(op.in[k].value);
         return v.kind == Value::Kind::Leaf ? v.tensor : "?";
     };
@@ -599,11 +683,14 @@ Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
         return unsupportedOp(op.name, "of computed operands");
     auto pair = [&](std::size_t k, std::int64_t out[2]) {
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        if (l && !l->empty()) out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+        if (l && !l->empty())
+            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
     };
-    if (op.in.size() > 4 && op.in[4].constant.is_string()) return unsupportedOp(op.name, "with string padding");
+    if (op.in.size() > 4 && op.in[4].constant.is_string())
+        return unsupportedOp(op.name, "with string padding");
     pair(3, c.stride), pair(4, c.pad), pair(5, c.dilation);
-    if (op.in.size() > 6 && op.in[6].constant.is_number_integer()) c.groups = op.in[6].constant.get<std::int64_t>();
+    if (op.in.size() > 6 && op.in[6].constant.is_number_integer())
+        c.groups = op.in[6].constant.get<std::int64_t>();
     c.outShape = g.shape(op.out[0]);
     p.conv = c;
 
@@ -611,8 +698,10 @@ Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
     std::string epilogueEnd = g.result();
     if (anchors.size() == 2) {
         const Op &pool = g.ops()[std::size_t(anchors[1])];
-        if (pool.name != "aten::max_pool2d" && pool.name != "aten::avg_pool2d") return unsupportedOp(pool.name, "after aten::conv2d");
-        if (auto st = onlyAliasesAfter(g, pool); !st) return st.error();
+        if (pool.name != "aten::max_pool2d" && pool.name != "aten::avg_pool2d")
+            return unsupportedOp(pool.name, "after aten::conv2d");
+        if (auto st = onlyAliasesAfter(g, pool); !st)
+            return st.error();
         p.pool = poolSpec(g, pool);
         used.insert(anchors[1]);
         epilogueEnd = pool.in[0].value;
@@ -621,10 +710,12 @@ Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
     }
     ProgramBuilder b(g, g.shape(epilogueEnd), {{op.out[0], 0}});
     auto prog = b.build(epilogueEnd);
-    if (!prog) return prog.error();
+    if (!prog)
+        return prog.error();
     p.program = *prog;
     used.insert(b.used().begin(), b.used().end());
-    if (auto st = noneLeft(g, used); !st) return st.error();
+    if (auto st = noneLeft(g, used); !st)
+        return st.error();
     return p;
 }
 
@@ -638,37 +729,50 @@ std::optional<Result<Pattern>> matchRmsNorm(const Graph &g)
         return c.size() == 1 ? &ops[std::size_t(c[0])] : nullptr;
     };
     auto other = [](const Op &op, const std::string &v) -> const Operand * {
-        if (op.in.size() < 2) return nullptr;
-        if (op.in[0].value == v) return &op.in[1];
-        if (op.in[1].value == v) return &op.in[0];
+        if (op.in.size() < 2)
+            return nullptr;
+        if (op.in[0].value == v)
+            return &op.in[1];
+        if (op.in[1].value == v)
+            return &op.in[0];
         return nullptr;
     };
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op &mean = ops[i];
-        if (mean.name != "aten::mean" || mean.in.size() < 3 || !flag(mean.in[2])) continue;
+        if (mean.name != "aten::mean" || mean.in.size() < 3 || !flag(mean.in[2]))
+            continue;
         const Shape &x = g.shape(mean.in[0].value);
         auto dims = reducedDims(mean, x);
-        if (!dims || dims->first != int(x.size()) - 1 || dims->second != 1) continue;
+        if (!dims || dims->first != int(x.size()) - 1 || dims->second != 1)
+            continue;
         const Op *sq = g.producer(mean.in[0].value);
-        if (!sq) continue;
+        if (!sq)
+            continue;
         std::string base;
         if (sq->name == "aten::mul" && sq->in.size() == 2 && sq->in[0].tensor && sq->in[0].value == sq->in[1].value)
             base = sq->in[0].value;
-        else if ((sq->name == "aten::pow" && sq->in.size() == 2 && sq->in[1].constant == 2) || sq->name == "aten::square")
+        else if ((sq->name == "aten::pow" && sq->in.size() == 2 && sq->in[1].constant == 2) ||
+                 sq->name == "aten::square")
             base = sq->in[0].value;
-        if (base.empty()) continue;
+        if (base.empty())
+            continue;
 
         const Op *add = soleConsumer(mean.out[0]);
-        if (!add || add->name != "aten::add" || add->in.size() < 2 || add->in[1].tensor || !add->in[1].constant.is_number())
+        if (!add || add->name != "aten::add" || add->in.size() < 2 || add->in[1].tensor ||
+            !add->in[1].constant.is_number())
             continue;
-        if (add->in.size() > 2 && add->in[2].constant.is_number() && add->in[2].constant.get<double>() != 1.0) continue;
+        if (add->in.size() > 2 && add->in[2].constant.is_number() && add->in[2].constant.get<double>() != 1.0)
+            continue;
         const Op *root = soleConsumer(add->out[0]);
-        if (!root || (root->name != "aten::rsqrt" && root->name != "aten::sqrt")) continue;
+        if (!root || (root->name != "aten::rsqrt" && root->name != "aten::sqrt"))
+            continue;
         const bool divide = root->name == "aten::sqrt";
         const Op *norm = soleConsumer(root->out[0]);
-        if (!norm || norm->name != (divide ? "aten::div" : "aten::mul")) continue;
+        if (!norm || norm->name != (divide ? "aten::div" : "aten::mul"))
+            continue;
         const Operand *xo = other(*norm, root->out[0]);
-        if (!xo || xo->value != base || (divide && norm->in[1].value != root->out[0])) continue;
+        if (!xo || xo->value != base || (divide && norm->in[1].value != root->out[0]))
+            continue;
 
         Pattern p;
         p.kind = PatternKind::RMSNorm;
@@ -679,7 +783,8 @@ std::optional<Result<Pattern>> matchRmsNorm(const Graph &g)
         p.eps = add->in[1].constant.get<double>();
         p.row = geometry(x, int(x.size()) - 1, 1, true);
         std::set<int> used;
-        for (const Op *o : {&mean, sq, add, root, norm}) used.insert(int(o - ops.data()));
+        for (const Op *o : {&mean, sq, add, root, norm})
+            used.insert(int(o - ops.data()));
         std::string end = norm->out[0];
         if (const Op *w = soleConsumer(end); w && w->name == "aten::mul") {
             const Operand *wo = other(*w, end);
@@ -690,13 +795,16 @@ std::optional<Result<Pattern>> matchRmsNorm(const Graph &g)
                 end = w->out[0];
             }
         }
-        if (g.throughAliases(g.result()) != end) continue;
+        if (g.throughAliases(g.result()) != end)
+            continue;
         ProgramBuilder b(g, x);
         auto input = b.build(base);
-        if (!input) return Result<Pattern>(input.error());
+        if (!input)
+            return Result<Pattern>(input.error());
         p.input = *input;
         used.insert(b.used().begin(), b.used().end());
-        if (auto st = noneLeft(g, used); !st) return Result<Pattern>(st.error());
+        if (auto st = noneLeft(g, used); !st)
+            return Result<Pattern>(st.error());
         return Result<Pattern>(p);
     }
     return std::nullopt;

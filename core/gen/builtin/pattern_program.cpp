@@ -8,10 +8,12 @@ namespace {
 
 bool broadcastsInto(const Shape &view, const Shape &target)
 {
-    if (view.size() > target.size()) return false;
+    if (view.size() > target.size())
+        return false;
     for (std::size_t i = 0; i < view.size(); ++i) {
         std::int64_t v = view[view.size() - 1 - i], t = target[target.size() - 1 - i];
-        if (v != t && v != 1) return false;
+        if (v != t && v != 1)
+            return false;
     }
     return true;
 }
@@ -27,7 +29,8 @@ ProgramBuilder::ProgramBuilder(const Graph &g, Shape programShape, std::map<std:
 Result<EwProgram> ProgramBuilder::build(const std::string &value)
 {
     auto r = visit(value);
-    if (!r) return r.error();
+    if (!r)
+        return r.error();
     return finish(*r);
 }
 
@@ -43,36 +46,44 @@ Result<EwProgram> ProgramBuilder::finish(EwArg result)
     if (m_reshaped)
         for (const Leaf &l : m_program.leaves)
             if (l.broadcast(m_program.shape))
-                return makeError(ErrorCode::Unsupported, "a broadcast of '" + l.tensor +
-                                                    "' after a reshape is not fused by the built-in generator");
+                return makeError(ErrorCode::Unsupported,
+                                 "a broadcast of '" + l.tensor +
+                                     "' after a reshape is not fused by the built-in generator");
     return m_program;
 }
 
 Result<EwArg> ProgramBuilder::leaf(const std::string &tensor, const Shape &view)
 {
     if (!broadcastsInto(view, m_program.shape))
-        return makeError(ErrorCode::Unsupported, "'" + tensor + "' of shape " + shapeText(view) + " does not broadcast to " +
-                                            shapeText(m_program.shape));
+        return makeError(ErrorCode::Unsupported,
+                         "'" + tensor + "' of shape " + shapeText(view) + " does not broadcast to " +
+                             shapeText(m_program.shape));
     for (std::size_t i = 0; i < m_program.leaves.size(); ++i)
-        if (m_program.leaves[i].tensor == tensor && m_program.leaves[i].view == view) return EwArg::leaf(int(i));
+        if (m_program.leaves[i].tensor == tensor && m_program.leaves[i].view == view)
+            return EwArg::leaf(int(i));
     const TensorSpec *spec = m_graph.problem().tensor(tensor);
     if (spec && spec->dtype != DType::F32)
-        return makeError(ErrorCode::Unsupported, "'" + tensor + "' is " + toString(spec->dtype) +
-                                            "; the built-in generator handles float32 tensors");
+        return makeError(ErrorCode::Unsupported,
+                         "'" + tensor + "' is " + toString(spec->dtype) +
+                             "; the built-in generator handles float32 tensors");
     m_program.leaves.push_back(Leaf{tensor, spec ? spec->shape : view, view});
     return EwArg::leaf(int(m_program.leaves.size()) - 1);
 }
 
 Result<EwArg> ProgramBuilder::visit(const std::string &value)
 {
-    if (auto it = m_memo.find(value); it != m_memo.end()) return it->second;
+    if (auto it = m_memo.find(value); it != m_memo.end())
+        return it->second;
     if (auto it = m_accs.find(value); it != m_accs.end()) {
-        if (m_accWrap.empty()) return EwArg::acc(it->second);
-        if (!m_wrapped.count(it->second)) m_wrapped[it->second] = step(m_accWrap, {EwArg::acc(it->second)}, "aten::norm");
+        if (m_accWrap.empty())
+            return EwArg::acc(it->second);
+        if (!m_wrapped.count(it->second))
+            m_wrapped[it->second] = step(m_accWrap, {EwArg::acc(it->second)}, "aten::norm");
         return m_wrapped[it->second];
     }
     const Value &v = m_graph.value(value);
-    Result<EwArg> out = makeError(ErrorCode::Unsupported, "value " + value + " is not a tensor the built-in generator can read");
+    Result<EwArg> out =
+        makeError(ErrorCode::Unsupported, "value " + value + " is not a tensor the built-in generator can read");
     if (v.kind == Value::Kind::Leaf) {
         out = leaf(v.tensor, v.shape);
     } else if (v.kind == Value::Kind::Tensor) {
@@ -90,14 +101,15 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
             out = visit(op.in[0].value);
         } else if (op.name == "aten::batch_norm") {
             out = batchNorm(op, v.op);
-        } else if (isElementwiseOp(op.name) && !((op.name == "aten::max" || op.name == "aten::min") &&
-                                                  op.in.size() > 1 && !op.in[1].tensor)) {
+        } else if (isElementwiseOp(op.name) &&
+                   !((op.name == "aten::max" || op.name == "aten::min") && op.in.size() > 1 && !op.in[1].tensor)) {
             std::vector<OpOperand> operands;
             for (const Operand &o : op.in) {
                 OpOperand oo;
                 if (o.tensor) {
                     auto a = visit(o.value);
-                    if (!a) return a.error();
+                    if (!a)
+                        return a.error();
                     oo.kind = OpOperand::Kind::Tensor;
                     oo.arg = *a;
                 } else {
@@ -106,12 +118,14 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
                 operands.push_back(std::move(oo));
             }
             out = appendElementwise(m_program, op.name, operands);
-            if (!out) return unsupportedOp(op.name, "here (" + out.error().message + ")");
+            if (!out)
+                return unsupportedOp(op.name, "here (" + out.error().message + ")");
         } else {
             return unsupportedOp(op.name, "inside an elementwise chain");
         }
     }
-    if (out) m_memo[value] = *out;
+    if (out)
+        m_memo[value] = *out;
     return out;
 }
 
@@ -120,18 +134,22 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
 Result<EwArg> ProgramBuilder::batchNorm(const Op &op, int)
 {
     const std::string name = "aten::batch_norm";
-    if (op.in.size() < 8) return unsupportedOp(name, "with an unexpected signature");
+    if (op.in.size() < 8)
+        return unsupportedOp(name, "with an unexpected signature");
     const nlohmann::json &training = op.in[5].constant;
     if (op.in[5].tensor || !training.is_boolean() || training.get<bool>())
         return unsupportedOp(name, "in training mode (statistics of the batch)");
     auto x = visit(op.in[0].value);
-    if (!x) return x.error();
+    if (!x)
+        return x.error();
     const Shape &xs = m_graph.shape(op.in[0].value);
-    if (xs.size() < 2) return unsupportedOp(name, "on a tensor of rank " + std::to_string(xs.size()));
+    if (xs.size() < 2)
+        return unsupportedOp(name, "on a tensor of rank " + std::to_string(xs.size()));
     auto channel = [&](std::size_t k, bool required) -> Result<std::optional<EwArg>> {
         const Operand &o = op.in[k];
         if (!o.tensor) {
-            if (required) return unsupportedOp(name, "without running statistics");
+            if (required)
+                return unsupportedOp(name, "without running statistics");
             return std::optional<EwArg>{};
         }
         const Value &v = m_graph.value(o.value);
@@ -140,14 +158,17 @@ Result<EwArg> ProgramBuilder::batchNorm(const Op &op, int)
         Shape view{xs[1]};
         view.resize(xs.size() - 1, 1); // [C, 1, 1]: right-aligned against [B, C, H, W]
         auto l = leaf(v.tensor, view);
-        if (!l) return l.error();
+        if (!l)
+            return l.error();
         return std::optional<EwArg>{*l};
     };
     auto weight = channel(1, false), bias = channel(2, false), mean = channel(3, true), var = channel(4, true);
     for (auto *r : {&weight, &bias, &mean, &var})
-        if (!*r) return r->error();
+        if (!*r)
+            return r->error();
     const nlohmann::json &eps = op.in[7].constant;
-    if (!eps.is_number()) return unsupportedOp(name, "with a computed eps");
+    if (!eps.is_number())
+        return unsupportedOp(name, "with a computed eps");
     auto step = [&](const char *fn, EwArg a, EwArg b) {
         m_program.steps.push_back(EwStep{fn, {a, b}, name});
         return EwArg::step(int(m_program.steps.size()) - 1);
@@ -155,8 +176,10 @@ Result<EwArg> ProgramBuilder::batchNorm(const Op &op, int)
     EwArg centred = step("sub", *x, **mean);
     m_program.steps.push_back(EwStep{"sqrt", {step("add", **var, EwArg::scalar(eps.get<double>()))}, name});
     EwArg y = step("div", centred, EwArg::step(int(m_program.steps.size()) - 1));
-    if (*weight) y = step("mul", y, **weight);
-    if (*bias) y = step("add", y, **bias);
+    if (*weight)
+        y = step("mul", y, **weight);
+    if (*bias)
+        y = step("add", y, **bias);
     return y;
 }
 

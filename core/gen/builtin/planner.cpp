@@ -38,11 +38,14 @@ std::string ideaOf(const KernelRecord &k)
 std::optional<Estimate> modelOf(const KernelRecord &k, const Target &t)
 {
     const IdeaDef *def = findIdea(ideaOf(k));
-    if (!def || !def->estimate) return std::nullopt;
+    if (!def || !def->estimate)
+        return std::nullopt;
     Point p = pointFromJson(k.params);
     for (const ParamDim &d : def->space)
-        if (!p.count(d.name)) return std::nullopt;
-    if (def->check && !def->check(t, p).empty()) return std::nullopt;
+        if (!p.count(d.name))
+            return std::nullopt;
+    if (def->check && !def->check(t, p).empty())
+        return std::nullopt;
     return def->estimate(t, p);
 }
 
@@ -58,13 +61,17 @@ History history(const GenContext &ctx)
     History h;
     for (const IdeaRecord &r : ctx.tried) {
         h.onParent.insert({r.parentNode, r.ideaId});
-        if (!isTuneId(r.ideaId)) h.tried.insert(catalogueId(r.ideaId));
-        if (r.correct > 0) h.established.insert(catalogueId(r.ideaId));
-        else if (!r.failure.empty()) h.failure[catalogueId(r.ideaId)] = r.failure;
+        if (!isTuneId(r.ideaId))
+            h.tried.insert(catalogueId(r.ideaId));
+        if (r.correct > 0)
+            h.established.insert(catalogueId(r.ideaId));
+        else if (!r.failure.empty())
+            h.failure[catalogueId(r.ideaId)] = r.failure;
     }
     for (const auto *list : {&ctx.topK, &ctx.bank})
         for (const KernelRecord &k : *list)
-            if (k.result.verdict == Verdict::Correct) h.established.insert(ideaOf(k));
+            if (k.result.verdict == Verdict::Correct)
+                h.established.insert(ideaOf(k));
     return h;
 }
 
@@ -85,11 +92,14 @@ int position(const std::vector<int> &sorted, int value)
 // A kernel's point when it is a valid point of its catalogue idea (a local search can start there).
 std::optional<Point> validCentre(const KernelRecord &k, const Target &t, const IdeaDef &def)
 {
-    if (k.result.verdict != Verdict::Correct || !k.params.is_object()) return std::nullopt;
+    if (k.result.verdict != Verdict::Correct || !k.params.is_object())
+        return std::nullopt;
     Point p = pointFromJson(k.params);
     for (const ParamDim &d : def.space)
-        if (!p.count(d.name)) return std::nullopt;
-    if (def.check && !def.check(t, p).empty()) return std::nullopt;
+        if (!p.count(d.name))
+            return std::nullopt;
+    if (def.check && !def.check(t, p).empty())
+        return std::nullopt;
     return p;
 }
 
@@ -98,10 +108,12 @@ std::vector<Point> nearFrom(const IdeaDef &def, const Point &centre, const std::
 {
     std::vector<std::pair<Ring, const Point *>> ranked;
     for (const Point &p : valid)
-        if (p != centre) ranked.push_back({ringOf(def, centre, p), &p});
+        if (p != centre)
+            ranked.push_back({ringOf(def, centre, p), &p});
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     std::vector<Point> out;
-    for (const auto &[ring, p] : ranked) out.push_back(*p);
+    for (const auto &[ring, p] : ranked)
+        out.push_back(*p);
     return out;
 }
 
@@ -110,10 +122,13 @@ std::vector<Point> tuneFrom(const IdeaDef &def, const Point &centre, const std::
 {
     std::vector<Point> out;
     // A centre no kernel was measured at comes first.
-    if (!skip.count(centre) && std::find(valid.begin(), valid.end(), centre) != valid.end()) out.push_back(centre);
+    if (!skip.count(centre) && std::find(valid.begin(), valid.end(), centre) != valid.end())
+        out.push_back(centre);
     for (Point &p : nearFrom(def, centre, valid)) {
-        if (int(out.size()) >= kPointsPerSearch) break;
-        if (!skip.count(p)) out.push_back(std::move(p));
+        if (int(out.size()) >= kPointsPerSearch)
+            break;
+        if (!skip.count(p))
+            out.push_back(std::move(p));
     }
     return out;
 }
@@ -125,7 +140,8 @@ public:
     const std::vector<Point> &of(const IdeaDef &def)
     {
         auto it = m_points.find(def.id);
-        if (it == m_points.end()) it = m_points.emplace(def.id, validPoints(def, m_t)).first;
+        if (it == m_points.end())
+            it = m_points.emplace(def.id, validPoints(def, m_t)).first;
         return it->second;
     }
 
@@ -138,18 +154,21 @@ PointSets replay(const GenContext &ctx, ValidCache &valid)
 {
     PointSets done;
     auto keep = [&](const KernelRecord &k) {
-        if (k.params.is_object()) done[ideaOf(k)].insert(pointFromJson(k.params));
+        if (k.params.is_object())
+            done[ideaOf(k)].insert(pointFromJson(k.params));
     };
     for (std::size_t i = 0; i < ctx.tried.size();) {
         // One round at a time: its ideas were planned from what earlier rounds generated, and its
         // local searches share out the points between them.
         std::size_t end = i;
         std::int64_t first = ctx.tried[i].node;
-        while (end < ctx.tried.size() && ctx.tried[end].round == ctx.tried[i].round) first = std::min(first, ctx.tried[end++].node);
+        while (end < ctx.tried.size() && ctx.tried[end].round == ctx.tried[i].round)
+            first = std::min(first, ctx.tried[end++].node);
         // Kernels kept now that were measured before this round was planned (nodes grow).
         for (const auto *list : {&ctx.topK, &ctx.bank})
             for (const KernelRecord &k : *list)
-                if (k.node < first) keep(k);
+                if (k.node < first)
+                    keep(k);
         PointSets claimed, drawn;
         for (; i < end; ++i) {
             const IdeaRecord &r = ctx.tried[i];
@@ -157,8 +176,8 @@ PointSets replay(const GenContext &ctx, ValidCache &valid)
             if (!r.points.empty()) {
                 for (const nlohmann::json &j : r.points) {
                     const std::string id = j.is_object() && j.contains("idea") && j["idea"].is_string()
-                                               ? j["idea"].get<std::string>()
-                                               : cat;
+                        ? j["idea"].get<std::string>()
+                        : cat;
                     drawn[id].insert(pointFromJson(j));
                     claimed[id].insert(pointFromJson(j));
                 }
@@ -166,28 +185,35 @@ PointSets replay(const GenContext &ctx, ValidCache &valid)
             }
             const IdeaDef *def = findIdea(cat);
             int left = r.correct + r.failed;
-            if (!def) continue;
+            if (!def)
+                continue;
             std::set<Point> &already = done[cat];
             if (isTuneId(r.ideaId)) {
                 const auto centre = tuneCentre(r.ideaId);
-                if (!centre) continue;
+                if (!centre)
+                    continue;
                 std::set<Point> skip = already;
                 skip.insert(claimed[cat].begin(), claimed[cat].end());
                 for (const Point &p : tuneFrom(*def, *centre, valid.of(*def), skip)) {
                     claimed[cat].insert(p);
-                    if (left-- > 0) drawn[cat].insert(p);
+                    if (left-- > 0)
+                        drawn[cat].insert(p);
                 }
             } else {
                 for (const Point &p : valid.of(*def)) {
-                    if (left <= 0) break;
-                    if (!already.count(p) && drawn[cat].insert(p).second) --left;
+                    if (left <= 0)
+                        break;
+                    if (!already.count(p) && drawn[cat].insert(p).second)
+                        --left;
                 }
             }
         }
-        for (auto &[id, points] : drawn) done[id].insert(points.begin(), points.end());
+        for (auto &[id, points] : drawn)
+            done[id].insert(points.begin(), points.end());
     }
     for (const auto *list : {&ctx.topK, &ctx.bank})
-        for (const KernelRecord &k : *list) keep(k);
+        for (const KernelRecord &k : *list)
+            keep(k);
     return done;
 }
 
@@ -243,24 +269,29 @@ std::string roundContext(const GenContext &ctx, const Target &t, const Baseline 
     const double floor = b.floor;
     if (!b.best) {
         std::string context = "nothing measured yet; the memory floor is " + ms(floor);
-        if (ctx.eager) context += " and eager PyTorch takes " + ms(ctx.eager->medianMs);
+        if (ctx.eager)
+            context += " and eager PyTorch takes " + ms(ctx.eager->medianMs);
         return context;
     }
     const KernelRecord &best = *b.best;
     const KernelHealth health = kernelHealth(best, ctx.problem, t.smemPerSm);
     std::string context = "best so far is " + ideaOf(best) +
-                          (best.params.is_object() ? " (" + pointText(pointFromJson(best.params)) + ")" : "") + " at " +
-                          ms(b.ms) + ", " + times(b.ms / floor) + " the memory floor of " + ms(floor);
-    if (b.model) context += ": it " + b.model->reads + " (" + b.model->grid + ")";
-    if (!health.note.empty()) context += "; it " + health.note;
+        (best.params.is_object() ? " (" + pointText(pointFromJson(best.params)) + ")" : "") + " at " + ms(b.ms) + ", " +
+        times(b.ms / floor) + " the memory floor of " + ms(floor);
+    if (b.model)
+        context += ": it " + b.model->reads + " (" + b.model->grid + ")";
+    if (!health.note.empty())
+        context += "; it " + health.note;
     return context;
 }
 
 std::string freshWhy(const std::string &context, const Baseline &b, const IdeaDef &d, const Option &o)
 {
     std::string why = context + ". " + d.title + ": it " + o.estimate.reads + " (" + o.estimate.grid + ")";
-    if (b.best) why += "; the model expects " + times(o.gain) + " the speed";
-    else if (d.needs.empty()) why += "; the simplest correct kernel for this pattern, to measure against";
+    if (b.best)
+        why += "; the model expects " + times(o.gain) + " the speed";
+    else if (d.needs.empty())
+        why += "; the simplest correct kernel for this pattern, to measure against";
     return why;
 }
 
@@ -274,7 +305,8 @@ std::string failedNeeds(const History &h, const IdeaDef &d)
 {
     std::string failed;
     for (const auto &n : d.needs)
-        if (!h.established.count(n)) failed += (failed.empty() ? "" : "; ") + n + " failed" + failureOf(h, n);
+        if (!h.established.count(n))
+            failed += (failed.empty() ? "" : "; ") + n + " failed" + failureOf(h, n);
     return failed;
 }
 
@@ -283,10 +315,12 @@ std::string unmetNeeds(const History &h, const Target &t, const IdeaDef &d)
 {
     std::string failed;
     for (const auto &n : d.needs) {
-        if (h.established.count(n)) continue;
-        if (const IdeaDef *need = findIdea(n); need && !need->whyNot(t).empty()) continue;
+        if (h.established.count(n))
+            continue;
+        if (const IdeaDef *need = findIdea(n); need && !need->whyNot(t).empty())
+            continue;
         failed += (failed.empty() ? "" : "; ") + n +
-                  (h.tried.count(n) ? " failed" + failureOf(h, n) : std::string(" does not apply here"));
+            (h.tried.count(n) ? " failed" + failureOf(h, n) : std::string(" does not apply here"));
     }
     return failed;
 }
@@ -304,24 +338,31 @@ std::string searchStart(const GenContext &ctx, const Baseline &b, const Option &
     std::string start;
     if (o.from) {
         start = def.id + " kernel #" + std::to_string(o.from->node) + " (" + pointText(o.centre) + ") measured " +
-                ms(o.fromMs) + ", " + times(o.fromMs / floor) + " the memory floor of " + ms(floor);
-        if (b.best && o.from->node == b.best->node) start += ", the fastest so far";
-        else if (b.ms > 0) start += ", " + times(o.fromMs / b.ms) + " the fastest (" + ms(b.ms) + ")";
-        if (!health.note.empty()) start += "; it " + health.note;
+            ms(o.fromMs) + ", " + times(o.fromMs / floor) + " the memory floor of " + ms(floor);
+        if (b.best && o.from->node == b.best->node)
+            start += ", the fastest so far";
+        else if (b.ms > 0)
+            start += ", " + times(o.fromMs / b.ms) + " the fastest (" + ms(b.ms) + ")";
+        if (!health.note.empty())
+            start += "; it " + health.note;
         return start;
     }
     double ideaMs = 0;
     std::string failure;
     for (const IdeaRecord &r : ctx.tried)
         if (catalogueId(r.ideaId) == def.id) {
-            if (r.bestMs > 0 && (ideaMs == 0 || r.bestMs < ideaMs)) ideaMs = r.bestMs;
-            if (!r.failure.empty()) failure = r.failure;
+            if (r.bestMs > 0 && (ideaMs == 0 || r.bestMs < ideaMs))
+                ideaMs = r.bestMs;
+            if (!r.failure.empty())
+                failure = r.failure;
         }
     start = "no kernel of " + def.id + " is kept";
-    if (ideaMs > 0) start += " (its best measured " + ms(ideaMs) + ", " + times(ideaMs / floor) + " the memory floor)";
-    else if (!failure.empty()) start += " (its candidates failed: " + failure + ")";
+    if (ideaMs > 0)
+        start += " (its best measured " + ms(ideaMs) + ", " + times(ideaMs / floor) + " the memory floor)";
+    else if (!failure.empty())
+        start += " (its candidates failed: " + failure + ")";
     start += "; the search starts from the point the cost model ranks first among those not measured, " +
-             pointText(o.centre);
+        pointText(o.centre);
     return start;
 }
 
@@ -329,27 +370,30 @@ std::string searchWhy(const Option &o, const std::vector<Point> &points)
 {
     const Ring first = ringOf(*o.def, o.centre, points.front()), last = ringOf(*o.def, o.centre, points.back());
     return o.start + "; " + std::to_string(o.measured) + " of its " + std::to_string(o.total) +
-           " valid points are measured, and the next " + std::to_string(points.size()) + " around it have " +
-           ringText(first) + (last != first ? ", then " + ringText(last) : "") + ", best first by the cost model";
+        " valid points are measured, and the next " + std::to_string(points.size()) + " around it have " +
+        ringText(first) + (last != first ? ", then " + ringText(last) : "") + ", best first by the cost model";
 }
 
 std::string searchText(const IdeaDef &def, const Point &centre)
 {
     return "Measure " + def.id + " at the parameter points around " + pointText(centre) +
-           ", nearest first (one value moved at a time, then two, then farther): the cost model ranks them, "
-           "the GPU decides.";
+        ", nearest first (one value moved at a time, then two, then farther): the cost model ranks them, "
+        "the GPU decides.";
 }
 
 // The order of the round's options (see Group); within a group of local searches, nearest ring
 // first, then those starting from faster kernels.
 bool ranksBefore(const Option &a, const Option &b)
 {
-    if (a.group != b.group) return a.group < b.group;
+    if (a.group != b.group)
+        return a.group < b.group;
     if (a.group == Primary) {
-        if (a.tier != b.tier) return a.tier < b.tier;
+        if (a.tier != b.tier)
+            return a.tier < b.tier;
         return a.gain > b.gain;
     }
-    if (a.def && b.def && a.ring != b.ring) return a.ring < b.ring;
+    if (a.def && b.def && a.ring != b.ring)
+        return a.ring < b.ring;
     return (a.def != nullptr) > (b.def != nullptr) || ((a.def != nullptr) == (b.def != nullptr) && a.fromMs < b.fromMs);
 }
 
@@ -420,7 +464,8 @@ void RoundPlan::addFreshIdeas()
     const History &h = m_h;
     std::vector<const IdeaDef *> fresh;
     for (const IdeaDef &d : catalogue())
-        if (!h.tried.count(d.id) && d.whyNot(m_t).empty()) fresh.push_back(&d);
+        if (!h.tried.count(d.id) && d.whyNot(m_t).empty())
+            fresh.push_back(&d);
     for (const IdeaDef *d : fresh)
         if (needsIn(*d, h.established)) {
             Option &o = consider(*d, 0);
@@ -435,26 +480,33 @@ void RoundPlan::addFreshIdeas()
     if (!m_base.best && m_options.empty()) {
         known.insert(h.tried.begin(), h.tried.end());
         for (const IdeaDef *d : fresh)
-            if (needsIn(*d, known)) consider(*d, 1).idea.why = triedWithout(m_context, failedNeeds(h, *d), *d);
+            if (needsIn(*d, known))
+                consider(*d, 1).idea.why = triedWithout(m_context, failedNeeds(h, *d), *d);
     }
 
     // Once something is measured, ideas the model expects at under half the best's speed wait
     // until nothing else is left.
     if (m_base.best)
         for (Option &o : m_options)
-            if (o.gain < 0.5) o.group = Slow;
+            if (o.gain < 0.5)
+                o.group = Slow;
     // Ideas whose needs will not get a correct kernel (they failed, or do not apply here) are tried
     // without them once nothing else is left.
     std::set<std::string> waiting;
-    for (const IdeaDef *d : fresh) waiting.insert(d->id);
+    for (const IdeaDef *d : fresh)
+        waiting.insert(d->id);
     for (const IdeaDef *d : fresh) {
-        if (m_proposed.count(d->id)) continue;
+        if (m_proposed.count(d->id))
+            continue;
         const bool blocked = std::any_of(d->needs.begin(), d->needs.end(), [&](const std::string &n) {
-            if (h.established.count(n)) return false;
-            if (const IdeaDef *need = findIdea(n); need && !need->whyNot(m_t).empty()) return false;
+            if (h.established.count(n))
+                return false;
+            if (const IdeaDef *need = findIdea(n); need && !need->whyNot(m_t).empty())
+                return false;
             return waiting.count(n) > 0;
         });
-        if (blocked) continue;
+        if (blocked)
+            continue;
         Option &o = consider(*d, 1);
         o.group = Slow;
         o.idea.why = triedWithout(m_context, unmetNeeds(h, m_t, *d), *d);
@@ -465,9 +517,11 @@ void RoundPlan::addFreshIdeas()
 // afresh: its group by how far its next points lie and where it starts.
 void RoundPlan::searchAround(const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top)
 {
-    if (!m_centres.insert({def.id, centre}).second || m_proposed.count(def.id)) return;
+    if (!m_centres.insert({def.id, centre}).second || m_proposed.count(def.id))
+        return;
     const std::vector<Point> next = tuneFrom(def, centre, m_valid.of(def), m_done[def.id]);
-    if (next.empty()) return;
+    if (next.empty())
+        return;
     Option o;
     o.def = &def;
     o.centre = centre;
@@ -498,22 +552,29 @@ void RoundPlan::addLocalSearches()
     const Target &t = m_t;
     m_done = replay(m_ctx, m_valid);
     for (const IdeaRecord &r : m_ctx.tried)
-        if (isTuneId(r.ideaId)) ++m_searches[r.ideaId.substr(0, r.ideaId.find(')', r.ideaId.find("~near(")) + 1)];
+        if (isTuneId(r.ideaId))
+            ++m_searches[r.ideaId.substr(0, r.ideaId.find(')', r.ideaId.find("~near(")) + 1)];
     std::set<std::string> topIdeas;
-    for (const KernelRecord &k : m_ctx.topK) topIdeas.insert(ideaOf(k));
+    for (const KernelRecord &k : m_ctx.topK)
+        topIdeas.insert(ideaOf(k));
     for (const KernelRecord &k : m_ctx.topK)
         if (const IdeaDef *def = findIdea(ideaOf(k)); def && def->whyNot(t).empty())
-            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, true);
+            if (auto centre = validCentre(k, t, *def))
+                searchAround(*def, *centre, &k, true);
     for (const KernelRecord &k : m_ctx.bank)
         if (const IdeaDef *def = findIdea(ideaOf(k)); def && !topIdeas.count(def->id) && def->whyNot(t).empty())
-            if (auto centre = validCentre(k, t, *def)) searchAround(*def, *centre, &k, false);
+            if (auto centre = validCentre(k, t, *def))
+                searchAround(*def, *centre, &k, false);
     // The rest of every tried idea's space, from the kernels above when they reach it, else from
     // the model's best point.
     for (const IdeaDef &d : catalogue()) {
-        if (!m_h.tried.count(d.id) && !m_h.established.count(d.id)) continue;
-        if (!d.whyNot(t).empty() || m_valid.of(d).empty()) continue;
+        if (!m_h.tried.count(d.id) && !m_h.established.count(d.id))
+            continue;
+        if (!d.whyNot(t).empty() || m_valid.of(d).empty())
+            continue;
         const bool open = std::any_of(m_options.begin(), m_options.end(), [&](const Option &o) { return o.def == &d; });
-        if (open) continue;
+        if (open)
+            continue;
         // The model's best point not generated yet, so the search starts where nothing is known.
         const std::set<Point> &gen = m_done[d.id];
         for (const Point &p : m_valid.of(d))
@@ -532,13 +593,16 @@ std::vector<Idea> RoundPlan::pick(int count)
     std::vector<Idea> out;
     PointSets claimed; // points given to local searches of this round
     for (Option &o : m_options) {
-        if (int(out.size()) >= count) break;
-        if (m_h.onParent.count({o.idea.parentNode, o.idea.id})) continue;
+        if (int(out.size()) >= count)
+            break;
+        if (m_h.onParent.count({o.idea.parentNode, o.idea.id}))
+            continue;
         if (o.def) {
             std::set<Point> skip = m_done[o.def->id];
             skip.insert(claimed[o.def->id].begin(), claimed[o.def->id].end());
             const std::vector<Point> points = tuneFrom(*o.def, o.centre, m_valid.of(*o.def), skip);
-            if (points.empty()) continue;
+            if (points.empty())
+                continue;
             nlohmann::json list = nlohmann::json::array();
             for (const Point &p : points) {
                 claimed[o.def->id].insert(p);
@@ -566,23 +630,28 @@ bool isTuneId(const std::string &ideaId) { return ideaId.find("~near(") != std::
 std::optional<Point> tuneCentre(const std::string &ideaId)
 {
     const std::size_t open = ideaId.find("~near(");
-    if (open == std::string::npos) return std::nullopt;
+    if (open == std::string::npos)
+        return std::nullopt;
     const std::size_t close = ideaId.find(')', open);
-    if (close == std::string::npos) return std::nullopt;
+    if (close == std::string::npos)
+        return std::nullopt;
     const std::string inside = ideaId.substr(open + 6, close - open - 6);
     Point centre;
     for (std::size_t pos = 0; pos < inside.size();) {
         const std::size_t comma = inside.find(", ", pos), eq = inside.find('=', pos);
-        if (eq == std::string::npos || (comma != std::string::npos && eq > comma)) return std::nullopt;
+        if (eq == std::string::npos || (comma != std::string::npos && eq > comma))
+            return std::nullopt;
         const std::size_t end = comma == std::string::npos ? inside.size() : comma;
         char *stop = nullptr;
         const std::string value = inside.substr(eq + 1, end - eq - 1);
         const long v = std::strtol(value.c_str(), &stop, 10);
-        if (value.empty() || *stop) return std::nullopt;
+        if (value.empty() || *stop)
+            return std::nullopt;
         centre[inside.substr(pos, eq - pos)] = int(v);
         pos = end + 2;
     }
-    if (centre.empty()) return std::nullopt;
+    if (centre.empty())
+        return std::nullopt;
     return centre;
 }
 
@@ -591,7 +660,8 @@ Ring ringOf(const IdeaDef &def, const Point &centre, const Point &p)
     Ring r;
     for (const ParamDim &d : def.space) {
         auto a = centre.find(d.name), b = p.find(d.name);
-        if (a == centre.end() || b == p.end() || a->second == b->second) continue;
+        if (a == centre.end() || b == p.end() || a->second == b->second)
+            continue;
         const std::vector<int> sorted = sortedValues(d);
         const int steps = std::max(1, std::abs(position(sorted, a->second) - position(sorted, b->second)));
         ++r.changed;
@@ -604,9 +674,11 @@ std::string ringText(const Ring &r)
 {
     static const char *const counts[] = {"no", "one", "two", "three", "four", "five", "six"};
     const std::string n = r.changed < 7 ? counts[r.changed] : std::to_string(r.changed);
-    if (r.changed == 0) return "the centre itself";
+    if (r.changed == 0)
+        return "the centre itself";
     const std::string what = n + (r.changed == 1 ? " parameter" : " parameters");
-    if (r.reach <= 1) return what + (r.changed == 1 ? " moved to a neighbouring value" : " each moved to a neighbouring value");
+    if (r.reach <= 1)
+        return what + (r.changed == 1 ? " moved to a neighbouring value" : " each moved to a neighbouring value");
     return what + " moved up to " + std::to_string(r.reach) + " values away";
 }
 
@@ -620,8 +692,8 @@ std::vector<Point> tunePoints(const IdeaDef &def, const Target &t, const Point &
     return tuneFrom(def, centre, validPoints(def, t), skip);
 }
 
-std::vector<Point> pointsFor(const IdeaDef &def, const Target &t, const std::string &ideaId, const nlohmann::json &params,
-                             const std::set<Point> &done)
+std::vector<Point> pointsFor(const IdeaDef &def, const Target &t, const std::string &ideaId,
+                             const nlohmann::json &params, const std::set<Point> &done)
 {
     std::vector<Point> out;
     if (isTuneId(ideaId) && params.is_object() && params.contains("points") && params["points"].is_array()) {
@@ -636,12 +708,15 @@ std::vector<Point> pointsFor(const IdeaDef &def, const Target &t, const std::str
     }
     if (isTuneId(ideaId)) {
         std::optional<Point> centre;
-        if (params.is_object() && params.contains("centre")) centre = pointFromJson(params["centre"]);
-        else centre = tuneCentre(ideaId);
+        if (params.is_object() && params.contains("centre"))
+            centre = pointFromJson(params["centre"]);
+        else
+            centre = tuneCentre(ideaId);
         return centre ? tunePoints(def, t, *centre, done) : out;
     }
     for (Point &p : validPoints(def, t))
-        if (!done.count(p)) out.push_back(std::move(p));
+        if (!done.count(p))
+            out.push_back(std::move(p));
     return out;
 }
 
@@ -665,12 +740,15 @@ KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem, int sme
         h.spillBytes += r.spillStores + r.spillLoads;
     }
     auto cand = parseCandidate(k.source);
-    if (!cand) return h;
+    if (!cand)
+        return h;
     auto plan = resolveCandidate(*cand, problem);
-    if (!plan) return h;
+    if (!plan)
+        return h;
     for (const ResolvedLaunch &l : plan->launches) {
         auto it = k.result.resources.find(l.kernel);
-        if (it == k.result.resources.end()) continue;
+        if (it == k.result.resources.end())
+            continue;
         const int threads = int(l.block[0] * l.block[1] * l.block[2]);
         const int warps = (threads + 31) / 32;
         // Registers are allocated per warp in units of 256; an SM has 65536 registers, 64 warps,
@@ -678,7 +756,8 @@ KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem, int sme
         const int regsPerWarp = ((std::max(it->second.registers, 1) * 32 + 255) / 256) * 256;
         int blocks = std::min({32, 65536 / (regsPerWarp * warps), 2048 / std::max(threads, 1)});
         const std::int64_t smem = it->second.sharedBytes + l.smem;
-        if (smem > 0) blocks = std::min<int>(blocks, int(smemPerSm / (smem + 1024)));
+        if (smem > 0)
+            blocks = std::min<int>(blocks, int(smemPerSm / (smem + 1024)));
         const double occupancy = double(blocks * warps) / 64.0;
         if (occupancy < h.occupancy) {
             h.occupancy = occupancy;
@@ -689,7 +768,7 @@ KernelHealth kernelHealth(const KernelRecord &k, const Problem &problem, int sme
         h.note = "spills " + std::to_string(h.spillBytes) + " bytes per thread to local memory";
     else if (h.occupancy < 0.25)
         h.note = "uses " + std::to_string(h.registers) + " registers per thread with " + std::to_string(h.threads) +
-                 "-thread blocks: " + fmt("%.0f%%", 100 * h.occupancy) + " occupancy";
+            "-thread blocks: " + fmt("%.0f%%", 100 * h.occupancy) + " occupancy";
     return h;
 }
 

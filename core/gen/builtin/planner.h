@@ -61,11 +61,11 @@ std::set<Point> generatedPoints(const GenContext &, const Target &, const std::s
 
 // What a measured kernel's resources say about it.
 struct KernelHealth {
-    int registers = 0;      // the most any of its kernels uses
-    int spillBytes = 0;     // spill stores + loads, all kernels
-    double occupancy = 1;   // lowest theoretical occupancy among its launches (resident warps / 64)
-    int threads = 0;        // threads per block of that launch
-    std::string note;       // "uses 96 registers per thread: 31% occupancy" (empty when nothing stands out)
+    int registers = 0;    // the most any of its kernels uses
+    int spillBytes = 0;   // spill stores + loads, all kernels
+    double occupancy = 1; // lowest theoretical occupancy among its launches (resident warps / 64)
+    int threads = 0;      // threads per block of that launch
+    std::string note;     // "uses 96 registers per thread: 31% occupancy" (empty when nothing stands out)
 };
 // `smemPerSm`: the shared memory of one SM on the GPU it ran on.
 KernelHealth kernelHealth(const KernelRecord &, const Problem &, int smemPerSm = kDefaultSmemPerSm);

@@ -8,9 +8,12 @@ namespace kf::llm {
 std::string toString(Ending e)
 {
     switch (e) {
-    case Ending::Truncated: return "truncated";
-    case Ending::Refused: return "refused";
-    default: return "complete";
+    case Ending::Truncated:
+        return "truncated";
+    case Ending::Refused:
+        return "refused";
+    default:
+        return "complete";
     }
 }
 
@@ -74,9 +77,10 @@ public:
 
     HttpRequest request(const Prompt &p) const override
     {
-        json body = {{"model", m_config.model},
-                     {"messages", json::array({{{"role", "system"}, {"content", p.system}},
-                                               {{"role", "user"}, {"content", p.user}}})}};
+        json body = {
+            {"model", m_config.model},
+            {"messages",
+             json::array({{{"role", "system"}, {"content", p.system}}, {{"role", "user"}, {"content", p.user}}})}};
         if (m_config.temperature)
             body["temperature"] = *m_config.temperature;
         if (m_config.maxTokens > 0)
@@ -132,7 +136,7 @@ public:
         } else if (noContent) {
             r.ending = Ending::Refused;
             r.refusal = "no content in the answer (content null, finish_reason " +
-                        (r.stopReason.empty() ? std::string("none") : r.stopReason) + ")";
+                (r.stopReason.empty() ? std::string("none") : r.stopReason) + ")";
         }
         if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
             r.usage.promptTokens = count(*u, "prompt_tokens");
@@ -239,7 +243,7 @@ public:
         if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
             // Cached prompt tokens are prompt tokens too.
             r.usage.promptTokens = count(*u, "input_tokens") + count(*u, "cache_creation_input_tokens") +
-                                   count(*u, "cache_read_input_tokens");
+                count(*u, "cache_read_input_tokens");
             r.usage.completionTokens = count(*u, "output_tokens"); // thinking included
         }
         return r;

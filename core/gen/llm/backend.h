@@ -23,12 +23,12 @@ enum class Ending { Complete, Truncated, Refused };
 std::string toString(Ending); // "complete", "truncated", "refused"
 
 struct Reply {
-    std::string text;          // the answer
-    std::string reasoning;     // visible thinking, when the server returns it
-    Usage usage;               // tokens; cost is filled in by the caller from the price table
-    std::string stopReason;    // as the server said it ("stop", "length", "end_turn", "max_tokens", "refusal")
+    std::string text;       // the answer
+    std::string reasoning;  // visible thinking, when the server returns it
+    Usage usage;            // tokens; cost is filled in by the caller from the price table
+    std::string stopReason; // as the server said it ("stop", "length", "end_turn", "max_tokens", "refusal")
     Ending ending = Ending::Complete;
-    std::string refusal;       // for a refusal: why, in the model's or the server's words
+    std::string refusal; // for a refusal: why, in the model's or the server's words
     bool truncated() const { return ending == Ending::Truncated; }
 };
 

@@ -149,9 +149,10 @@ Status readSettings(Protocol protocol, const nlohmann::json &j, LlmConfig &c)
     if (!j.is_null() && !j.is_object())
         return makeError(ErrorCode::Settings, "generator settings must be a JSON object");
     static const std::set<std::string> known = {
-        "base_url", "model", "temperature", "max_tokens", "max_tokens_field", "reasoning_effort", "thinking",
-        "thinking_budget", "stream", "key_env", "api_key", "anthropic_version", "prices", "prompts", "timeout_s",
-        "max_time_s", "connect_timeout_s", "retries", "backoff_s", "max_wait_s", "concurrency"};
+        "base_url",  "model",           "temperature", "max_tokens", "max_tokens_field",  "reasoning_effort",
+        "thinking",  "thinking_budget", "stream",      "key_env",    "api_key",           "anthropic_version",
+        "prices",    "prompts",         "timeout_s",   "max_time_s", "connect_timeout_s", "retries",
+        "backoff_s", "max_wait_s",      "concurrency"};
     if (j.is_object())
         for (const auto &[k, v] : j.items())
             if (!known.count(k))
@@ -218,17 +219,20 @@ Status checkKeyDestination(Protocol protocol, bool keyEnvGiven, LlmConfig &c, co
     if (!keyEnvGiven)
         c.keyEnv = isHost(url, own) ? own.keyEnv : "";
     if (const Provider *owner = ownerOf(c.keyEnv); owner && !isHost(url, *owner))
-        return bad("key_env", std::string("names ") + owner->keyEnv + ", the key for https://" + owner->host +
-                                  ", which is sent nowhere else; put the key for " + url.authority() +
-                                  " in a variable of its own and name that, or name none (\"\")");
+        return bad("key_env",
+                   std::string("names ") + owner->keyEnv + ", the key for https://" + owner->host +
+                       ", which is sent nowhere else; put the key for " + url.authority() +
+                       " in a variable of its own and name that, or name none (\"\")");
     if (clearText(url)) {
-        const char *which = hasCredentials(c.baseUrl) ? "base_url" : !c.apiKey.empty() ? "api_key"
-                          : !c.keyEnv.empty()         ? "key_env"
+        const char *which = hasCredentials(c.baseUrl) ? "base_url"
+            : !c.apiKey.empty()                       ? "api_key"
+            : !c.keyEnv.empty()                       ? "key_env"
                                                       : nullptr;
         if (which)
-            return bad(which, "would send a key in clear text over plain HTTP to " + url.authority() +
-                                  ": use https://, reach the server through an SSH tunnel to localhost, or send "
-                                  "no key (key_env \"\")");
+            return bad(which,
+                       "would send a key in clear text over plain HTTP to " + url.authority() +
+                           ": use https://, reach the server through an SSH tunnel to localhost, or send "
+                           "no key (key_env \"\")");
     }
     return Ok{};
 }
@@ -259,8 +263,8 @@ Status checkAnthropic(LlmConfig &c)
     if (!c.maxTokensField.empty())
         return bad("max_tokens_field", "is for the openai generator; Anthropic's limit is always max_tokens");
     if (!c.reasoningEffort.empty() && !oneOf(kAnthropicEfforts, c.reasoningEffort))
-        return bad("reasoning_effort", "is sent to Anthropic as output_config.effort, which takes " +
-                                           listOf(kAnthropicEfforts));
+        return bad("reasoning_effort",
+                   "is sent to Anthropic as output_config.effort, which takes " + listOf(kAnthropicEfforts));
     if (c.maxTokens == 0)
         c.maxTokens = 16384;
     if (c.thinking.empty() && c.thinkingBudget > 0)
@@ -273,12 +277,12 @@ Status checkAnthropic(LlmConfig &c)
         if (c.thinkingBudget < 1024)
             return bad("thinking_budget", "must be at least 1024 tokens with thinking enabled (Anthropic's minimum)");
         if (c.thinkingBudget >= c.maxTokens)
-            return bad("thinking_budget", "must be below max_tokens (" + std::to_string(c.maxTokens) +
-                                              "), which counts the thinking too");
+            return bad("thinking_budget",
+                       "must be below max_tokens (" + std::to_string(c.maxTokens) + "), which counts the thinking too");
     }
     if ((c.thinking == "enabled" || c.thinking == "adaptive") && c.temperature && *c.temperature != 1)
-        return bad("temperature", "must be 1 or left out while thinking is " + c.thinking +
-                                      " (Anthropic refuses any other)");
+        return bad("temperature",
+                   "must be 1 or left out while thinking is " + c.thinking + " (Anthropic refuses any other)");
     return Ok{};
 }
 

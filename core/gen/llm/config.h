@@ -22,20 +22,20 @@ enum class Protocol { OpenAI, Anthropic };
 
 struct LlmConfig {
     Protocol protocol = Protocol::OpenAI;
-    std::string baseUrl;              // as given, credentials included: requests go here ("https://api.openai.com/v1")
+    std::string baseUrl; // as given, credentials included: requests go here ("https://api.openai.com/v1")
     std::string model;
     std::optional<double> temperature; // none: the server's default
-    int maxTokens = 0;                // 0: the protocol's default (none for OpenAI, 16384 for Anthropic)
-    std::string maxTokensField;       // OpenAI: "max_completion_tokens" or "max_tokens", the field the limit goes in
-    std::string reasoningEffort;      // OpenAI reasoning_effort; Anthropic output_config.effort; "" sends none
-    std::string thinking;             // Anthropic thinking.type: "adaptive", "enabled" (budget), "disabled"; "" sends none
-    int thinkingBudget = 0;           // Anthropic budget_tokens with thinking "enabled"
-    bool stream = true;               // ask for server-sent events, so silence, not length, ends an attempt
-    std::string keyEnv;               // the environment variable holding the key; "" sends none
-    std::string apiKey;               // a key given by settings; never stored or shown
+    int maxTokens = 0;                 // 0: the protocol's default (none for OpenAI, 16384 for Anthropic)
+    std::string maxTokensField;        // OpenAI: "max_completion_tokens" or "max_tokens", the field the limit goes in
+    std::string reasoningEffort;       // OpenAI reasoning_effort; Anthropic output_config.effort; "" sends none
+    std::string thinking;   // Anthropic thinking.type: "adaptive", "enabled" (budget), "disabled"; "" sends none
+    int thinkingBudget = 0; // Anthropic budget_tokens with thinking "enabled"
+    bool stream = true;     // ask for server-sent events, so silence, not length, ends an attempt
+    std::string keyEnv;     // the environment variable holding the key; "" sends none
+    std::string apiKey;     // a key given by settings; never stored or shown
     std::string anthropicVersion = "2023-06-01";
-    std::string prices;               // a price table file; "" looks for llm/prices.json
-    std::string prompts;              // a folder of prompt templates that comes first; "" none
+    std::string prices;  // a price table file; "" looks for llm/prices.json
+    std::string prompts; // a folder of prompt templates that comes first; "" none
     HttpOptions http;
     std::vector<std::string> warnings; // settings that work but may not do what was meant
 
@@ -48,7 +48,7 @@ struct LlmConfig {
     std::vector<std::string> secrets() const;
 };
 
-std::string toString(Protocol);       // "openai", "anthropic"
+std::string toString(Protocol); // "openai", "anthropic"
 
 // The protocol's own API ("https://api.openai.com/v1") and the variable its key is read from by default.
 std::string defaultBaseUrl(Protocol);

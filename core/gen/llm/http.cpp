@@ -64,7 +64,7 @@ struct Transfer {
     HttpResult result;
     Clock::time_point firstStart{};
     Clock::time_point notBefore{};
-    Clock::time_point lastByte{};   // the last time anything arrived (or the attempt started)
+    Clock::time_point lastByte{}; // the last time anything arrived (or the attempt started)
     bool started = false;
     char errorBuffer[CURL_ERROR_SIZE] = {};
 
@@ -230,7 +230,8 @@ bool retryable(const HttpResult &r)
         return false;
     if (r.transport != 0) {
         switch (r.transport) {
-        case CURLE_OPERATION_TIMEDOUT: return !r.connected; // a connect time-out; silence and max time are final
+        case CURLE_OPERATION_TIMEDOUT:
+            return !r.connected; // a connect time-out; silence and max time are final
         case CURLE_COULDNT_RESOLVE_HOST:
         case CURLE_COULDNT_RESOLVE_PROXY:
         case CURLE_COULDNT_CONNECT:
@@ -271,13 +272,13 @@ double retryWaitSeconds(int attempt, const HttpResult &r, const HttpOptions &o, 
     return backoff * (1.0 - 0.25 * std::clamp(random, 0.0, 1.0));
 }
 
-void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &options,
-                 const std::atomic<bool> *cancel, const std::function<void(std::size_t, HttpResult)> &done)
+void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &options, const std::atomic<bool> *cancel,
+                 const std::function<void(std::size_t, HttpResult)> &done)
 {
     initCurl();
     std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)> multi(curl_multi_init(), curl_multi_cleanup);
     std::vector<std::unique_ptr<Transfer>> transfers;
-    std::deque<Transfer *> ready;   // waiting for a free slot, in order
+    std::deque<Transfer *> ready;    // waiting for a free slot, in order
     std::vector<Transfer *> waiting; // waiting for a retry time
     std::map<CURL *, Transfer *> active;
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -428,11 +429,19 @@ std::string describeFailure(const HttpResult &r, const std::string &url, const H
     std::string text;
     if (r.transport != 0) {
         switch (r.transport) {
-        case CURLE_COULDNT_CONNECT: text = "no server at " + origin(url) + " (connection refused)"; break;
-        case CURLE_COULDNT_RESOLVE_HOST: text = "cannot find the host " + host + " (name not resolved)"; break;
-        case CURLE_COULDNT_RESOLVE_PROXY: text = "cannot find the proxy for " + host + " (name not resolved)"; break;
+        case CURLE_COULDNT_CONNECT:
+            text = "no server at " + origin(url) + " (connection refused)";
+            break;
+        case CURLE_COULDNT_RESOLVE_HOST:
+            text = "cannot find the host " + host + " (name not resolved)";
+            break;
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            text = "cannot find the proxy for " + host + " (name not resolved)";
+            break;
         case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM: text = "HTTP/2 with " + host + " failed (" + r.transportMessage + ")"; break;
+        case CURLE_HTTP2_STREAM:
+            text = "HTTP/2 with " + host + " failed (" + r.transportMessage + ")";
+            break;
         case CURLE_OPERATION_TIMEDOUT:
             if (!r.connected)
                 text = "could not connect to " + host + " within " + seconds(o.connectTimeoutSeconds);
@@ -447,14 +456,20 @@ std::string describeFailure(const HttpResult &r, const std::string &url, const H
         case CURLE_PARTIAL_FILE:
             text = host + " closed the connection before the answer was complete";
             break;
-        case CURLE_WRITE_ERROR: text = "the answer from " + host + " is larger than 64 MiB"; break;
+        case CURLE_WRITE_ERROR:
+            text = "the answer from " + host + " is larger than 64 MiB";
+            break;
         case CURLE_SSL_CONNECT_ERROR:
         case CURLE_PEER_FAILED_VERIFICATION:
             text = "TLS with " + host + " failed (" + r.transportMessage + ")";
             break;
         case CURLE_URL_MALFORMAT:
-        case CURLE_UNSUPPORTED_PROTOCOL: text = "not a usable URL: " + publicUrl(url); break;
-        default: text = "the request to " + host + " failed (" + r.transportMessage + ")"; break;
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            text = "not a usable URL: " + publicUrl(url);
+            break;
+        default:
+            text = "the request to " + host + " failed (" + r.transportMessage + ")";
+            break;
         }
     } else {
         const std::string said = serverMessage(r.body);

@@ -13,35 +13,35 @@
 namespace kf::llm {
 
 struct HttpRequest {
-    bool post = true;                 // false: GET
+    bool post = true; // false: GET
     std::string url;
     std::vector<std::string> headers; // "Name: value"
     std::string body;
 };
 
 struct HttpOptions {
-    double timeoutSeconds = 600;        // the longest silence: no byte received for this long ends an attempt
-    double maxTimeSeconds = 0;          // the longest attempt from start to the last byte; 0: no limit
+    double timeoutSeconds = 600; // the longest silence: no byte received for this long ends an attempt
+    double maxTimeSeconds = 0;   // the longest attempt from start to the last byte; 0: no limit
     double connectTimeoutSeconds = 10;
-    int retries = 3;                    // further attempts after a retryable failure (see retryable())
-    double backoffSeconds = 1;          // the first wait; doubled at each retry, less up to 25 % jitter
-    double maxWaitSeconds = 120;        // the longest single wait, a server's retry-after included
-    int concurrency = 4;                // transfers at once
+    int retries = 3;             // further attempts after a retryable failure (see retryable())
+    double backoffSeconds = 1;   // the first wait; doubled at each retry, less up to 25 % jitter
+    double maxWaitSeconds = 120; // the longest single wait, a server's retry-after included
+    int concurrency = 4;         // transfers at once
 };
 
 struct HttpResult {
-    int status = 0;                   // HTTP status of the last attempt, 0 when none came
-    std::string body;                 // its body (decoded when it came compressed)
-    std::string contentType;          // its Content-Type ("text/event-stream" for a stream)
-    std::string retryAfter;           // its retry-after header, if any (seconds or an HTTP date)
-    std::string retryAfterMs;         // its retry-after-ms header, if any
-    std::string shouldRetry;          // its x-should-retry header ("true", "false"), if any
-    int transport = 0;                // libcurl's code for the last attempt, 0 when the transfer completed
+    int status = 0;           // HTTP status of the last attempt, 0 when none came
+    std::string body;         // its body (decoded when it came compressed)
+    std::string contentType;  // its Content-Type ("text/event-stream" for a stream)
+    std::string retryAfter;   // its retry-after header, if any (seconds or an HTTP date)
+    std::string retryAfterMs; // its retry-after-ms header, if any
+    std::string shouldRetry;  // its x-should-retry header ("true", "false"), if any
+    int transport = 0;        // libcurl's code for the last attempt, 0 when the transfer completed
     std::string transportMessage;
-    bool connected = false;           // the last attempt reached the server (false: a connect time-out)
-    bool silent = false;              // the last attempt ended on silence (timeoutSeconds)
+    bool connected = false; // the last attempt reached the server (false: a connect time-out)
+    bool silent = false;    // the last attempt ended on silence (timeoutSeconds)
     int attempts = 0;
-    double latencyMs = 0;             // from the first attempt's start to the end of the last
+    double latencyMs = 0; // from the first attempt's start to the end of the last
     bool cancelled = false;
 
     bool ok() const { return !cancelled && transport == 0 && status >= 200 && status < 300; }
@@ -52,8 +52,8 @@ struct HttpResult {
 // `cancel` aborts the transfers in flight and ends the waiting ones as cancelled within ~50 ms.
 // Proxies come from the environment (http_proxy, https_proxy, NO_PROXY); a server on this machine
 // is always reached directly.
-void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &options,
-                 const std::atomic<bool> *cancel, const std::function<void(std::size_t, HttpResult)> &done);
+void runRequests(const std::vector<HttpRequest> &requests, const HttpOptions &options, const std::atomic<bool> *cancel,
+                 const std::function<void(std::size_t, HttpResult)> &done);
 
 // "api.openai.com", "127.0.0.1:8080": what a message names (never credentials).
 std::string hostOf(const std::string &url);

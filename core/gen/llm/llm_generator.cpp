@@ -33,10 +33,7 @@ std::string ideaId(const std::string &title)
     return id.empty() ? "idea" : id;
 }
 
-bool hosted(const std::string &host)
-{
-    return host == "api.openai.com" || host == "api.anthropic.com";
-}
+bool hosted(const std::string &host) { return host == "api.openai.com" || host == "api.anthropic.com"; }
 
 // A model's refusal is quoted in messages and logs, briefly.
 std::string clip(std::string text)
@@ -91,7 +88,8 @@ PromptValues LlmGenerator::ideaValues(const GenContext &ctx, int count) const
     for (const auto &k : ctx.bank)
         if (std::none_of(ctx.topK.begin(), ctx.topK.end(), [&](const KernelRecord &t) { return t.node == k.node; }))
             others.push_back(k);
-    v["BANK"] = others.empty() ? std::string("None besides the kernels above.\n") : kernelList(ctx, others, kMaxKernelChars);
+    v["BANK"] =
+        others.empty() ? std::string("None besides the kernels above.\n") : kernelList(ctx, others, kMaxKernelChars);
     v["TRIED"] = triedIdeas(ctx);
     return v;
 }
@@ -238,9 +236,8 @@ std::vector<KernelRecord> LlmGenerator::parentsOf(const GenContext &ctx, const I
     return out;
 }
 
-std::vector<Result<std::vector<Draft>>> LlmGenerator::implementAll(const GenContext &ctx,
-                                                                   const std::vector<Idea> &ideas, int count,
-                                                                   Usage *usage)
+std::vector<Result<std::vector<Draft>>>
+LlmGenerator::implementAll(const GenContext &ctx, const std::vector<Idea> &ideas, int count, Usage *usage)
 {
     std::vector<Result<std::vector<Draft>>> out;
     std::vector<Job> jobs;

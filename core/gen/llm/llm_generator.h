@@ -41,8 +41,8 @@ private:
     LlmGenerator(LlmConfig, PriceTable);
 
     struct Job {
-        std::string purpose;      // "ideas", "implement", "repair"
-        std::int64_t node = 0;    // the node it is for
+        std::string purpose;   // "ideas", "implement", "repair"
+        std::int64_t node = 0; // the node it is for
         Prompt prompt;
     };
     // Reads one usable answer; returns "" or why the answer cannot be used.

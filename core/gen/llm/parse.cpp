@@ -221,8 +221,9 @@ Result<std::string> extractCandidate(const std::string &answer, bool truncated)
     } else {
         if (answer.find_first_not_of(" \t\r\n") == std::string::npos)
             return makeError(ErrorCode::LlmAnswer, std::string("the answer is empty") + (truncated ? kCutOff : ""));
-        return makeError(ErrorCode::LlmAnswer, std::string("the answer has no ```cuda code block with a kernel") +
-                                           (truncated ? kCutOff : ""));
+        return makeError(ErrorCode::LlmAnswer,
+                         std::string("the answer has no ```cuda code block with a kernel") +
+                             (truncated ? kCutOff : ""));
     }
     auto parsed = parseCandidate(code);
     if (!parsed)

@@ -11,9 +11,9 @@ namespace kf::llm {
 
 struct ParsedIdea {
     std::string title;
-    std::string description;   // the idea in plain language
-    std::string rationale;     // why it should help here
-    std::string expectedGain;  // as the model put it ("1.3x", "20%")
+    std::string description;    // the idea in plain language
+    std::string rationale;      // why it should help here
+    std::string expectedGain;   // as the model put it ("1.3x", "20%")
     std::int64_t buildsOn = -1; // the kernel # it starts from; -1: not said, 0: the reference
 };
 

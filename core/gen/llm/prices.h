@@ -12,8 +12,8 @@
 namespace kf::llm {
 
 struct Price {
-    double input = 0;   // per million prompt tokens
-    double output = 0;  // per million completion tokens (reasoning included)
+    double input = 0;  // per million prompt tokens
+    double output = 0; // per million completion tokens (reasoning included)
 };
 
 struct PriceTable {

@@ -43,7 +43,7 @@ std::string clip(const std::string &s, std::size_t limit)
         return s;
     const std::size_t half = limit / 2;
     return s.substr(0, half) + "\n[... " + std::to_string(s.size() - limit) + " characters left out ...]\n" +
-           s.substr(s.size() - half);
+        s.substr(s.size() - half);
 }
 
 struct Work {
@@ -192,9 +192,9 @@ std::string kernelList(const GenContext &c, const std::vector<KernelRecord> &ker
         for (const auto &[name, r] : k.result.resources)
             o << "; `" << name << "`: " << r.registers << " registers, " << r.sharedBytes << " B static shared"
               << (r.spillStores + r.spillLoads > 0 ? ", spills " + std::to_string(r.spillStores + r.spillLoads) + " B"
-                                                     : std::string());
-        o << "\n\n```cuda\n" << clip(k.source, maxSource) << (k.source.empty() || k.source.back() == '\n' ? "" : "\n")
-          << "```\n\n";
+                                                   : std::string());
+        o << "\n\n```cuda\n"
+          << clip(k.source, maxSource) << (k.source.empty() || k.source.back() == '\n' ? "" : "\n") << "```\n\n";
     }
     return o.str();
 }
@@ -206,12 +206,12 @@ std::string triedIdeas(const GenContext &c)
     std::ostringstream o;
     for (const auto &i : c.tried) {
         o << "- round " << i.round << ", \"" << i.title << "\" "
-          << (i.parentNode ? "on kernel #" + std::to_string(i.parentNode) : std::string("from the reference"))
-          << ": ";
+          << (i.parentNode ? "on kernel #" + std::to_string(i.parentNode) : std::string("from the reference")) << ": ";
         if (i.correct > 0)
             o << "best " << num("%.4f ms", i.bestMs) << " (" << i.correct << " correct, " << i.failed << " failed)";
         else if (i.unjudged > 0)
-            o << i.unjudged << " compiled, not evaluated yet" << (i.failed ? ", " + std::to_string(i.failed) + " failed" : "");
+            o << i.unjudged << " compiled, not evaluated yet"
+              << (i.failed ? ", " + std::to_string(i.failed) + " failed" : "");
         else if (i.failed > 0)
             o << "failed (" << i.failed << "): " << i.failure;
         else
@@ -238,9 +238,9 @@ std::string failureFacts(const KernelRecord &k)
             o << "\nFailed trials:\n";
             header = true;
         }
-        o << "- trial " << t.index << " (" << t.distribution << " inputs" << (t.randomParams ? ", random parameters" : "")
-          << "): max scaled error " << num("%.3e", t.maxScaledError) << " against tolerance "
-          << num("%g", t.tolerance) << ", max abs error " << num("%.3e", t.maxAbsError);
+        o << "- trial " << t.index << " (" << t.distribution << " inputs"
+          << (t.randomParams ? ", random parameters" : "") << "): max scaled error " << num("%.3e", t.maxScaledError)
+          << " against tolerance " << num("%g", t.tolerance) << ", max abs error " << num("%.3e", t.maxAbsError);
         if (t.unwritten > 0)
             o << ", " << t.unwritten << " output elements never written";
         if (t.nonFinite > 0)

@@ -21,10 +21,11 @@ Result<std::string> fillTemplate(const std::string &text, const PromptValues &va
 Result<std::string> renderPrompt(const std::string &name, const PromptValues &values, const std::string &dir = {});
 
 // The facts as Markdown, for the placeholders of the same name.
-std::string problemFacts(const GenContext &);                 // {{PROBLEM}}
-std::string gpuFacts(const GenContext &);                     // {{GPU}}
-std::string kernelList(const GenContext &, const std::vector<KernelRecord> &, std::size_t maxSource); // {{BEST}}, {{PARENTS}}
-std::string triedIdeas(const GenContext &);                   // {{TRIED}}
-std::string failureFacts(const KernelRecord &);               // {{FAILURE}}
+std::string problemFacts(const GenContext &); // {{PROBLEM}}
+std::string gpuFacts(const GenContext &);     // {{GPU}}
+std::string kernelList(const GenContext &, const std::vector<KernelRecord> &,
+                       std::size_t maxSource);  // {{BEST}}, {{PARENTS}}
+std::string triedIdeas(const GenContext &);     // {{TRIED}}
+std::string failureFacts(const KernelRecord &); // {{FAILURE}}
 
 } // namespace kf::llm

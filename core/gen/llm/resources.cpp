@@ -74,8 +74,9 @@ Result<std::string> readResource(const std::string &sub, const std::string &env,
     std::string looked;
     for (const auto &d : path)
         looked += (looked.empty() ? "" : ", ") + d;
-    return makeError(ErrorCode::Resource, "no " + name + " in " + (looked.empty() ? std::string("any folder") : looked) +
-                                     "; set " + env + " to the resources/" + sub + " folder");
+    return makeError(ErrorCode::Resource,
+                     "no " + name + " in " + (looked.empty() ? std::string("any folder") : looked) + "; set " + env +
+                         " to the resources/" + sub + " folder");
 }
 
 } // namespace kf::llm
