@@ -517,8 +517,8 @@ private slots:
         auto truncatedIdeas = llm::parseIdeas("{\"ideas\": [{\"title\": \"A\", \"descr", true);
         QVERIFY(!truncatedIdeas);
         QVERIFY(q(truncatedIdeas.error().message).contains("max_tokens"));
-        auto ideas =
-            llm::parseIdeas(R"([{"title": "A", "builds_on": "#12"}, {"title": "B", "builds_on": "reference"}])", false);
+        const std::string list = R"([{"title": "A", "builds_on": "#12"}, {"title": "B", "builds_on": "reference"}])";
+        auto ideas = llm::parseIdeas(list, false);
         QVERIFY(ideas);
         QCOMPARE((*ideas)[0].buildsOn, std::int64_t(12));
         QCOMPARE((*ideas)[1].buildsOn, std::int64_t(0));
