@@ -213,58 +213,7 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__r
 
     // Consumers: warpgroup c owns rows 64c .. 64c+63 of the block tile.
     const int c = wg - 1;
-    float acc[kBN / 2], sum[kBN / 2];
-#pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
-
-    // Waits for K step kt's tiles and issues its products (asynchronously); `fresh` starts a chunk.
-    const auto issue = [&](int kt, bool fresh) {
-        const int s = kt % kStages;
-        mbar_wait(&full[s], (kt / kStages) & 1);
-        const unsigned char *stage = ring + s * kStageBytes;
-        const unsigned long long aHi = tile_desc(stage + c * 64 * kBK * 4);
-        const unsigned long long bHi = tile_desc(stage + kStageBytesA);
-        const unsigned long long aLo = aHi + ((kBM * kBK * 4) >> 4); // the next part, same layout
-        const unsigned long long bLo = bHi + ((kBN * kBK * 4) >> 4);
-        fence_operands(acc);
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < kBK / 8; ++kk) {
-            // 8 floats = 32 bytes further along the (swizzled) rows: +2 in the 16-byte address field.
-            const unsigned long long step = 2 * kk;
-            const int keep = !(fresh && kk == 0); // the chunk's first product overwrites the accumulator
-            if constexpr (kSplit == 3) {
-                // Small terms first, so they are not lost against the large running sum.
-                wgmma_tf32(acc, aLo + step, bHi + step, keep);
-                wgmma_tf32(acc, aHi + step, bLo + step, 1);
-                wgmma_tf32(acc, aHi + step, bHi + step, 1);
-            } else {
-                wgmma_tf32(acc, aHi + step, bHi + step, keep);
-            }
-        }
-        wgmma_commit();
-        fence_operands(acc);
-    };
-    const auto release = [&](int kt) {
-        if (threadIdx.x % 128 == 0) mbar_arrive(&empty[kt % kStages]);
-    };
-
-    // Every loop head sees the same number of product groups in flight (one in the inner loop,
-    // none in the outer), so the compiler needs no extra waits to track the accumulators.
-    for (int k0 = 0; k0 < steps; k0 += kPromote) {
-        const int kEnd = min(k0 + kPromote, steps);
-        issue(k0, true);
-        for (int kt = k0 + 1; kt < kEnd; ++kt) {
-            issue(kt, false);
-            wgmma_wait<1>(); // step kt-1 is done: its stage can be refilled
-            release(kt - 1);
-        }
-        wgmma_wait<0>();
-        release(kEnd - 1);
-        fence_operands(acc);
-#pragma unroll
-        for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
-    }
+{{>wgmma_tf32_consumer}}
 
     // Epilogue: a function of acc, row, col and batch (with K split, the slice's sums go to scratch
     // as they are). Register 4j + r of a thread sits at row 16 * warp + lane / 4 (+8 for r >= 2)

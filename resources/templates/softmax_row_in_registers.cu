@@ -17,9 +17,6 @@ constexpr int kBlock = {{BLOCK}};              // threads per block
 constexpr int kElems = {{ELEMS}};              // row values per thread
 constexpr int kGroups = kElems / 4;            // float4s per thread
 constexpr long long kRowGroups = kLen / 4;     // float4s per row
-constexpr int kWarps = kBlock / 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr float kLowest = -3.402823466e+38f;   // -FLT_MAX: a slot past the end, and where a maximum starts
 
 {{INPUT}}
 {{^LOG}}
@@ -48,46 +45,7 @@ __device__ __forceinline__ float4 finish4(float4 v, float row_max, float row_sum
 }
 {{/LOG}}
 
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
-    return v;
-}
-
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(kFullMask, v, offset);
-    return v;
-}
-
-// Block-wide reductions; every thread gets the result.
-__device__ float block_max(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_max(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_max(lane < kWarps ? partial[lane] : kLowest);
-    __syncthreads();
-    return v;
-}
-
-__device__ float block_sum(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_sum(lane < kWarps ? partial[lane] : 0.0f);
-    __syncthreads();
-    return v;
-}
+{{>block_max_sum}}
 
 __device__ __forceinline__ void store4(float* p, long long i, float4 v)
 {

@@ -14,62 +14,10 @@
 constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row
 constexpr int kBlock = {{BLOCK}};              // threads per block
-constexpr int kWarps = kBlock / 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr float kLowest = -3.402823466e+38f;   // -FLT_MAX, where a running maximum starts
 
 {{INPUT}}
-{{^LOG}}
-// softmax: exp(x - max) / sum, with 1 / sum taken once per row.
-__device__ __forceinline__ float row_scale(float row_sum) { return 1.0f / row_sum; }
-__device__ __forceinline__ float softmax_out(float x, float row_max, float scale) { return expf(x - row_max) * scale; }
-{{/LOG}}
-{{#LOG}}
-// log_softmax: x - max - log(sum), with log(sum) taken once per row.
-__device__ __forceinline__ float row_scale(float row_sum) { return logf(row_sum); }
-__device__ __forceinline__ float softmax_out(float x, float row_max, float scale) { return x - row_max - scale; }
-{{/LOG}}
-
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
-    return v;
-}
-
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(kFullMask, v, offset);
-    return v;
-}
-
-// Block-wide reductions; every thread gets the result.
-__device__ float block_max(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_max(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_max(lane < kWarps ? partial[lane] : kLowest);
-    __syncthreads(); // partial[] is free again
-    return v;
-}
-
-__device__ float block_sum(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_sum(lane < kWarps ? partial[lane] : 0.0f);
-    __syncthreads();
-    return v;
-}
+{{>softmax_out}}
+{{>block_max_sum}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 softmax_rows({{IN_PARAMS}}, float* __restrict__ out)
