@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -134,6 +135,9 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
             return makeError(ErrorCode::NoGpu, "ceilings need an NVIDIA GPU: " + s.gpu.reason);
         return nlohmann::json{{"ceilings", ceilingsOf(s)}};
     }
+    static const std::set<std::string> kProblemOps{"baseline", "verify", "evaluate", "time", "trial_data", "release"};
+    if (!kProblemOps.count(op))
+        return makeError(ErrorCode::UnknownOp, "unknown op '" + op + "'");
     if (!s.evaluator)
         return makeError(ErrorCode::NoProblem, "'" + op + "' needs a problem: send 'load' first");
     if (op == "baseline") {

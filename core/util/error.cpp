@@ -7,7 +7,7 @@ namespace kf {
 
 namespace {
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 47> kTexts{{
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 48> kTexts{{
     {ErrorCode::BadRequest, "bad-request"},
     {ErrorCode::Busy, "busy"},
     {ErrorCode::Cancelled, "cancelled"},
@@ -55,7 +55,10 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 47> kTexts{{
     {ErrorCode::Usage, "usage"},
     {ErrorCode::Version, "version"},
     {ErrorCode::Worker, "worker"},
+    {ErrorCode::WorkerStart, "worker-start"},
 }};
+// One text a code: the table follows the enum, whose last code is WorkerStart.
+static_assert(kTexts.size() == std::size_t(ErrorCode::WorkerStart) + 1);
 
 } // namespace
 

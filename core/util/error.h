@@ -58,7 +58,7 @@ enum class ErrorCode {
     Usage,       // a command used the wrong way
     Version,     // written by a newer version
     Worker,      // the worker failed in a way it did not name
-    WorkerStart, // the worker did not start
+    WorkerStart, // the worker did not start (the last code: util/error.cpp keeps a text for each)
 };
 
 // The code's stable text ("no-gpu" for NoGpu), as messages and the protocol carry it.

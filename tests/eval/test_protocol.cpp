@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 using namespace kf;
 using nlohmann::json;
@@ -73,6 +74,20 @@ EvalResult sampleResult()
 class TestProtocol : public QObject {
     Q_OBJECT
 private slots:
+    // Each code has its own text, and the text reads back as the same code.
+    void errorCodesTravelAsTheirText()
+    {
+        std::set<std::string> texts;
+        for (int i = 0; i <= int(ErrorCode::WorkerStart); ++i) {
+            const auto code = ErrorCode(i);
+            const std::string text = toString(code);
+            QVERIFY2(texts.insert(text).second, text.c_str());
+            QVERIFY2(errorCodeFrom(text) == code, text.c_str());
+        }
+        QCOMPARE(toString(ErrorCode::NoGpu), std::string("no-gpu"));
+        QVERIFY(errorCodeFrom("from-a-newer-worker") == ErrorCode::Worker);
+    }
+
     void verdictNames_data()
     {
         QTest::addColumn<int>("verdict");
