@@ -25,26 +25,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 {{INPUT}}
 {{OUTPUT}}
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(kFullMask, v, offset);
-    return v;
-}
-
-// The block's sum; every thread gets it.
-__device__ float block_sum(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_sum(lane < kWarps ? partial[lane] : 0.0f);
-    __syncthreads();
-    return v;
-}
+{{>block_sum}}
 
 __device__ __forceinline__ float4 minus(float4 v, float s) { return make_float4(v.x - s, v.y - s, v.z - s, v.w - s); }
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }

@@ -11,14 +11,7 @@ __device__ __forceinline__ float warp_max(float v)
     return v;
 }
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(kFullMask, v, offset);
-    return v;
-}
-
-// Block-wide reductions; every thread gets the result.
+// The block's maximum; every thread gets it.
 __device__ float block_max(float v)
 {
     __shared__ float partial[kWarps];
@@ -32,15 +25,4 @@ __device__ float block_max(float v)
     return v;
 }
 
-__device__ float block_sum(float v)
-{
-    __shared__ float partial[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0)
-        partial[warp] = v;
-    __syncthreads();
-    v = warp_sum(lane < kWarps ? partial[lane] : 0.0f);
-    __syncthreads();
-    return v;
-}
+{{>block_sum}}
