@@ -225,10 +225,15 @@ private slots:
         t = targetOf("seed/conv2d", Policy::Strict);
         t.pattern.conv->dilation[0] = 2;
         QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("dilat"));
-        // Two products in one graph are not taken.
-        const Status st = makeBuiltinGenerator()->supports(contextOf("level2/swiglu", Policy::Strict));
-        QVERIFY(!st.ok());
-        QVERIFY(QString::fromStdString(st.error().message).contains("2 matrix products"));
+        // Two products in one graph are taken, each written to its buffer; a tail that no idea
+        // computes is named (here, a tail made a matrix product of no products).
+        QVERIFY(makeBuiltinGenerator()->supports(contextOf("level2/swiglu", Policy::Strict)).ok());
+        t = targetOf("level2/softmax_scaled_scores", Policy::Strict);
+        Pattern tail = *t.pattern.tail;
+        tail.kind = PatternKind::Matmul;
+        t.pattern.tail = std::make_shared<const Pattern>(tail);
+        QVERIFY2(QString::fromStdString(findIdea("gemm_tiled_fp32")->whyNot(t)).contains("no idea computes"),
+                 findIdea("gemm_tiled_fp32")->whyNot(t).c_str());
     }
 
     void epilogues()
@@ -377,6 +382,13 @@ private slots:
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_relu_avgpool@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_relu_avgpool" << QString(variant) << false;
+        // Products with a tail: a row sum, an L2 norm and two products combined, each product
+        // written to its buffer and the tail rendered by its own idea, in one file.
+        for (const char *idea : {"gemm_wgmma_tf32x3", "gemm_mma_tf32x3", "gemm_tiled_fp32"})
+            for (const char *problem : {"linear_sigmoid_sum", "bmm_tanh_l2norm", "matmul_two_products"})
+                for (const char *variant : {"", "small"})
+                    QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, problem, variant)))
+                        << QString(idea) << QString("own/") + problem << QString(variant) << false;
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))

@@ -101,10 +101,11 @@ private slots:
         row("level2/linear_gelu", "matmul",
             "matrix product x @ weight^T + bias (M 8192, N 4096, K 1024), then gelu(acc)");
         row("level2/softmax_scaled_scores", "matmul",
-            "matrix product q @ k^T (M 1024, N 1024, K 64), then acc * 0.353553, then softmax");
+            "matrix product q @ k^T (M 1024, N 1024, K 64), then softmax over dim 3 of (product * 0.353553) [16, 16, "
+            "1024, 1024]");
         row("level2/swiglu", "matmul",
-            "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then silu(acc) "
-            "* acc1");
+            "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then "
+            "elementwise out = silu(product1) * product2 over [4096, 4096]");
         row("seed/conv2d", "conv2d", "conv2d of x with weight (stride 4, padding 2) + bias");
         row("seed/conv2d_relu_maxpool", "conv2d",
             "conv2d of x with weight (stride 4, padding 2) + bias, then relu(acc), then max_pool2d 3x3 stride 2");
@@ -163,6 +164,15 @@ private slots:
         row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
         row("conv_relu_avgpool", "conv2d",
             "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
+        row("linear_sigmoid_sum", "matmul",
+            "matrix product x @ weight^T + bias (M 8192, N 8192, K 4096), then sum over dim 1 of (sigmoid(product) * "
+            "2) [8192, 8192] (keepdim)");
+        row("bmm_tanh_l2norm", "matmul",
+            "matrix product A @ B (M 512, N 512, K 1024), then tanh(product) / sqrt(acc) over [64, 512, 512], acc = "
+            "sum over dim 2 of (tanh(product)^2) [64, 512, 512]");
+        row("matmul_two_products", "matmul",
+            "matrix product x @ w_gate^T (M 4096, N 5632, K 2048), x @ w_up^T (M 4096, N 5632, K 2048), then "
+            "elementwise out = (product1 * sigmoid(product1)) * product2 over [4096, 5632]");
     }
 
     void ownProblems()
@@ -174,7 +184,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 26); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 29); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()
@@ -307,6 +317,41 @@ private slots:
             recogniseOk(test::shippedGraph("level1/maxpool2d"), test::shippedProblem("level1/maxpool2d"));
         QCOMPARE(pool.pool->pad[0], std::int64_t(1));
         QCOMPARE(pool.pool->outShape, (Shape{128, 128, 112, 112}));
+    }
+
+    // Products with a tail: each product becomes an input of the tail's problem, named so that it
+    // names nothing of the problem, with the product's shape; the gemm keeps its bias.
+    void productsBeforeARowOp()
+    {
+        const Pattern sum = recogniseOk(test::ownGraph("linear_sigmoid_sum"), test::ownProblem("linear_sigmoid_sum"));
+        QCOMPARE(sum.products, std::vector<std::string>{"product"});
+        QCOMPARE(sum.gemms[0].bias, std::string("bias"));
+        QVERIFY(sum.tail && sum.tailProblem);
+        QCOMPARE(toString(sum.tail->kind), std::string("reduce"));
+        QCOMPARE(sum.tail->output, std::string("out"));
+        QCOMPARE(sum.tailProblem->tensor("product")->shape, (Shape{8192, 8192}));
+
+        const Pattern two = recogniseOk(test::ownGraph("matmul_two_products"), test::ownProblem("matmul_two_products"));
+        QCOMPARE(two.products, (std::vector<std::string>{"product1", "product2"}));
+        QCOMPARE(two.gemms[1].b, std::string("w_up"));
+        QCOMPARE(toString(two.tail->kind), std::string("elementwise"));
+
+        // A problem tensor already called "product".
+        Problem clash = test::ownProblem("linear_sigmoid_sum");
+        clash.inputs[0].name = "product";
+        std::vector<OpNode> graph = test::ownGraph("linear_sigmoid_sum");
+        for (OpNode &n : graph)
+            for (std::string &v : n.inputs)
+                if (v == "%x.1")
+                    v = "%product.1";
+        const Pattern renamed = recogniseOk(graph, clash);
+        QCOMPARE(renamed.gemms[0].a, std::string("product"));
+        QCOMPARE(renamed.products, std::vector<std::string>{"product_2"});
+
+        // Only one product and elementwise ops: the fused epilogue, no tail.
+        const Pattern fused =
+            recogniseOk(test::ownGraph("matmul_mish_mish"), test::ownProblem("matmul_mish_mish"));
+        QVERIFY(!fused.tail && fused.products.empty());
     }
 
     // x / sqrt(mean(x^2, -1, keepdim) + eps), with x.pow(2) and no weight.

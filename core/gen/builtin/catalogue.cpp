@@ -84,6 +84,9 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addPool(v);
         ideas::addNormalize(v);
         ideas::addScan(v);
+        for (IdeaDef &d : v)
+            if (d.forKind(PatternKind::Matmul))
+                d = ideas::forProducts(std::move(d));
         return v;
     }();
     return all;
@@ -139,6 +142,8 @@ std::vector<Point> validPoints(const IdeaDef &def, const Target &t)
 
 Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point &p)
 {
+    if (t.pattern.tail)
+        return ideas::renderProducts(def, t, p);
     auto text = loadTemplate(def.templateId());
     if (!text)
         return text.error();

@@ -49,8 +49,9 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "one product of problem tensors (transposed views too) with a bias and an elementwise epilogue "
                      "(inference batch_norm folds into it), batched or not; products with at most 16 rows or columns "
                      "(matrix-vector) are streamed with split K, and a long K under a small output is split across "
-                     "blocks on the tensor cores; a softmax after the product, or several products "
-                     "sharing an epilogue (SwiGLU), are recognised but no template computes them yet"});
+                     "blocks on the tensor cores; after a row op on the product (a softmax, sum, max or norm of "
+                     "each row) or with several products sharing an epilogue (SwiGLU), each product is written "
+                     "to a scratch buffer and what follows is generated as a problem of its own over them"});
         g.push_back({"conv2d",
                      {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
                      "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
@@ -156,8 +157,7 @@ ProblemCoverage coverageOf(const std::vector<OpNode> &graph, const Problem &prob
         }
         reasons += (reasons.empty() ? "" : "; ") + d.id + ": " + why;
     }
-    // A row op after a product (softmax of attention scores) is what the templates do not fuse.
-    c.stoppedBy = pattern->rowOpAfter.empty() ? pattern->anchor : pattern->rowOpAfter;
+    c.stoppedBy = pattern->anchor;
     c.reason = any ? "no built-in idea fits (" + reasons + ")"
                    : "the catalogue has no idea for " + c.pattern + " yet (" +
             (pattern->anchor.empty() ? std::string("elementwise ops") : pattern->anchor) + ")";

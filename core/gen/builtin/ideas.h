@@ -20,6 +20,11 @@ void addPool(std::vector<IdeaDef> &);
 void addNormalize(std::vector<IdeaDef> &);
 void addScan(std::vector<IdeaDef> &);
 
+// A matrix-product idea that also answers for patterns with a tail (catalogue_products.cpp), and
+// the candidate file of such a pattern.
+IdeaDef forProducts(IdeaDef);
+Result<std::string> renderProducts(const IdeaDef &, const Target &, const Point &);
+
 inline std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // DRAM traffic over the minimum when the input is read `inputReads` times and the affine

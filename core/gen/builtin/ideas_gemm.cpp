@@ -124,8 +124,6 @@ std::string gemmOf(const Target &t, Gemm &g)
         return std::to_string(p.gemms.size()) + " matrix products in one kernel (the templates compute one)";
     const GemmSpec &s = p.gemms[0];
     g.spec = &s;
-    if (!p.rowOpAfter.empty())
-        return "a " + p.rowOpAfter + " after the product is not fused";
     if (s.transA)
         return "a transposed first operand is not supported";
     if (p.outDtype != DType::F32)

@@ -216,7 +216,7 @@ std::string Pattern::summary() const
                 (g.bias.empty() ? "" : " + " + g.bias) + " (M " + std::to_string(g.m) + ", N " + std::to_string(g.n) +
                 ", K " + std::to_string(g.k) + ")";
         return "matrix product " + s + (program.empty() ? "" : ", then " + program.text()) +
-            (rowOpAfter.empty() ? "" : ", then " + rowOpAfter.substr(6));
+            (tail ? ", then " + tail->summary() : "");
     }
     case PatternKind::Conv2d: {
         if (!conv)
@@ -272,9 +272,6 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
         return r;
     };
 
-    if (auto rms = matchRmsNorm(g))
-        return finish(*rms);
-
     std::vector<int> gemms, convs, rows;
     for (int i = 0; i < int(g.ops().size()); ++i) {
         const Op &op = g.ops()[std::size_t(i)];
@@ -291,14 +288,16 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
             return unsupportedOp(n);
     }
     if (!gemms.empty()) {
-        for (int r : rows)
-            if (g.ops()[std::size_t(r)].name.find("softmax") == std::string::npos)
-                return unsupportedOp(g.ops()[std::size_t(r)].name, "together with a matrix product");
-        auto r = matchMatmul(g, gemms);
-        if (!r)
-            return r.error();
-        return finish(std::move(r));
+        if (!convs.empty())
+            return unsupportedOp("aten::conv2d", "together with a matrix product");
+        // One product and elementwise ops: one kernel with the ops in its epilogue. Anything more
+        // (a row op after it, several products): the products first, then the rest.
+        if (gemms.size() == 1 && rows.empty())
+            return finish(matchMatmul(g, gemms[0]));
+        return finish(matchProducts(g, nodes, gemms));
     }
+    if (auto rms = matchRmsNorm(g))
+        return finish(*rms);
     if (!convs.empty()) {
         std::vector<int> anchors = convs;
         anchors.insert(anchors.end(), rows.begin(), rows.end());

@@ -11,6 +11,7 @@
 #include "util/error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,7 +131,15 @@ struct Pattern {
     std::vector<GemmSpec> gemms;
     std::optional<ConvSpec> conv;
     std::optional<PoolSpec> pool;
-    std::string rowOpAfter; // Matmul followed by a softmax: "aten::softmax"
+    // Matmul whose products feed more than one elementwise epilogue (a softmax, a sum or a norm
+    // after the product, or several products combined): product i is written whole to the scratch
+    // buffer `products[i]` (the gemm's bias included), and `tail` computes the result from them,
+    // recognised over the graph with each product as an input tensor of `tailProblem`. Writing
+    // and reading the product back costs two passes over it in memory, a few percent of a product
+    // that is compute-bound.
+    std::vector<std::string> products;
+    std::shared_ptr<const Pattern> tail;
+    std::shared_ptr<const Problem> tailProblem;
 
     // "softmax over dim 1 of x [4096, 65536]": one line for comments and idea texts.
     std::string summary() const;

@@ -113,7 +113,12 @@ bool isRowOp(const Op &op);
 
 // The per-kind matchers (pattern_kinds.cpp); each is tried on the whole graph.
 Result<Pattern> matchRows(const Graph &, int anchor);
-Result<Pattern> matchMatmul(const Graph &, const std::vector<int> &gemms);
+// One matrix product with its elementwise epilogue.
+Result<Pattern> matchMatmul(const Graph &, int gemm);
+// Matrix products whose results go on to more than an elementwise epilogue (pattern.h, `tail`).
+Result<Pattern> matchProducts(const Graph &, const std::vector<OpNode> &nodes, const std::vector<int> &gemms);
+// The product of a matmul, mm, bmm, addmm, baddbmm or linear op of leaf operands.
+Result<GemmSpec> gemmSpecOf(const Graph &, int gemm);
 Result<Pattern> matchConv(const Graph &, const std::vector<int> &anchors);
 std::optional<Result<Pattern>> matchRmsNorm(const Graph &);
 

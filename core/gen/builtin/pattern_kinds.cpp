@@ -602,62 +602,59 @@ Result<Pattern> matchRows(const Graph &g, int anchor)
     return m.p;
 }
 
-Result<Pattern> matchMatmul(const Graph &g, const std::vector<int> &gemms)
+Result<GemmSpec> gemmSpecOf(const Graph &g, int index)
+{
+    const Op &op = g.ops()[std::size_t(index)];
+    GemmSpec s;
+    s.op = op.name;
+    bool shifted = op.name == "aten::addmm" || op.name == "aten::baddbmm";
+    auto a = matrixOperand(g, op.in[shifted ? 1 : 0].value), b = matrixOperand(g, op.in[shifted ? 2 : 1].value);
+    if (!a || !b)
+        return unsupportedOp(op.name, "of computed operands");
+    s.a = a->first, s.transA = a->second, s.b = b->first, s.transB = b->second;
+    if (op.name == "aten::linear")
+        s.transB = !s.transB; // weight is [N, K]
+    std::size_t biasAt = shifted ? 0 : op.name == "aten::linear" ? 2 : 99;
+    if (biasAt < op.in.size() && op.in[biasAt].tensor) {
+        const Value &v = g.value(op.in[biasAt].value);
+        if (v.kind != Value::Kind::Leaf)
+            return unsupportedOp(op.name, "with a computed bias");
+        s.bias = v.tensor;
+    }
+    if (shifted && op.in.size() > 4) {
+        if (op.in[3].constant.is_number())
+            s.beta = op.in[3].constant.get<double>();
+        if (op.in[4].constant.is_number())
+            s.alpha = op.in[4].constant.get<double>();
+    }
+    const Shape &out = g.shape(op.out[0]);
+    const Shape &as = g.shape(op.in[shifted ? 1 : 0].value);
+    if (out.size() < 2 || as.empty())
+        return unsupportedOp(op.name, "of vectors");
+    s.batch.assign(out.begin(), out.end() - 2);
+    s.m = out[out.size() - 2], s.n = out.back(), s.k = as.back();
+    if (op.name == "aten::linear")
+        s.batch.clear(), s.m = numel(out) / s.n;
+    return s;
+}
+
+Result<Pattern> matchMatmul(const Graph &g, int gemm)
 {
     Pattern p;
     p.kind = PatternKind::Matmul;
-    std::map<std::string, int> accs;
-    std::set<int> used;
-    for (int i : gemms) {
-        const Op &op = g.ops()[std::size_t(i)];
-        GemmSpec s;
-        s.op = op.name;
-        bool shifted = op.name == "aten::addmm" || op.name == "aten::baddbmm";
-        auto a = matrixOperand(g, op.in[shifted ? 1 : 0].value), b = matrixOperand(g, op.in[shifted ? 2 : 1].value);
-        if (!a || !b)
-            return unsupportedOp(op.name, "of computed operands");
-        s.a = a->first, s.transA = a->second, s.b = b->first, s.transB = b->second;
-        if (op.name == "aten::linear")
-            s.transB = !s.transB; // weight is [N, K]
-        std::size_t biasAt = shifted ? 0 : op.name == "aten::linear" ? 2 : 99;
-        if (biasAt < op.in.size() && op.in[biasAt].tensor) {
-            const Value &v = g.value(op.in[biasAt].value);
-            if (v.kind != Value::Kind::Leaf)
-                return unsupportedOp(op.name, "with a computed bias");
-            s.bias = v.tensor;
-        }
-        if (shifted && op.in.size() > 4) {
-            if (op.in[3].constant.is_number())
-                s.beta = op.in[3].constant.get<double>();
-            if (op.in[4].constant.is_number())
-                s.alpha = op.in[4].constant.get<double>();
-        }
-        const Shape &out = g.shape(op.out[0]);
-        const Shape &as = g.shape(op.in[shifted ? 1 : 0].value);
-        if (out.size() < 2 || as.empty())
-            return unsupportedOp(op.name, "of vectors");
-        s.batch.assign(out.begin(), out.end() - 2);
-        s.m = out[out.size() - 2], s.n = out.back(), s.k = as.back();
-        if (op.name == "aten::linear")
-            s.batch.clear(), s.m = numel(out) / s.n;
-        p.gemms.push_back(s);
-        accs[op.out[0]] = int(p.gemms.size()) - 1;
-        used.insert(i);
-        p.anchor = p.anchor.empty() ? op.name : p.anchor;
-    }
-    std::string epilogueEnd = g.result();
-    if (const Op *last = g.producer(g.throughAliases(epilogueEnd));
-        last && (last->name == "aten::softmax" || last->name == "aten::log_softmax")) {
-        p.rowOpAfter = last->name;
-        used.insert(g.producerIndex(g.throughAliases(epilogueEnd)));
-        epilogueEnd = last->in[0].value;
-    }
-    ProgramBuilder b(g, g.shape(epilogueEnd), accs);
-    auto prog = b.build(epilogueEnd);
+    auto spec = gemmSpecOf(g, gemm);
+    if (!spec)
+        return spec.error();
+    const Op &op = g.ops()[std::size_t(gemm)];
+    p.gemms.push_back(*spec);
+    p.anchor = op.name;
+    ProgramBuilder b(g, g.shape(g.result()), {{op.out[0], 0}});
+    auto prog = b.build(g.result());
     if (!prog)
         return prog.error();
     p.program = *prog;
-    used.insert(b.used().begin(), b.used().end());
+    std::set<int> used = b.used();
+    used.insert(gemm);
     if (auto st = noneLeft(g, used); !st)
         return st.error();
     return p;

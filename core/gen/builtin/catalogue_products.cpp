@@ -1,0 +1,199 @@
+// Matrix products with a tail (pattern.h): a product idea answers for every product of the
+// pattern, and its candidate is one file of several stages. Each product is rendered alone with
+// its point, writing its buffer; then the tail is rendered with the idea the cost model ranks first
+// for it. Stages are wrapped in namespaces so that the templates' constants and helpers, which
+// share names across templates, do not collide; kernels keep their names unless two would clash.
+#include "gen/builtin/ideas.h"
+
+#include <limits>
+#include <regex>
+#include <set>
+
+namespace kf::builtin::ideas {
+
+namespace {
+
+Shape productShape(const Target &t, std::size_t i)
+{
+    const TensorSpec *spec = t.pattern.tailProblem->tensor(t.pattern.products[i]);
+    return spec ? spec->shape : Shape{};
+}
+
+Target withGpuOf(Target made, const Target &t)
+{
+    made.smemPerBlock = t.smemPerBlock;
+    made.smemPerSm = t.smemPerSm;
+    return made;
+}
+
+// Product i alone, its bias included, written whole to its buffer.
+Target productTarget(const Target &t, std::size_t i)
+{
+    Pattern s = t.pattern;
+    s.gemms = {t.pattern.gemms[i]};
+    s.output = t.pattern.products[i];
+    s.outDtype = DType::F32;
+    s.outShape = productShape(t, i);
+    s.program = identityProgram(s.outShape);
+    s.products.clear();
+    s.tail.reset();
+    s.tailProblem.reset();
+    return withGpuOf(makeTarget(s, *t.problem, t.sms, t.major, t.policy), t);
+}
+
+Target tailTarget(const Target &t)
+{
+    return withGpuOf(makeTarget(*t.pattern.tail, *t.pattern.tailProblem, t.sms, t.major, t.policy), t);
+}
+
+struct Choice {
+    const IdeaDef *idea = nullptr;
+    Point point;
+};
+
+// The idea and point the cost model ranks first for a target, if any applies.
+std::optional<Choice> bestIdea(const Target &t)
+{
+    std::optional<Choice> best;
+    double bestCost = std::numeric_limits<double>::infinity();
+    for (const IdeaDef &d : catalogue()) {
+        if (!d.forKind(t.pattern.kind) || (d.applies && !d.applies(t).empty()))
+            continue;
+        auto points = validPoints(d, t);
+        if (points.empty())
+            continue;
+        const double cost = d.estimate ? d.estimate(t, points.front()).relative() : 1.0;
+        if (cost < bestCost)
+            bestCost = cost, best = Choice{&d, points.front()};
+    }
+    return best;
+}
+
+// The names a stage defines for the whole file: its kernels (extern "C", so a namespace does not
+// keep them apart) and its scratch buffers.
+std::vector<std::string> fileWideNames(const std::string &text)
+{
+    static const std::regex kernel(R"(extern "C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?([A-Za-z_]\w*)\s*\()");
+    static const std::regex scratch(R"(//\s*@scratch\s+([A-Za-z_]\w*))");
+    std::vector<std::string> names;
+    for (const std::regex *re : {&kernel, &scratch})
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), *re); it != std::sregex_iterator(); ++it)
+            names.push_back((*it)[1]);
+    return names;
+}
+
+// One stage of the file: its includes moved out (they cannot sit in a namespace), its @precision
+// dropped after the first stage (the file has one: the products'), kernels and scratch buffers
+// renamed where an earlier stage has one of the same name (every use of the word in the stage).
+struct Stages {
+    std::string includes, body;
+    std::set<std::string> names;
+    bool precision = false;
+
+    void add(std::string text, const std::string &space)
+    {
+        for (const std::string &k : fileWideNames(text))
+            if (!names.insert(k).second) {
+                const std::string renamed = k + "_" + space;
+                text = std::regex_replace(text, std::regex("\\b" + k + "\\b"), renamed);
+                names.insert(renamed);
+            }
+        std::string kept;
+        std::size_t at = 0;
+        while (at < text.size()) {
+            std::size_t nl = text.find('\n', at);
+            nl = nl == std::string::npos ? text.size() : nl + 1;
+            const std::string line = text.substr(at, nl - at);
+            at = nl;
+            if (line.rfind("#include", 0) == 0) {
+                if (includes.find(line) == std::string::npos)
+                    includes += line;
+            } else if (precision && line.find("// @precision") != std::string::npos) {
+                continue;
+            } else {
+                kept += line;
+            }
+        }
+        precision = true;
+        body += "namespace " + space + " {\n" + kept + "} // namespace " + space + "\n\n";
+        // The engine finds a kernel by its name at file scope.
+        static const std::regex launch(R"(//\s*@launch\s+([A-Za-z_]\w*))");
+        for (auto it = std::sregex_iterator(kept.begin(), kept.end(), launch); it != std::sregex_iterator(); ++it)
+            usings += "using " + space + "::" + std::string((*it)[1]) + ";\n";
+    }
+    std::string text() const { return includes + (includes.empty() ? "" : "\n") + body + usings; }
+
+private:
+    std::string usings;
+};
+
+} // namespace
+
+IdeaDef forProducts(IdeaDef d)
+{
+    auto applies = d.applies;
+    d.applies = [applies](const Target &t) -> std::string {
+        if (!t.pattern.tail)
+            return applies ? applies(t) : std::string();
+        for (std::size_t i = 0; applies && i < t.pattern.products.size(); ++i)
+            if (std::string why = applies(productTarget(t, i)); !why.empty())
+                return t.pattern.products.size() > 1 ? t.pattern.products[i] + ": " + why : why;
+        if (!bestIdea(tailTarget(t)))
+            return "no idea computes what follows the product (" + t.pattern.tail->summary() + ")";
+        return {};
+    };
+    if (auto check = d.check)
+        d.check = [check](const Target &t, const Point &p) -> std::string {
+            if (!t.pattern.tail)
+                return check(t, p);
+            for (std::size_t i = 0; i < t.pattern.products.size(); ++i)
+                if (std::string why = check(productTarget(t, i), p); !why.empty())
+                    return why;
+            return {};
+        };
+    if (auto estimate = d.estimate)
+        // The products dominate: the point is ranked by its slowest product.
+        d.estimate = [estimate](const Target &t, const Point &p) {
+            if (!t.pattern.tail)
+                return estimate(t, p);
+            Estimate worst = estimate(productTarget(t, 0), p);
+            for (std::size_t i = 1; i < t.pattern.products.size(); ++i)
+                if (Estimate e = estimate(productTarget(t, i), p); e.relative() > worst.relative())
+                    worst = e;
+            return worst;
+        };
+    return d;
+}
+
+Result<std::string> renderProducts(const IdeaDef &def, const Target &t, const Point &p)
+{
+    const Pattern &pattern = t.pattern;
+    Stages stages;
+    std::string scratch, names;
+    for (std::size_t i = 0; i < pattern.products.size(); ++i) {
+        auto text = renderIdea(def, productTarget(t, i), p);
+        if (!text)
+            return text.error();
+        stages.names.insert(pattern.products[i]);
+        stages.add(*text, "stage_" + pattern.products[i]);
+        scratch += "// @scratch " + pattern.products[i] + " float32 " + std::to_string(numel(productShape(t, i))) +
+            " uninitialized\n";
+        names += (names.empty() ? "" : ", ") + pattern.products[i];
+    }
+    const Target tail = tailTarget(t);
+    const auto choice = bestIdea(tail);
+    if (!choice)
+        return makeError(ErrorCode::Unsupported, "no idea computes " + pattern.tail->summary());
+    auto text = renderIdea(*choice->idea, tail, choice->point);
+    if (!text)
+        return text.error();
+    stages.add(*text, "stage_tail");
+    const std::string header = "// " + def.title + ", then " + choice->idea->title + "\n// Problem " +
+        (t.problem ? t.problem->name : std::string()) + ": " + pattern.summary() +
+        "\n//\n// The products are written whole to scratch buffers (" + names + "); then built-in idea " +
+        choice->idea->id + " (" + pointText(choice->point) +
+        ") computes the output from them. Each stage is a namespace of its own.\n" + scratch + "\n";
+    return header + stages.text();
+}
+
+} // namespace kf::builtin::ideas
