@@ -168,8 +168,8 @@ private slots:
             "matrix product x @ weight^T + bias (M 8192, N 8192, K 4096), then sum over dim 1 of (sigmoid(product) * "
             "2) [8192, 8192] (keepdim)");
         row("bmm_tanh_l2norm", "matmul",
-            "matrix product A @ B (M 512, N 512, K 1024), then tanh(product) / sqrt(acc) over [64, 512, 512], acc = "
-            "sum over dim 2 of (tanh(product)^2) [64, 512, 512]");
+            "matrix product A @ B (M 512, N 512, K 1024), then tanh(product * 0.03) / sqrt(acc) over [64, 512, 512], "
+            "acc = sum over dim 2 of (tanh(product * 0.03)^2) [64, 512, 512]");
         row("matmul_two_products", "matmul",
             "matrix product x @ w_gate^T (M 4096, N 5632, K 2048), x @ w_up^T (M 4096, N 5632, K 2048), then "
             "elementwise out = (product1 * sigmoid(product1)) * product2 over [4096, 5632]");

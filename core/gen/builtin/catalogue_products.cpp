@@ -146,9 +146,17 @@ IdeaDef forProducts(IdeaDef d)
         d.check = [check](const Target &t, const Point &p) -> std::string {
             if (!t.pattern.tail)
                 return check(t, p);
-            for (std::size_t i = 0; i < t.pattern.products.size(); ++i)
+            for (std::size_t i = 0; i < t.pattern.products.size(); ++i) {
                 if (std::string why = check(productTarget(t, i), p); !why.empty())
                     return why;
+                // A tail can multiply a product's relative error (a product of two products): the
+                // tensor cores' truncating sums get a quarter of the K they may take alone
+                // (measured on an H200: two products of K = 2048 multiplied, 1.31e-4 unpromoted).
+                if (auto promote = p.find("PROMOTE"); promote != p.end() && promote->second == 0 &&
+                    t.pattern.gemms[i].k > kLongestTensorCoreSum / 4)
+                    return "K = " + std::to_string(t.pattern.gemms[i].k) +
+                        " summed on the tensor cores alone before a tail loses too much (PROMOTE > 0)";
+            }
             return {};
         };
     if (auto estimate = d.estimate)
