@@ -53,6 +53,18 @@ GateRunner::Outcome GateRunner::wait()
     return m_outcome;
 }
 
+std::optional<GateRunner::Outcome> GateRunner::waitUntil(std::int64_t deadlineNs)
+{
+    const std::chrono::steady_clock::time_point deadline{std::chrono::nanoseconds(deadlineNs)};
+    {
+        std::unique_lock lock(m_mutex);
+        if (!m_done.wait_until(lock, deadline, [this] { return m_finished.load(); }))
+            return std::nullopt;
+    }
+    m_thread.join();
+    return m_outcome;
+}
+
 GateRunner::Outcome GateRunner::cancel()
 {
     std::unique_lock lock(m_mutex);

@@ -41,6 +41,9 @@ public:
     std::optional<Outcome> collect();
     // Waits for the run in flight. Only when !idle().
     Outcome wait();
+    // Waits for the run in flight until `deadlineNs` (steady clock, nanoseconds since its epoch):
+    // its outcome, or none when it is still running then. Only when !idle().
+    std::optional<Outcome> waitUntil(std::int64_t deadlineNs);
     // Stops the run in flight and waits until it has let go of the GPU. A run that finished first
     // keeps its outcome. Only when !idle().
     Outcome cancel();

@@ -134,6 +134,7 @@ private:
     void takeGpuBack();
     void applyOutcome(const GateRunner::Outcome &, bool background);
     void finalGate();
+    GateRunner::Outcome finishGateRun(double estimate, bool &inTime);
     void updateReserve();
     std::string bestGate(bool final) const;
     RunBudget runBudget(bool final) const;

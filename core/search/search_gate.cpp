@@ -246,15 +246,17 @@ void Search::finalGate()
         return;
     auto cancelled = [this] { return m_cancel && m_cancel->load(); };
     m_phase = Gating;
+    bool inTime = true;
     if (!m_gate.runner->idle()) {
         const KernelRecord *best = m_state.best();
         const bool useful = !cancelled() && best && m_gate.runner->node() == best->node;
         m_clock.enter(BudgetClock::Gate);
-        const GateRunner::Outcome outcome = useful ? m_gate.runner->wait() : m_gate.runner->cancel();
+        const GateRunner::Outcome outcome =
+            useful ? finishGateRun(gateEstimate(sanitizeRequest(*best)), inTime) : m_gate.runner->cancel();
         m_clock.enter(BudgetClock::Idle);
         applyOutcome(outcome, true);
     }
-    while (!cancelled()) {
+    while (inTime && !cancelled()) {
         const KernelRecord *current = m_state.best();
         if (!current || current->result.sanitizer)
             break;
@@ -274,13 +276,9 @@ void Search::finalGate()
         report(CandidateSanitizing{best.node, toolNames(request), false, estimate});
         reportBudget(best.node, true);
         m_clock.enter(BudgetClock::Gate);
-        const auto started = nowNs();
-        std::vector<SanitizeResult> results = m_pool.sanitize({request});
+        m_gate.runner->start(best.node, std::move(request));
+        const GateRunner::Outcome outcome = finishGateRun(estimate, inTime);
         m_clock.enter(BudgetClock::Idle);
-        GateRunner::Outcome outcome{best.node, request, results.empty() ? SanitizeResult{} : results.front(),
-                                    double(nowNs() - started) * 1e-9};
-        if (results.empty())
-            outcome.result.cancelled = true;
         applyOutcome(outcome, false);
         if (outcome.result.cancelled)
             break;
@@ -289,6 +287,27 @@ void Search::finalGate()
         if (const KernelRecord *best = m_state.best(); best && !best->result.sanitizer)
             m_gate.bestNote = "the search was cancelled before compute-sanitizer ran it";
     m_phase = Idle;
+}
+
+// Waits for the gate's run in flight; under a time budget, no longer than the budget's end plus
+// the run's estimate (the evaluation in flight; the tool's time grows with the problem, far beyond
+// the probe's on a large one): a run still going then is stopped, and the best is reported
+// unchecked with how long the tool had run.
+GateRunner::Outcome Search::finishGateRun(double estimate, bool &inTime)
+{
+    if (m_deadlineNs == 0)
+        return m_gate.runner->wait();
+    if (auto done = m_gate.runner->waitUntil(m_deadlineNs + std::int64_t(estimate * 1e9)))
+        return *done;
+    GateRunner::Outcome o = m_gate.runner->cancel();
+    if (o.result.cancelled) {
+        inTime = false;
+        const double tools = double(std::max<std::size_t>(1, o.request.tools.size()));
+        m_gate.perTool = std::max(m_gate.perTool, o.seconds / tools);
+        m_gate.bestNote = "compute-sanitizer had not finished when the time budget ran out (" +
+            secondsText(o.seconds) + " under the tool, stopped)";
+    }
+    return o;
 }
 
 // The end of the time budget is kept for the final gate while the best is unchecked, when it fits:

@@ -9,6 +9,8 @@
 //                --fake-log FILE (appends "run TOOL FILTER" per run),
 //                --fake-ms N (waits N ms before starting the program: the real tool, a CUDA context
 //                and libtorch take seconds to come up, which is what a search's budget pays for),
+//                --fake-kernel-ms N (waits N ms more on every run but the probe's: the tool's time on
+//                a large problem is far beyond its time on the probe's tiny one),
 //                --fake-times FILE (appends "START_NS END_NS TOOL" per run, CLOCK_MONOTONIC, as the
 //                fake worker's "time" lines, so a test can see that nothing was timed meanwhile)
 #include <cerrno>
@@ -65,7 +67,7 @@ int count(const std::string &text, const std::string &prefix)
 int main(int argc, char **argv)
 {
     std::string tool = "memcheck", log, filter, fakeLog, fakeTimes;
-    int errorExit = 0, startMs = 0;
+    int errorExit = 0, startMs = 0, kernelMs = 0;
     bool unsupported = false, racecheckUnsupported = false;
     int i = 1;
     for (; i < argc; ++i) {
@@ -94,6 +96,8 @@ int main(int argc, char **argv)
             fakeLog = next();
         else if (a == "--fake-ms")
             startMs = std::atoi(next().c_str());
+        else if (a == "--fake-kernel-ms")
+            kernelMs = std::atoi(next().c_str());
         else if (a == "--fake-times")
             fakeTimes = next();
         else if (a.rfind("--", 0) == 0) {
@@ -108,6 +112,8 @@ int main(int argc, char **argv)
     }
     append(fakeLog, "run " + tool + " " + filter + "\n");
     const long long started = monotonicNs();
+    if (filter.find("kf_sanitizer_probe") == std::string::npos)
+        startMs += kernelMs;
     if (startMs > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(startMs));
     append(log, "========= COMPUTE-SANITIZER\n");

@@ -110,14 +110,16 @@ class TestSearchBudget : public QObject {
 
     // A fixture whose worker, compiler and compute-sanitizer take time. The --fake-times file is
     // named after the test, which also keeps each test's sanitizer probe its own.
-    std::unique_ptr<Fixture> fixture(const QString &name, int verifyMs, int timeMs, int compileMs, int sanitizerMs)
+    // `kernelMs` is added to the tool's time on every kernel but the probe's.
+    std::unique_ptr<Fixture> fixture(const QString &name, int verifyMs, int timeMs, int compileMs, int sanitizerMs,
+                                     int kernelMs = 0)
     {
         auto f = std::make_unique<Fixture>(
             std::vector<std::string>{"--time-ms", std::to_string(timeMs), "--verify-ms", std::to_string(verifyMs),
                                      "--log", path(name + ".log").toStdString()},
             1,
-            std::vector<std::string>{KF_FAKE_SANITIZER, "--fake-ms", std::to_string(sanitizerMs), "--fake-times",
-                                     path(name + ".times").toStdString()});
+            std::vector<std::string>{KF_FAKE_SANITIZER, "--fake-ms", std::to_string(sanitizerMs), "--fake-kernel-ms",
+                                     std::to_string(kernelMs), "--fake-times", path(name + ".times").toStdString()});
         CompilePoolConfig c;
         c.argv = {KF_FAKE_WORKER, "--compile-ms", std::to_string(compileMs)};
         c.processes = 2;
@@ -229,6 +231,26 @@ private slots:
         QCOMPARE(int(intervals(path("late.times"), "sanitizer").size()), before);
         QVERIFY(q(describe(b)).contains("unchecked (the time budget left no room"));
         QVERIFY(q(describe(f->eventsOf<SearchFinished>().back())).contains("not checked by compute-sanitizer"));
+        checkAccount(*f, *search, t.wall);
+    }
+
+    // The probe is quick, the tool on this problem's kernels is not (as on a large problem, where
+    // it runs for a minute): the run on the best is stopped when the budget ends, and the best is
+    // reported unchecked with how long the tool had run.
+    void aGateRunPastTheBudgetIsStopped()
+    {
+        auto f = fixture("overrun", 20, 5, 5, 50, 4000);
+        std::unique_ptr<Search> search;
+        const Timed t = runBudgeted(*f, 4, 1.5, search);
+        QVERIFY(t.status.ok());
+        // The budget, plus at most the run's estimate (the probe's time and the problem's load).
+        QVERIFY2(t.wall < 1.5 + 0.8, qPrintable(QString::number(t.wall)));
+        const RunBudget &b = search->budget();
+        qInfo("a gate slower than the budget: %.2f s of wall time; %s", t.wall, describe(b).c_str());
+        QVERIFY(b.bestNode != 0);
+        QCOMPARE(q(b.bestGate), QStringLiteral("unchecked"));
+        QVERIFY2(q(b.bestGateNote).contains("had not finished when the time budget ran out"),
+                 qPrintable(q(b.bestGateNote)));
         checkAccount(*f, *search, t.wall);
     }
 
