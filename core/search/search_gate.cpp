@@ -304,8 +304,8 @@ GateRunner::Outcome Search::finishGateRun(double estimate, bool &inTime)
         inTime = false;
         const double tools = double(std::max<std::size_t>(1, o.request.tools.size()));
         m_gate.perTool = std::max(m_gate.perTool, o.seconds / tools);
-        m_gate.bestNote = "compute-sanitizer had not finished when the time budget ran out (" +
-            secondsText(o.seconds) + " under the tool, stopped)";
+        m_gate.bestNote = "compute-sanitizer had not finished when the time budget ran out (" + secondsText(o.seconds) +
+            " under the tool, stopped)";
     }
     return o;
 }

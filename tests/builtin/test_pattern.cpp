@@ -349,8 +349,7 @@ private slots:
         QCOMPARE(renamed.products, std::vector<std::string>{"product_2"});
 
         // Only one product and elementwise ops: the fused epilogue, no tail.
-        const Pattern fused =
-            recogniseOk(test::ownGraph("matmul_mish_mish"), test::ownProblem("matmul_mish_mish"));
+        const Pattern fused = recogniseOk(test::ownGraph("matmul_mish_mish"), test::ownProblem("matmul_mish_mish"));
         QVERIFY(!fused.tail && fused.products.empty());
     }
 

@@ -73,7 +73,8 @@ std::optional<Choice> bestIdea(const Target &t)
 // keep them apart) and its scratch buffers.
 std::vector<std::string> fileWideNames(const std::string &text)
 {
-    static const std::regex kernel(R"(extern "C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?([A-Za-z_]\w*)\s*\()");
+    static const std::regex kernel(
+        R"(extern "C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?([A-Za-z_]\w*)\s*\()");
     static const std::regex scratch(R"(//\s*@scratch\s+([A-Za-z_]\w*))");
     std::vector<std::string> names;
     for (const std::regex *re : {&kernel, &scratch})
@@ -152,8 +153,8 @@ IdeaDef forProducts(IdeaDef d)
                 // A tail can multiply a product's relative error (a product of two products): the
                 // tensor cores' truncating sums get a quarter of the K they may take alone
                 // (measured on an H200: two products of K = 2048 multiplied, 1.31e-4 unpromoted).
-                if (auto promote = p.find("PROMOTE"); promote != p.end() && promote->second == 0 &&
-                    t.pattern.gemms[i].k > kLongestTensorCoreSum / 4)
+                if (auto promote = p.find("PROMOTE");
+                    promote != p.end() && promote->second == 0 && t.pattern.gemms[i].k > kLongestTensorCoreSum / 4)
                     return "K = " + std::to_string(t.pattern.gemms[i].k) +
                         " summed on the tensor cores alone before a tail loses too much (PROMOTE > 0)";
             }
