@@ -378,29 +378,20 @@ bool isTensor(const Problem &problem, const std::string &name)
     return has(problem.inputs) || has(problem.params) || has(problem.outputs);
 }
 
-} // namespace
+// Resolves a candidate's directives against a problem, one directive at a time; errors name the
+// directive's line.
+class Resolver {
+public:
+    Resolver(const Problem &problem, const std::string &path)
+        : m_problem(problem), m_path(path), m_env(launchEnv(problem))
+    {
+    }
 
-Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem, const std::string &path)
-{
-    ResolvedPlan plan;
-    ExprEnv env = launchEnv(problem);
-
-    // Evaluates `text` for a directive on `line`; `what` names the field in the message.
-    auto eval = [&](const std::string &text, int line, const std::string &what) -> Result<std::int64_t> {
-        auto v = evalExpr(text, env, {});
-        if (!v)
-            return makeError(ErrorCode::Check, what + ": " + v.error().text(), at(path, line));
-        return *v;
-    };
-    auto fail = [&](int line, std::string msg) -> Error {
-        return makeError(ErrorCode::Check, std::move(msg), at(path, line));
-    };
-
-    std::set<std::string> scratchNames;
-    for (const auto &s : c.scratch) {
-        if (isTensor(problem, s.name))
+    Status scratch(const ScratchDecl &s, ResolvedPlan &plan)
+    {
+        if (isTensor(m_problem, s.name))
             return fail(s.line, "@scratch: '" + s.name + "' is the name of a problem tensor");
-        if (problem.constants.count(s.name))
+        if (m_problem.constants.count(s.name))
             return fail(s.line, "@scratch: '" + s.name + "' is the name of a problem constant");
         auto count = eval(s.countExpr, s.line, "@scratch " + s.name);
         if (!count)
@@ -409,31 +400,18 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
             return fail(s.line, "@scratch: '" + s.name + "' has " + std::to_string(*count) + " elements; needs > 0");
         plan.scratch.push_back(ResolvedScratch{s.name, s.dtype, *count, s.zeroed});
         // Later expressions may use the buffer's size (stats.numel).
-        env.shapes[s.name] = {*count};
-        scratchNames.insert(s.name);
+        m_env.shapes[s.name] = {*count};
+        m_scratch.insert(s.name);
+        return Ok{};
     }
 
-    for (const auto &l : c.launches) {
+    Result<ResolvedLaunch> launch(const LaunchDecl &l)
+    {
         ResolvedLaunch r;
         r.kernel = l.kernel;
-        auto dims = [&](const std::array<std::string, 3> &src, std::array<std::int64_t, 3> &dst,
-                        const char *what) -> Status {
-            static const char *axis[] = {"x", "y", "z"};
-            for (int i = 0; i < 3; ++i) {
-                auto v = eval(src[i], l.line, std::string("@launch: ") + what + "(...)." + axis[i]);
-                if (!v)
-                    return v.error();
-                if (*v <= 0)
-                    return fail(l.line,
-                                std::string("@launch: ") + what + "(...)." + axis[i] + " is " + std::to_string(*v) +
-                                    "; must be positive");
-                dst[i] = *v;
-            }
-            return Ok{};
-        };
-        if (auto st = dims(l.grid, r.grid, "grid"); !st)
+        if (auto st = dims(l, l.grid, r.grid, "grid"); !st)
             return st.error();
-        if (auto st = dims(l.block, r.block, "block"); !st)
+        if (auto st = dims(l, l.block, r.block, "block"); !st)
             return st.error();
 
         // The hardware's limits, checked here so the user sees the line instead of a launch error.
@@ -456,59 +434,120 @@ Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem
 
         if (l.cluster) {
             std::array<std::int64_t, 3> cl{};
-            if (auto st = dims(*l.cluster, cl, "cluster"); !st)
+            if (auto st = dims(l, *l.cluster, cl, "cluster"); !st)
                 return st.error();
             for (int i = 0; i < 3; ++i)
                 if (r.grid[i] % cl[i] != 0)
                     return fail(l.line, "@launch: grid(...) must be a multiple of cluster(...) in every dimension");
             r.cluster = cl;
         }
-
         for (std::size_t i = 0; i < l.args.size(); ++i) {
-            const LaunchArg &a = l.args[i];
-            std::string what = "@launch: argument " + std::to_string(i + 1);
-            ResolvedArg ra{a.kind, {}, 0, 0};
-            switch (a.kind) {
-            case LaunchArg::Kind::Tensor:
-            case LaunchArg::Kind::Scratch:
-                if (scratchNames.count(a.text)) {
-                    ra.kind = LaunchArg::Kind::Scratch;
-                    ra.name = a.text;
-                } else if (isTensor(problem, a.text)) {
-                    ra.kind = LaunchArg::Kind::Tensor;
-                    ra.name = a.text;
-                } else if (auto it = problem.constants.find(a.text); it != problem.constants.end()) {
-                    // A bare constant name is an i32 expression like any other.
-                    ra.kind = LaunchArg::Kind::Int32;
-                    ra.ivalue = it->second;
-                } else {
-                    return fail(l.line, what + ": '" + a.text + "' is not a tensor, scratch buffer or constant");
-                }
-                break;
-            case LaunchArg::Kind::Int32:
-            case LaunchArg::Kind::Int64: {
-                auto v = eval(a.text, l.line, what);
-                if (!v)
-                    return v.error();
-                ra.ivalue = *v;
-                break;
-            }
-            case LaunchArg::Kind::Float32: {
-                auto v = parseNumber(a.text);
-                if (!v)
-                    return fail(l.line, what + ": f32(" + a.text + ") takes a number");
-                ra.fvalue = *v;
-                break;
-            }
-            }
-            if (ra.kind == LaunchArg::Kind::Int32 &&
-                (ra.ivalue < std::numeric_limits<std::int32_t>::min() ||
-                 ra.ivalue > std::numeric_limits<std::int32_t>::max()))
-                return fail(l.line,
-                            what + ": " + std::to_string(ra.ivalue) + " does not fit in 32 bits; pass it as i64(...)");
-            r.args.push_back(ra);
+            auto a = arg(l, i);
+            if (!a)
+                return a.error();
+            r.args.push_back(*a);
         }
-        plan.launches.push_back(std::move(r));
+        return r;
+    }
+
+private:
+    // Evaluates `text` for a directive on `line`; `what` names the field in the message.
+    Result<std::int64_t> eval(const std::string &text, int line, const std::string &what) const
+    {
+        auto v = evalExpr(text, m_env, {});
+        if (!v)
+            return makeError(ErrorCode::Check, what + ": " + v.error().text(), at(m_path, line));
+        return *v;
+    }
+
+    Error fail(int line, std::string msg) const
+    {
+        return makeError(ErrorCode::Check, std::move(msg), at(m_path, line));
+    }
+
+    Status dims(const LaunchDecl &l, const std::array<std::string, 3> &src, std::array<std::int64_t, 3> &dst,
+                const char *what) const
+    {
+        static const char *axis[] = {"x", "y", "z"};
+        for (int i = 0; i < 3; ++i) {
+            auto v = eval(src[i], l.line, std::string("@launch: ") + what + "(...)." + axis[i]);
+            if (!v)
+                return v.error();
+            if (*v <= 0)
+                return fail(l.line,
+                            std::string("@launch: ") + what + "(...)." + axis[i] + " is " + std::to_string(*v) +
+                                "; must be positive");
+            dst[i] = *v;
+        }
+        return Ok{};
+    }
+
+    Result<ResolvedArg> arg(const LaunchDecl &l, std::size_t i) const
+    {
+        const LaunchArg &a = l.args[i];
+        std::string what = "@launch: argument " + std::to_string(i + 1);
+        ResolvedArg ra{a.kind, {}, 0, 0};
+        switch (a.kind) {
+        case LaunchArg::Kind::Tensor:
+        case LaunchArg::Kind::Scratch:
+            if (m_scratch.count(a.text)) {
+                ra.kind = LaunchArg::Kind::Scratch;
+                ra.name = a.text;
+            } else if (isTensor(m_problem, a.text)) {
+                ra.kind = LaunchArg::Kind::Tensor;
+                ra.name = a.text;
+            } else if (auto it = m_problem.constants.find(a.text); it != m_problem.constants.end()) {
+                // A bare constant name is an i32 expression like any other.
+                ra.kind = LaunchArg::Kind::Int32;
+                ra.ivalue = it->second;
+            } else {
+                return fail(l.line, what + ": '" + a.text + "' is not a tensor, scratch buffer or constant");
+            }
+            break;
+        case LaunchArg::Kind::Int32:
+        case LaunchArg::Kind::Int64: {
+            auto v = eval(a.text, l.line, what);
+            if (!v)
+                return v.error();
+            ra.ivalue = *v;
+            break;
+        }
+        case LaunchArg::Kind::Float32: {
+            auto v = parseNumber(a.text);
+            if (!v)
+                return fail(l.line, what + ": f32(" + a.text + ") takes a number");
+            ra.fvalue = *v;
+            break;
+        }
+        }
+        if (ra.kind == LaunchArg::Kind::Int32 &&
+            (ra.ivalue < std::numeric_limits<std::int32_t>::min() ||
+             ra.ivalue > std::numeric_limits<std::int32_t>::max()))
+            return fail(l.line,
+                        what + ": " + std::to_string(ra.ivalue) + " does not fit in 32 bits; pass it as i64(...)");
+        return ra;
+    }
+
+    const Problem &m_problem;
+    const std::string &m_path;
+    ExprEnv m_env;
+    std::set<std::string> m_scratch;
+};
+
+} // namespace
+
+Result<ResolvedPlan> resolveCandidate(const Candidate &c, const Problem &problem, const std::string &path)
+{
+    ResolvedPlan plan;
+    Resolver resolver(problem, path);
+    for (const auto &s : c.scratch)
+        if (auto st = resolver.scratch(s, plan); !st)
+            return st.error();
+    for (const auto &l : c.launches) {
+        auto r = resolver.launch(l);
+        if (!r)
+            return r.error();
+        plan.launches.push_back(std::move(*r));
     }
     return plan;
 }

@@ -138,17 +138,25 @@ std::vector<std::string> elementwiseOps()
     return out;
 }
 
-Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const std::vector<OpOperand> &operands)
-{
-    const std::string_view name = shortName(op);
-    auto tensorAt = [&](std::size_t i) { return i < operands.size() && operands[i].kind == OpOperand::Kind::Tensor; };
-    auto constAt = [&](std::size_t i) -> const nlohmann::json * {
+namespace {
+
+// The operands of one aten op as the elementwise table reads them, and the steps it appends.
+struct OpReader {
+    EwProgram &program;
+    const std::string &op;
+    const std::vector<OpOperand> &operands;
+
+    EwArg self() const { return operands[0].arg; }
+    bool tensorAt(std::size_t i) const { return i < operands.size() && operands[i].kind == OpOperand::Kind::Tensor; }
+    const nlohmann::json *constAt(std::size_t i) const
+    {
         if (i >= operands.size() || operands[i].kind != OpOperand::Kind::Constant)
             return nullptr;
         return &operands[i].constant;
-    };
+    }
     // A number argument (a tensor or a constant), or the default when the constant is None.
-    auto number = [&](std::size_t i, double fallback) -> std::optional<EwArg> {
+    std::optional<EwArg> number(std::size_t i, double fallback) const
+    {
         if (tensorAt(i))
             return operands[i].arg;
         const nlohmann::json *c = constAt(i);
@@ -159,40 +167,22 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
         if (c->is_boolean())
             return EwArg::scalar(c->get<bool>() ? 1.0 : 0.0);
         return std::nullopt;
-    };
-    auto emit = [&](std::string fn, std::vector<EwArg> args) {
+    }
+    EwArg emit(std::string fn, std::vector<EwArg> args)
+    {
         program.steps.push_back(EwStep{std::move(fn), std::move(args), op});
         return EwArg::step(int(program.steps.size()) - 1);
-    };
-    if (!tensorAt(0)) {
-        // aten::rsub and friends always take the tensor first; a scalar first means a scalar op.
-        return unsupported(op, "on a scalar first argument");
     }
-    const EwArg self = operands[0].arg;
+};
 
-    for (const auto &[aten, fn] : kUnary)
-        if (aten == name)
-            return emit(std::string(fn), {self});
-
-    if (name == "gelu") {
-        const nlohmann::json *mode = constAt(1);
-        std::string approx = mode && mode->is_string() ? mode->get<std::string>() : "none";
-        if (approx == "none")
-            return emit("gelu", {self});
-        if (approx == "tanh")
-            return emit("gelu_tanh", {self});
-        return unsupported(op, "with approximate='" + approx + "'");
-    }
-    if (name == "dropout") {
-        const nlohmann::json *train = constAt(2);
-        if (train && train->is_boolean() && !train->get<bool>())
-            return self; // eval mode: identity
-        return unsupported(op, "in training mode");
-    }
+// add, sub, rsub, mul, div, true_divide and the two-tensor maximum / minimum; none for other ops.
+std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
+{
+    const EwArg self = r.self();
     if (name == "add" || name == "sub" || name == "rsub") {
-        auto other = number(1, 0), alpha = number(2, 1);
+        auto other = r.number(1, 0), alpha = r.number(2, 1);
         if (!other || !alpha)
-            return unsupported(op, "with a non-numeric argument");
+            return unsupported(r.op, "with a non-numeric argument");
         // add/sub: self op alpha * other; rsub: other - alpha * self.
         EwArg base = self, scaled = *other;
         if (name == "rsub") {
@@ -200,75 +190,122 @@ Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const
             scaled = self;
         }
         if (!(alpha->kind == EwArg::Kind::Scalar && alpha->value == 1.0))
-            scaled = emit("mul", {scaled, *alpha});
-        return emit(name == "add" ? "add" : "sub", {base, scaled});
+            scaled = r.emit("mul", {scaled, *alpha});
+        return r.emit(name == "add" ? "add" : "sub", {base, scaled});
     }
     if (name == "mul" || name == "div" || name == "true_divide") {
         if (name == "div") {
-            const nlohmann::json *mode = constAt(2);
+            const nlohmann::json *mode = r.constAt(2);
             if (mode && !mode->is_null())
-                return unsupported(op, "with a rounding mode");
+                return unsupported(r.op, "with a rounding mode");
         }
-        auto other = number(1, 1);
+        auto other = r.number(1, 1);
         if (!other)
-            return unsupported(op, "with a non-numeric argument");
-        return emit(name == "mul" ? "mul" : "div", {self, *other});
+            return unsupported(r.op, "with a non-numeric argument");
+        return r.emit(name == "mul" ? "mul" : "div", {self, *other});
     }
     if (name == "maximum" || name == "minimum" || name == "max" || name == "min") {
-        if (!tensorAt(1))
-            return unsupported(op, "as a reduction"); // the recogniser routes those elsewhere
-        return emit(name == "maximum" || name == "max" ? "max" : "min", {self, operands[1].arg});
+        if (!r.tensorAt(1))
+            return unsupported(r.op, "as a reduction"); // the recogniser routes those elsewhere
+        return r.emit(name == "maximum" || name == "max" ? "max" : "min", {self, r.operands[1].arg});
     }
+    return std::nullopt;
+}
+
+// The clamps and the activations with numeric parameters; none for other ops.
+std::optional<Result<EwArg>> parametric(OpReader &r, std::string_view name)
+{
+    const EwArg self = r.self();
     if (name == "clamp" || name == "clamp_min" || name == "clamp_max" || name == "hardtanh") {
         double lowDefault = name == "hardtanh" ? -1.0 : -INFINITY, highDefault = name == "hardtanh" ? 1.0 : INFINITY;
         std::optional<EwArg> lo = EwArg::scalar(lowDefault), hi = EwArg::scalar(highDefault);
         if (name == "clamp_max")
-            hi = number(1, highDefault);
+            hi = r.number(1, highDefault);
         else
-            lo = number(1, lowDefault);
+            lo = r.number(1, lowDefault);
         if (name == "clamp" || name == "hardtanh")
-            hi = number(2, highDefault);
+            hi = r.number(2, highDefault);
         if (!lo || !hi)
-            return unsupported(op, "with a non-numeric bound");
-        return emit("clamp", {self, *lo, *hi});
+            return unsupported(r.op, "with a non-numeric bound");
+        return r.emit("clamp", {self, *lo, *hi});
     }
     if (name == "leaky_relu") {
-        auto slope = number(1, 0.01);
+        auto slope = r.number(1, 0.01);
         if (!slope)
-            return unsupported(op, "with a non-numeric slope");
-        return emit("leaky_relu", {self, *slope});
+            return unsupported(r.op, "with a non-numeric slope");
+        return r.emit("leaky_relu", {self, *slope});
     }
     if (name == "softplus") {
-        auto beta = number(1, 1), threshold = number(2, 20);
+        auto beta = r.number(1, 1), threshold = r.number(2, 20);
         if (!beta || !threshold)
-            return unsupported(op, "with non-numeric arguments");
-        return emit("softplus", {self, *beta, *threshold});
+            return unsupported(r.op, "with non-numeric arguments");
+        return r.emit("softplus", {self, *beta, *threshold});
     }
     if (name == "elu") {
-        auto alpha = number(1, 1), scale = number(2, 1), inputScale = number(3, 1);
+        auto alpha = r.number(1, 1), scale = r.number(2, 1), inputScale = r.number(3, 1);
         if (!alpha || !scale || !inputScale || scale->value != 1.0 || inputScale->value != 1.0)
-            return unsupported(op, "with a scale");
-        return emit("elu", {self, *alpha});
+            return unsupported(r.op, "with a scale");
+        return r.emit("elu", {self, *alpha});
+    }
+    return std::nullopt;
+}
+
+// gelu's two forms, dropout in eval mode and pow (its common exponents as exact, cheaper ops).
+std::optional<Result<EwArg>> special(OpReader &r, std::string_view name)
+{
+    const EwArg self = r.self();
+    if (name == "gelu") {
+        const nlohmann::json *mode = r.constAt(1);
+        std::string approx = mode && mode->is_string() ? mode->get<std::string>() : "none";
+        if (approx == "none")
+            return r.emit("gelu", {self});
+        if (approx == "tanh")
+            return r.emit("gelu_tanh", {self});
+        return unsupported(r.op, "with approximate='" + approx + "'");
+    }
+    if (name == "dropout") {
+        const nlohmann::json *train = r.constAt(2);
+        if (train && train->is_boolean() && !train->get<bool>())
+            return self; // eval mode: identity
+        return unsupported(r.op, "in training mode");
     }
     if (name == "pow") {
-        auto e = number(1, 1);
+        auto e = r.number(1, 1);
         if (!e)
-            return unsupported(op, "with a non-numeric exponent");
+            return unsupported(r.op, "with a non-numeric exponent");
         if (e->kind == EwArg::Kind::Scalar) {
-            // The common exponents as exact, cheaper operations.
             if (e->value == 1.0)
                 return self;
             if (e->value == 2.0)
-                return emit("square", {self});
+                return r.emit("square", {self});
             if (e->value == 0.5)
-                return emit("sqrt", {self});
+                return r.emit("sqrt", {self});
             if (e->value == -0.5)
-                return emit("rsqrt", {self});
+                return r.emit("rsqrt", {self});
             if (e->value == -1.0)
-                return emit("reciprocal", {self});
+                return r.emit("reciprocal", {self});
         }
-        return emit("pow", {self, *e});
+        return r.emit("pow", {self, *e});
     }
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<EwArg> appendElementwise(EwProgram &program, const std::string &op, const std::vector<OpOperand> &operands)
+{
+    const std::string_view name = shortName(op);
+    OpReader r{program, op, operands};
+    if (!r.tensorAt(0)) {
+        // aten::rsub and friends always take the tensor first; a scalar first means a scalar op.
+        return unsupported(op, "on a scalar first argument");
+    }
+    for (const auto &[aten, fn] : kUnary)
+        if (aten == name)
+            return r.emit(std::string(fn), {r.self()});
+    for (auto family : {arithmetic, parametric, special})
+        if (auto done = family(r, name))
+            return *done;
     return makeError(ErrorCode::Unsupported, op + " is not an elementwise op the built-in generator knows");
 }
 
