@@ -389,6 +389,15 @@ private slots:
                 for (const char *variant : {"", "small"})
                     QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, problem, variant)))
                         << QString(idea) << QString("own/") + problem << QString(variant) << false;
+        // A convolution with a tail: a group norm after it, a sum after its pooling.
+        for (const char *idea : {"conv_wgmma", "conv_wgmma_regs", "conv_implicit_gemm_tf32x3"})
+            for (const char *variant : {"", "small"})
+                QTest::newRow(qPrintable(QString("%1 conv_groupnorm@%2").arg(idea, variant)))
+                    << QString(idea) << "own/conv_groupnorm" << QString(variant) << false;
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
+            for (const char *variant : {"", "small"})
+                QTest::newRow(qPrintable(QString("%1 conv_avgpool_sigmoid_sum@%2").arg(idea, variant)))
+                    << QString(idea) << "own/conv_avgpool_sigmoid_sum" << QString(variant) << false;
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))

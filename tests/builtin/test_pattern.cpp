@@ -170,6 +170,12 @@ private slots:
         row("bmm_tanh_l2norm", "matmul",
             "matrix product A @ B (M 512, N 512, K 1024), then tanh(product * 0.03) / sqrt(acc) over [64, 512, 512], "
             "acc = sum over dim 2 of (tanh(product * 0.03)^2) [64, 512, 512]");
+        row("conv_groupnorm", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then group_norm with 8 groups of conv_out [32, 64, "
+            "128, 128] (eps 1e-05, gamma, beta)");
+        row("conv_avgpool_sigmoid_sum", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then avg_pool2d 2x2 stride 2, then sum over dims "
+            "1..3 of (sigmoid(conv_out)) [64, 64, 128, 128]");
         row("matmul_two_products", "matmul",
             "matrix product x @ w_gate^T (M 4096, N 5632, K 2048), x @ w_up^T (M 4096, N 5632, K 2048), then "
             "elementwise out = (product1 * sigmoid(product1)) * product2 over [4096, 5632]");
@@ -184,7 +190,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 29); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 31); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()
@@ -347,6 +353,18 @@ private slots:
         const Pattern renamed = recogniseOk(graph, clash);
         QCOMPARE(renamed.gemms[0].a, std::string("product"));
         QCOMPARE(renamed.products, std::vector<std::string>{"product_2"});
+
+        // A convolution with its pooling as the stage (the pooling's templates keep it), the rest
+        // after it; a group norm right after the convolution.
+        const Pattern pooled =
+            recogniseOk(test::ownGraph("conv_avgpool_sigmoid_sum"), test::ownProblem("conv_avgpool_sigmoid_sum"));
+        QCOMPARE(pooled.products, std::vector<std::string>{"conv_out"});
+        QVERIFY(pooled.stages.front()->pool);
+        QCOMPARE(pooled.stages.front()->outShape, (Shape{64, 64, 128, 128}));
+        QCOMPARE(toString(pooled.tail->kind), std::string("reduce"));
+        const Pattern norm = recogniseOk(test::ownGraph("conv_groupnorm"), test::ownProblem("conv_groupnorm"));
+        QVERIFY(!norm.stages.front()->pool);
+        QCOMPARE(toString(norm.tail->kind), std::string("layernorm"));
 
         // Only one product and elementwise ops: the fused epilogue, no tail.
         const Pattern fused = recogniseOk(test::ownGraph("matmul_mish_mish"), test::ownProblem("matmul_mish_mish"));

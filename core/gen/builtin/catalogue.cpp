@@ -85,7 +85,7 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addNormalize(v);
         ideas::addScan(v);
         for (IdeaDef &d : v)
-            if (d.forKind(PatternKind::Matmul))
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
                 d = ideas::forProducts(std::move(d));
         return v;
     }();

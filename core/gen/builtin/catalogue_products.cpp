@@ -1,5 +1,5 @@
-// Matrix products with a tail (pattern.h): a product idea answers for every product of the
-// pattern, and its candidate is one file of several stages. Each product is rendered alone with
+// Matrix products and convolutions with a tail (pattern.h): a product idea answers for every
+// product of the pattern, and its candidate is one file of several stages. Each product is rendered alone with
 // its point, writing its buffer; then the tail is rendered with the idea the cost model ranks first
 // for it. Stages are wrapped in namespaces so that the templates' constants and helpers, which
 // share names across templates, do not collide; kernels keep their names unless two would clash.
@@ -13,11 +13,7 @@ namespace kf::builtin::ideas {
 
 namespace {
 
-Shape productShape(const Target &t, std::size_t i)
-{
-    const TensorSpec *spec = t.pattern.tailProblem->tensor(t.pattern.products[i]);
-    return spec ? spec->shape : Shape{};
-}
+Shape productShape(const Target &t, std::size_t i) { return t.pattern.stages[i]->outShape; }
 
 Target withGpuOf(Target made, const Target &t)
 {
@@ -26,19 +22,10 @@ Target withGpuOf(Target made, const Target &t)
     return made;
 }
 
-// Product i alone, its bias included, written whole to its buffer.
+// Stage i alone: product i, written whole to its buffer.
 Target productTarget(const Target &t, std::size_t i)
 {
-    Pattern s = t.pattern;
-    s.gemms = {t.pattern.gemms[i]};
-    s.output = t.pattern.products[i];
-    s.outDtype = DType::F32;
-    s.outShape = productShape(t, i);
-    s.program = identityProgram(s.outShape);
-    s.products.clear();
-    s.tail.reset();
-    s.tailProblem.reset();
-    return withGpuOf(makeTarget(s, *t.problem, t.sms, t.major, t.policy), t);
+    return withGpuOf(makeTarget(*t.pattern.stages[i], *t.problem, t.sms, t.major, t.policy), t);
 }
 
 Target tailTarget(const Target &t)
@@ -153,9 +140,10 @@ IdeaDef forProducts(IdeaDef d)
                 // A tail can multiply a product's relative error (a product of two products): the
                 // tensor cores' truncating sums get a quarter of the K they may take alone
                 // (measured on an H200: two products of K = 2048 multiplied, 1.31e-4 unpromoted).
-                if (auto promote = p.find("PROMOTE");
-                    promote != p.end() && promote->second == 0 && t.pattern.gemms[i].k > kLongestTensorCoreSum / 4)
-                    return "K = " + std::to_string(t.pattern.gemms[i].k) +
+                const std::vector<GemmSpec> &gemms = t.pattern.stages[i]->gemms;
+                if (auto promote = p.find("PROMOTE"); promote != p.end() && promote->second == 0 && !gemms.empty() &&
+                    gemms[0].k > kLongestTensorCoreSum / 4)
+                    return "K = " + std::to_string(gemms[0].k) +
                         " summed on the tensor cores alone before a tail loses too much (PROMOTE > 0)";
             }
             return {};

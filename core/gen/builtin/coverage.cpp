@@ -56,7 +56,8 @@ const std::vector<CoverageGroup> &coverageGroups()
                      {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
                      "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
                      "batch_norm folds into it) and optionally one max or average pooling after it (average: the wgmma "
-                     "ideas, in a pass of their own)"});
+                     "ideas, in a pass of their own); followed by another pattern (a group norm, a sum), the "
+                     "convolution is written to a scratch buffer and the rest generated as a problem of its own"});
         g.push_back({"pooling",
                      {"aten::max_pool2d", "aten::avg_pool2d"},
                      "2-D max and average pooling with any window, stride, padding, dilation and ceil mode "

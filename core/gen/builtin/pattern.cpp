@@ -229,7 +229,7 @@ std::string Pattern::summary() const
         if (pool)
             s += ", then " + pool->op.substr(6) + " " + std::to_string(pool->kernel[0]) + "x" +
                 std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]);
-        return s;
+        return s + (tail ? ", then " + tail->summary() : "");
     }
     case PatternKind::Pool:
         return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) +
@@ -302,7 +302,13 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
         std::vector<int> anchors = convs;
         anchors.insert(anchors.end(), rows.begin(), rows.end());
         std::sort(anchors.begin(), anchors.end());
-        return finish(matchConv(g, anchors));
+        auto fused = matchConv(g, anchors);
+        // More than a convolution's templates compute (a group norm, a sum after it): the
+        // convolution first, then the rest; when that fails too, the first reason stands.
+        if (!fused && fused.error().code == ErrorCode::Unsupported && convs.size() == 1)
+            if (auto split = matchConvProducts(g, nodes, convs[0]))
+                return finish(std::move(split));
+        return finish(std::move(fused));
     }
     if (rows.size() > 1)
         return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + g.ops()[std::size_t(rows[0])].name);

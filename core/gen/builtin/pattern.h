@@ -131,13 +131,15 @@ struct Pattern {
     std::vector<GemmSpec> gemms;
     std::optional<ConvSpec> conv;
     std::optional<PoolSpec> pool;
-    // Matmul whose products feed more than one elementwise epilogue (a softmax, a sum or a norm
-    // after the product, or several products combined): product i is written whole to the scratch
-    // buffer `products[i]` (the gemm's bias included), and `tail` computes the result from them,
-    // recognised over the graph with each product as an input tensor of `tailProblem`. Writing
-    // and reading the product back costs two passes over it in memory, a few percent of a product
-    // that is compute-bound.
+    // Matmul or Conv2d whose products feed more than one elementwise epilogue (a softmax, a sum
+    // or a norm after the product, several products combined, a group norm after a convolution):
+    // `stages[i]`, a pattern of its own, writes product i whole to the scratch buffer
+    // `products[i]` (a gemm's bias included; a convolution's epilogue and pooling too), and `tail`
+    // computes the result from them, recognised over the graph with each product as an input
+    // tensor of `tailProblem`. Writing and reading the product back costs two passes over it in
+    // memory, a few percent of a product that is compute-bound.
     std::vector<std::string> products;
+    std::vector<std::shared_ptr<const Pattern>> stages;
     std::shared_ptr<const Pattern> tail;
     std::shared_ptr<const Problem> tailProblem;
 

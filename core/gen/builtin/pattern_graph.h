@@ -117,6 +117,8 @@ Result<Pattern> matchRows(const Graph &, int anchor);
 Result<Pattern> matchMatmul(const Graph &, int gemm);
 // Matrix products whose results go on to more than an elementwise epilogue (pattern.h, `tail`).
 Result<Pattern> matchProducts(const Graph &, const std::vector<OpNode> &nodes, const std::vector<int> &gemms);
+// A convolution (with its epilogue and pooling) whose result goes on to more than that.
+Result<Pattern> matchConvProducts(const Graph &, const std::vector<OpNode> &nodes, int conv);
 // The product of a matmul, mm, bmm, addmm, baddbmm or linear op of leaf operands.
 Result<GemmSpec> gemmSpecOf(const Graph &, int gemm);
 Result<Pattern> matchConv(const Graph &, const std::vector<int> &anchors);

@@ -1,6 +1,7 @@
-// Matrix products followed by more than an elementwise epilogue: a softmax over attention scores,
-// a sum or a norm over each row of a linear layer's output, two products combined (SwiGLU). The
-// products become inputs of the rest of the graph, which is recognised as a problem of its own.
+// Matrix products and convolutions followed by more than an elementwise epilogue: a softmax over
+// attention scores, a sum or a norm over each row of a linear layer's output, two products
+// combined (SwiGLU), a group norm or a sum after a convolution. The products become inputs of the
+// rest of the graph, which is recognised as a problem of its own.
 #include "gen/builtin/pattern_graph.h"
 
 #include <algorithm>
@@ -19,6 +20,89 @@ std::string freeName(const Problem &problem, const std::string &want)
     return name;
 }
 
+// The pattern of one stage, writing its result whole to the buffer `name`.
+std::shared_ptr<const Pattern> stageOf(Pattern p, const std::string &name, const Shape &shape)
+{
+    p.output = name;
+    p.outDtype = DType::F32;
+    p.outShape = shape;
+    return std::make_shared<const Pattern>(std::move(p));
+}
+
+// The graph after the stages: the nodes that compute a product are gone (`dropped`), and every
+// read of a product's value reads the input of that name instead.
+std::vector<OpNode> tailNodes(const std::vector<OpNode> &nodes, const std::set<const OpNode *> &dropped,
+                              const std::map<std::string, std::string> &renamed)
+{
+    std::vector<OpNode> out;
+    for (const OpNode &n : nodes) {
+        if (dropped.count(&n))
+            continue;
+        OpNode c = n;
+        for (std::string &v : c.inputs)
+            if (auto it = renamed.find(v); it != renamed.end())
+                v = it->second;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+// The node of `nodes` that produces `value`.
+const OpNode *producerNode(const std::vector<OpNode> &nodes, const std::string &value)
+{
+    for (const OpNode &n : nodes)
+        if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end())
+            return &n;
+    return nullptr;
+}
+
+Status withTail(Pattern &p, const std::vector<OpNode> &nodes, std::shared_ptr<Problem> tailProblem)
+{
+    auto tail = recognise(nodes, *tailProblem);
+    if (!tail)
+        return tail.error();
+    p.tail = std::make_shared<const Pattern>(std::move(*tail));
+    p.tailProblem = std::move(tailProblem);
+    return Ok{};
+}
+
+// The convolution's stage ends at `end` (the convolution's value, or its pooling's): the nodes up
+// to the one that produces it, matched as a convolution with its epilogue and pooling.
+Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end,
+                            const std::string &name)
+{
+    const OpNode *last = producerNode(nodes, end);
+    if (!last)
+        return unsupportedOp("aten::conv2d", "of an unknown value");
+    std::vector<OpNode> head(nodes.begin(), nodes.begin() + (last - nodes.data()) + 1);
+    std::set<const OpNode *> dropped;
+    for (const OpNode &n : nodes)
+        if (&n <= last && n.op.rfind("prim::", 0) != 0)
+            dropped.insert(&n);
+    Graph g(head, problem);
+    if (!g.status())
+        return g.status().error();
+    std::vector<int> anchors;
+    for (int i = 0; i < int(g.ops().size()); ++i)
+        if (g.ops()[std::size_t(i)].name == "aten::conv2d" || isRowOp(g.ops()[std::size_t(i)]))
+            anchors.push_back(i);
+    auto stage = matchConv(g, anchors);
+    if (!stage)
+        return stage.error();
+    Pattern p = *stage;
+    const Shape shape = g.shape(g.result());
+    auto tailProblem = std::make_shared<Problem>(problem);
+    InputSpec in;
+    in.name = name;
+    in.shape = shape;
+    tailProblem->inputs.push_back(in);
+    p.products = {name};
+    p.stages = {stageOf(*stage, name, shape)};
+    if (auto st = withTail(p, tailNodes(nodes, dropped, {{end, "%" + name}}), std::move(tailProblem)); !st)
+        return st.error();
+    return p;
+}
+
 } // namespace
 
 Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &gemms)
@@ -28,6 +112,7 @@ Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, 
     p.kind = PatternKind::Matmul;
     auto tailProblem = std::make_shared<Problem>(problem);
     std::map<std::string, std::string> renamed; // a product's value -> the tail's input of that name
+    std::set<const OpNode *> dropped;
     for (std::size_t k = 0; k < gemms.size(); ++k) {
         const Op &op = g.ops()[std::size_t(gemms[k])];
         auto spec = gemmSpecOf(g, gemms[k]);
@@ -40,29 +125,52 @@ Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, 
         in.shape = g.shape(op.out[0]);
         tailProblem->inputs.push_back(in);
         renamed[op.out[0]] = "%" + name;
+        dropped.insert(producerNode(nodes, op.out[0]));
+        Pattern stage;
+        stage.kind = PatternKind::Matmul;
+        stage.anchor = op.name;
+        stage.gemms = {*spec};
+        stage.program = identityProgram(in.shape);
         p.gemms.push_back(*spec);
         p.products.push_back(name);
+        p.stages.push_back(stageOf(std::move(stage), name, in.shape));
         if (p.anchor.empty())
             p.anchor = op.name;
     }
-
-    std::vector<OpNode> tailNodes;
-    for (const OpNode &n : nodes) {
-        if (std::any_of(n.outputs.begin(), n.outputs.end(), [&](const std::string &o) { return renamed.count(o); }))
-            continue;
-        OpNode c = n;
-        for (std::string &v : c.inputs)
-            if (auto it = renamed.find(v); it != renamed.end())
-                v = it->second;
-        tailNodes.push_back(std::move(c));
-    }
-    auto tail = recognise(tailNodes, *tailProblem);
-    if (!tail)
-        return tail.error();
-    p.program = identityProgram(g.shape(g.ops()[std::size_t(gemms[0])].out[0]));
-    p.tail = std::make_shared<const Pattern>(std::move(*tail));
-    p.tailProblem = std::move(tailProblem);
+    p.program = identityProgram(p.stages.front()->outShape);
+    if (auto st = withTail(p, tailNodes(nodes, dropped, renamed), std::move(tailProblem)); !st)
+        return st.error();
     return p;
+}
+
+Result<Pattern> matchConvProducts(const Graph &g, const std::vector<OpNode> &nodes, int conv)
+{
+    // The latest place first: after a pooling that follows the convolution (its epilogue between
+    // them), so the convolution's templates keep the pooling; else right after the convolution.
+    const Op &op = g.ops()[std::size_t(conv)];
+    std::vector<std::string> ends;
+    std::string v = op.out[0];
+    for (auto next = g.consumers(v); next.size() == 1; next = g.consumers(v)) {
+        const Op &c = g.ops()[std::size_t(next[0])];
+        if (c.name == "aten::max_pool2d" || c.name == "aten::avg_pool2d") {
+            ends.push_back(c.out[0]);
+            break;
+        }
+        if (!isElementwiseOp(c.name) && !isAlias(c.name))
+            break;
+        v = c.out[0];
+    }
+    ends.push_back(op.out[0]);
+    const std::string name = freeName(g.problem(), "conv_out");
+    Error first = unsupportedOp("aten::conv2d");
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        auto p = convThrough(nodes, g.problem(), ends[i], name);
+        if (p)
+            return p;
+        if (i == 0)
+            first = p.error();
+    }
+    return first;
 }
 
 } // namespace kf::builtin::detail
