@@ -72,8 +72,21 @@ def include_parts(text):
     return text
 
 
+# What the generator fills in from the GPU's own figures (an H200's shared memory, in bytes).
+GPU_VALUES = dict(SMEM_PER_BLOCK=232448, SMEM_PER_SM=233472)
+# The kernel names (and the 3xTF32 product's default of no promotion) the generator gives templates
+# whose main loop comes from a shared part.
+TEMPLATE_VALUES = {
+    "gemm_mma_tf32x3.cu": dict(KERNEL="gemm_tf32x3", PROMOTE=0),
+    "gemm_mma_tf32.cu": dict(KERNEL="gemm_tf32"),
+    "conv_implicit_gemm_tf32x3.cu": dict(KERNEL="conv_tf32x3"),
+    "conv_implicit_gemm_tf32.cu": dict(KERNEL="conv_tf32"),
+}
+
+
 def render(template, params):
     """{{NAME}} substitution after sections; every placeholder must have a value and none may remain."""
+    params = dict(GPU_VALUES, **dict(TEMPLATE_VALUES.get(template, {}), **params))
     with open(os.path.join(TEMPLATES, template)) as f:
         text = sections(include_parts(f.read()), params)
     missing = sorted(set(re.findall(r"\{\{([A-Z0-9_]+)\}\}", text)) - set(params))
@@ -201,9 +214,10 @@ def tiles_fp16(bm, bn, bk, wm, wn, min_blocks=1):
     return dict(BM=bm, BN=bn, BK=bk, WM=wm, WN=wn, MIN_BLOCKS=min_blocks)
 
 
-def tiles_wgmma(wgs, bn, stages, promote, split=3, producers=1):
-    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION="tf32x3" if split == 3 else "tf32",
-                PRODUCERS=producers)
+def tiles_wgmma(wgs, bn, stages, promote, split=3, producers=1, half=False):
+    precision = "fp16" if half else "tf32x3" if split == 3 else "tf32"
+    return dict(WGS=wgs, BN=bn, STAGES=stages, PROMOTE=promote, SPLIT=split, PRECISION=precision,
+                PRODUCERS=producers, HALF=int(half))
 
 
 def tiles_regs(wgs, bn, stages, promote, split=3, blocks=2):
@@ -227,13 +241,18 @@ POINTS = {
         ("128x256x32 w64x64 s3", tiles_mma(128, 256, 32, 64, 64, 3), False),
         ("128x128x16 w64x32 s5", tiles_mma(128, 128, 16, 64, 32, 5), False),
     ],
-    "gemm_wgmma_tf32.cu": [
+    "gemm_wgmma.cu": [
         ("x3 128x128 s3 p4", tiles_wgmma(2, 128, 3, 4), True),
         ("x3 128x128 s3 p8", tiles_wgmma(2, 128, 3, 8), True),
         ("x3 128x96 s4 p4", tiles_wgmma(2, 96, 4, 4), False),
         ("x3 64x128 s4 p4", tiles_wgmma(1, 128, 4, 4), False),
         ("x3 128x128 s3 p1000", tiles_wgmma(2, 128, 3, 1000), False),
         ("x1 128x128 s4 p8", tiles_wgmma(2, 128, 4, 8, split=1), True),
+        ("x1 128x256 s4 one chunk", tiles_wgmma(2, 256, 4, 65536, split=1), True),
+        ("fp16 128x128 s4 p8", tiles_wgmma(2, 128, 4, 8, split=1, half=True), True),
+        ("fp16 128x128 s6 one chunk", tiles_wgmma(2, 128, 6, 65536, split=1, half=True), True),
+        ("fp16 128x256 s3 one chunk", tiles_wgmma(2, 256, 3, 65536, split=1, half=True), True),
+        ("fp16 128x256 s4 one chunk", tiles_wgmma(2, 256, 4, 65536, split=1, half=True), True),
     ],
     "gemm_mma_tf32.cu": [
         ("128x128x32 w64x32 s3", tiles_mma(128, 128, 32, 64, 32, 3), True),
@@ -277,7 +296,7 @@ POINTS = {
     ],
 }
 
-GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
+GEMM_FAMILIES = ["gemm_tiled_fp32.cu", "gemm_mma_tf32x3.cu", "gemm_wgmma.cu", "gemm_mma_tf32.cu", "gemm_mma_fp16.cu"]
 CONV_FAMILIES = ["conv_implicit_gemm_tf32x3.cu", "conv_wgmma.cu", "conv_wgmma_regs.cu", "conv_implicit_gemm_tf32.cu"]
 
 
@@ -293,15 +312,15 @@ def problems():
     lin = dict(EPILOGUE="fmaxf(acc + bias[col], 0.0f)", **BIAS)
     out.append(("linear_bias_relu", "linear", dict(m=8192, n=4096, k=2048),
                 gemm_params(8192, 4096, 2048, trans_b=True, names=("x", "weight", "out"), epilogue=lin),
-                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu", "gemm_mma_fp16.cu"], True))
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma.cu", "gemm_mma_fp16.cu"], True))
     out.append(("bmm", "bmm", dict(l=128, m=512, n=512, k=1024), gemm_params(512, 512, 1024, batch=128),
-                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], True))
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma.cu"], True))
     # A long K and a small output: the wgmma product with K split into 32 slices (gemm_wgmma only).
     out.append(("matmul_large_k", "gemm", dict(m=256, n=256, k=262144), gemm_params(256, 256, 262144, ksplit=32),
-                ["gemm_wgmma_tf32.cu"], True))
+                ["gemm_wgmma.cu"], True))
     # Uniform [0, 1) operands: every product positive, so a biased (truncating) accumulation shows.
     out.append(("check matmul uniform", "gemm_uniform", dict(m=4096, n=4096, k=4096), gemm_params(4096, 4096, 4096),
-                ["gemm_mma_tf32x3.cu", "gemm_wgmma_tf32.cu"], False))
+                ["gemm_mma_tf32x3.cu", "gemm_wgmma.cu"], False))
     # Odd sizes: every edge path (partial tiles, K not a multiple of the tile or of 4).
     out.append(("check gemm 129x72x38", "gemm", dict(m=129, n=72, k=38), gemm_params(129, 72, 38), GEMM_FAMILIES, False))
     out.append(("check linear 77x40x36", "linear", dict(m=77, n=40, k=36),

@@ -43,6 +43,7 @@ constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats
 constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
+constexpr bool kHalf = false;                           // operands are TF32 (fp16 is for products only)
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -97,7 +98,7 @@ static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kI
 
 {{>hopper_pipeline}}
 
-{{>wgmma_tf32_smem}}
+{{>wgmma_smem}}
 
 
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
@@ -188,7 +189,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     // Consumers: warpgroup c owns pixels 64c .. 64c+63 of the block tile.
     const int c = wg - kProducers;
     const int steps = kTilesK; // every block runs all of K
-{{>wgmma_tf32_consumer}}
+{{>wgmma_consumer}}
 
 {{>conv_wgmma_store}}
 }

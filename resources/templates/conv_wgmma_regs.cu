@@ -154,7 +154,10 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
         }
     };
 
+    // `total` is what the store reads: acc itself when one chunk covers all of K.
+    constexpr bool kOneChunk = kPromote >= kTilesK;
     float acc[kBN / 2], sum[kBN / 2];
+    float(&total)[kBN / 2] = kOneChunk ? acc : sum;
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
     float v[16], hi[16], lo[16];
@@ -203,8 +206,10 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
             fence_operands(lo);
             if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
         }
+        if constexpr (!kOneChunk) {
 #pragma unroll
-        for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
+            for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
+        }
     }
 
     const int c = wg;

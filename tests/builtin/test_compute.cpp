@@ -71,7 +71,7 @@ Precision precisionOf(const std::string &idea, const Point &p)
 {
     if (idea == "gemm_tiled_fp32" || isGemv(idea))
         return Precision::FP32;
-    if (idea == "gemm_mma_fp16")
+    if (idea == "gemm_mma_fp16" || idea == "gemm_wgmma_fp16")
         return Precision::FP16;
     if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32")
         return Precision::TF32;
@@ -149,7 +149,7 @@ private slots:
     {
         for (const char *id :
              {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32x3",
-              "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool", "gemm_wgmma_tf32x3", "gemm_wgmma_tf32",
+              "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool", "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "gemm_wgmma_fp16",
               "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
@@ -321,9 +321,12 @@ private slots:
                                                 << "seed/matmul" << QString() << true;
         QTest::newRow("gemm_wgmma_tf32 seed") << "gemm_wgmma_tf32"
                                               << "seed/matmul" << QString() << false;
-        for (const char *which : {"odd/bmm", "odd/addmm"})
-            QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 %1").arg(which)))
-                << "gemm_wgmma_tf32x3" << QString(which) << QString() << false;
+        QTest::newRow("gemm_wgmma_fp16 seed") << "gemm_wgmma_fp16"
+                                              << "seed/matmul" << QString() << true;
+        for (const char *idea : {"gemm_wgmma_tf32x3", "gemm_wgmma_fp16"})
+            for (const char *which : {"odd/bmm", "odd/addmm"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, which)))
+                    << QString(idea) << QString(which) << QString() << false;
         QTest::newRow("conv_wgmma seed") << "conv_wgmma"
                                          << "seed/conv2d" << QString() << true;
         QTest::newRow("conv_wgmma 3x3") << "conv_wgmma"
@@ -529,7 +532,8 @@ private slots:
     void looseAdmitsReducedPrecision()
     {
         auto g = makeBuiltinGenerator();
-        for (const char *id : {"gemm_mma_tf32", "gemm_mma_fp16", "gemm_wgmma_tf32", "conv_implicit_gemm_tf32"}) {
+        for (const char *id :
+             {"gemm_mma_tf32", "gemm_mma_fp16", "gemm_wgmma_tf32", "gemm_wgmma_fp16", "conv_implicit_gemm_tf32"}) {
             const std::string problem = QString(id).startsWith("conv") ? "seed/conv2d" : "seed/matmul";
             QVERIFY2(findIdea(id)->whyNot(targetOf(QString::fromStdString(problem), Policy::Loose)).empty(), id);
             QVERIFY2(!findIdea(id)->whyNot(targetOf(QString::fromStdString(problem), Policy::Strict)).empty(), id);

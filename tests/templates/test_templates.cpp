@@ -233,19 +233,25 @@ private slots:
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1) + " PROMOTE=16",
             "tf32x3");
 
-        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 HALF=0");
+        const QString wgHalf = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=1 PRECISION=fp16 HALF=1");
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
             "tf32x3");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+        row("gemm_wgmma.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
             "tf32x3");
-        row("gemm_wgmma_tf32.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+        row("gemm_wgmma.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
             "tf32x3");
-        row("gemm_wgmma_tf32.cu", "linear_bias_relu",
+        row("gemm_wgmma.cu", "linear_bias_relu",
             wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma_tf32.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")),
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")),
             "tf32");
+        // Loose: all of K in one tensor-core chunk, 256-column tiles; fp16 operands.
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(256).arg(4).arg(65536).arg(1).arg(QStringLiteral("tf32")), "tf32");
+        row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(256).arg(4).arg(65536), "fp16");
+        row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(128).arg(4).arg(8), "fp16");
+        row("gemm_wgmma.cu", "linear_bias_relu", wgHalf.arg(2).arg(128).arg(6).arg(65536), "fp16");
         // K split into 16 slices, summed by splitk_combine.
-        row("gemm_wgmma_tf32.cu", "matmul",
+        row("gemm_wgmma.cu", "matmul",
             wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
                 " KSPLIT=16 SPLITK=1 SUM_WORDS=268435456 COMBINE_GRID=65536",
             "tf32x3");
@@ -377,6 +383,8 @@ private slots:
         QVERIFY2(product, "the PTX lacks the product instruction of its precision");
         if (precision == "tf32x3")
             QVERIFY(out->ptx.find("cvt.rna.tf32.f32") != std::string::npos);
+        if (precision == "fp16") // the operands are multiplied as fp16, not only stored so
+            QVERIFY(out->ptx.find(".f16.f16") != std::string::npos);
     }
 
     // Every placeholder of every template is one of the documented names, so the generator can
@@ -432,6 +440,7 @@ private slots:
                                              "POOL_OUT_H",
                                              "POOL_OUT_W",
                                              "SPLIT",
+                                             "HALF",
                                              "PRECISION",
                                              "WGS",
                                              "PROMOTE",

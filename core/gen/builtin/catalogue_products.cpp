@@ -13,8 +13,6 @@ namespace kf::builtin::ideas {
 
 namespace {
 
-Shape productShape(const Target &t, std::size_t i) { return t.pattern.stages[i]->outShape; }
-
 Target withGpuOf(Target made, const Target &t)
 {
     made.smemPerBlock = t.smemPerBlock;
@@ -134,18 +132,9 @@ IdeaDef forProducts(IdeaDef d)
         d.check = [check](const Target &t, const Point &p) -> std::string {
             if (!t.pattern.tail)
                 return check(t, p);
-            for (std::size_t i = 0; i < t.pattern.products.size(); ++i) {
+            for (std::size_t i = 0; i < t.pattern.products.size(); ++i)
                 if (std::string why = check(productTarget(t, i), p); !why.empty())
                     return why;
-                // A tail can multiply a product's relative error (a product of two products): the
-                // tensor cores' truncating sums get a quarter of the K they may take alone
-                // (measured on an H200: two products of K = 2048 multiplied, 1.31e-4 unpromoted).
-                const std::vector<GemmSpec> &gemms = t.pattern.stages[i]->gemms;
-                if (auto promote = p.find("PROMOTE"); promote != p.end() && promote->second == 0 && !gemms.empty() &&
-                    gemms[0].k > kLongestTensorCoreSum / 4)
-                    return "K = " + std::to_string(gemms[0].k) +
-                        " summed on the tensor cores alone before a tail loses too much (PROMOTE > 0)";
-            }
             return {};
         };
     if (auto estimate = d.estimate)
@@ -173,8 +162,8 @@ Result<std::string> renderProducts(const IdeaDef &def, const Target &t, const Po
             return text.error();
         stages.names.insert(pattern.products[i]);
         stages.add(*text, "stage_" + pattern.products[i]);
-        scratch += "// @scratch " + pattern.products[i] + " float32 " + std::to_string(numel(productShape(t, i))) +
-            " uninitialized\n";
+        scratch += "// @scratch " + pattern.products[i] + " float32 " +
+            std::to_string(numel(pattern.stages[i]->outShape)) + " uninitialized\n";
         names += (names.empty() ? "" : ", ") + pattern.products[i];
     }
     const Target tail = tailTarget(t);

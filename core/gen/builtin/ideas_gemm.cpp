@@ -349,11 +349,14 @@ std::string tf32x3Fits(const Target &t, const Point &p)
     if (auto why = mmaFits(t, kTf32x3Tiles, p); !why.empty())
         return why;
     const std::int64_t k = gemm(t).spec->k, tilesK = cdiv(k, p.at("BK"));
+    // A tail can multiply the product's relative error (two products multiplied): a quarter of the
+    // K then (measured on an H200: two products of K = 2048 multiplied, 1.31e-4 unpromoted).
+    const std::int64_t longest = t.pattern.feedsTail ? kLongestTensorCoreSum / 4 : kLongestTensorCoreSum;
     if (p.at("PROMOTE") == 0)
-        return k > kLongestTensorCoreSum
-            ? "K = " + std::to_string(k) + " summed on the tensor cores alone loses too much to their " +
-                "truncating accumulation (PROMOTE > 0 adds the chunks in fp32)"
-            : std::string();
+        return k > longest ? "K = " + std::to_string(k) + " summed on the tensor cores alone loses too much to their " +
+                "truncating accumulation" + (t.pattern.feedsTail ? " before a tail" : "") +
+                " (PROMOTE > 0 adds the chunks in fp32)"
+                           : std::string();
     if (tilesK <= p.at("PROMOTE"))
         return "K fits one tensor-core chunk of PROMOTE tiles already";
     // A second 64x64 set of sums next to the accumulators does not fit in 255 registers.
@@ -383,14 +386,35 @@ TileShape wg(int wgs, int bn, int stages, int promote)
     return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}, {"PROMOTE", promote}};
 }
 const std::vector<std::string> kWgmmaMeanings{"consumer warpgroups (64 rows each)", "block tile columns",
-                                              "bulk-copy ring stages", "K steps (32 deep) per tensor-core chunk",
+                                              "bulk-copy ring stages",
+                                              "K steps (128 bytes deep) per tensor-core chunk (65536: all of K)",
                                               "block-rows per L2 group"};
 // Shapes that compile without spills for both splits (ptxas, sm_90a).
 const std::vector<TileShape> kWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 128, 3, 2), wg(1, 128, 4, 4),
                                          wg(2, 64, 4, 4),  wg(2, 96, 3, 4),  wg(2, 96, 3, 8),  wg(1, 128, 4, 8)};
-std::vector<ParamDim> wgmmaSpace()
+// Under the loose policy the tensor cores may sum all of K in one chunk: without the fp32 register
+// sum a consumer has the registers for a 256-column tile (154-156 registers, no spills), which
+// halves the shared-memory traffic per product. The strict shapes follow, for short searches
+// that start from the estimate.
+constexpr int kAllOfK = 65536;
+const std::vector<TileShape> kLooseWgmmaTiles = [] {
+    std::vector<TileShape> tiles{wg(2, 256, 4, kAllOfK), wg(2, 256, 3, kAllOfK), wg(2, 128, 6, kAllOfK),
+                                 wg(2, 128, 4, kAllOfK)};
+    tiles.insert(tiles.end(), kWgmmaTiles.begin(), kWgmmaTiles.end());
+    return tiles;
+}();
+
+// The operands of a wgmma product: 3xTF32 (strict), single-pass TF32 or fp16 (loose).
+enum class WgmmaOperands { Tf32x3, Tf32, Fp16 };
+int splitOf(WgmmaOperands o) { return o == WgmmaOperands::Tf32x3 ? 3 : 1; }
+const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o)
 {
-    std::vector<ParamDim> dims = tileSpace(kWgmmaTiles, kWgmmaMeanings);
+    return o == WgmmaOperands::Tf32x3 ? kWgmmaTiles : kLooseWgmmaTiles;
+}
+
+std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
+{
+    std::vector<ParamDim> dims = tileSpace(wgmmaTiles(o), kWgmmaMeanings);
     dims.push_back({"GROUP_M", {8, 16, 4}, kWgmmaMeanings.back()});
     return dims;
 }
@@ -400,9 +424,10 @@ int wgmmaSmem(const Point &p, int split)
     return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
 }
 
-std::string wgmmaFits(const Target &t, const Point &p, int split)
+std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
 {
-    if (auto why = tileListed(kWgmmaTiles, p); !why.empty())
+    const int split = splitOf(o);
+    if (auto why = tileListed(wgmmaTiles(o), p); !why.empty())
         return why;
     const int smem = wgmmaSmem(p, split);
     if (smem > t.smemPerBlock)
@@ -412,28 +437,31 @@ std::string wgmmaFits(const Target &t, const Point &p, int split)
 }
 
 // Slices of K for the wgmma product: when the output has fewer tiles than the GPU has SMs (a long
-// K, few rows and columns), enough slices to fill them, each at least 8 K steps (256) deep.
-std::int64_t wgmmaSplitK(const Target &t, const Point &p)
+// K, few rows and columns), enough slices to fill them, each at least 8 K steps deep and one
+// tensor-core chunk (no slices when a chunk is all of K).
+std::int64_t wgmmaSplitK(const Target &t, const Point &p, WgmmaOperands o)
 {
     const Gemm g = gemm(t);
     const std::int64_t tiles = cdiv(g.spec->m, 64 * p.at("WGS")) * cdiv(g.spec->n, p.at("BN")) * g.batch;
-    const std::int64_t most = std::max<std::int64_t>(1, cdiv(g.spec->k, 32) / std::max(8, p.at("PROMOTE")));
+    const int kPerStep = o == WgmmaOperands::Fp16 ? 64 : 32;
+    const std::int64_t most = std::max<std::int64_t>(1, cdiv(g.spec->k, kPerStep) / std::max(8, p.at("PROMOTE")));
     return std::clamp<std::int64_t>(t.sms / std::max<std::int64_t>(tiles, 1), 1, std::min<std::int64_t>(most, 65535));
 }
 
-TemplateValues wgmmaValues(const Target &t, const Point &p, int split)
+TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
 {
     const Gemm g = gemm(t);
-    TemplateValues v = gemmValues("gemm_wgmma_tf32", t);
-    const std::int64_t ksplit = wgmmaSplitK(t, p), outputs = g.batch * g.spec->m * g.spec->n;
+    TemplateValues v = gemmValues("gemm_wgmma", t);
+    const std::int64_t ksplit = wgmmaSplitK(t, p, o), outputs = g.batch * g.spec->m * g.spec->n;
     v["KSPLIT"] = std::to_string(ksplit);
     v["SPLITK"] = ksplit > 1 ? "1" : "0";
     v["SUM_WORDS"] = std::to_string(ksplit > 1 ? ksplit * outputs : 1); // one unused word without a split
     v["COMBINE_GRID"] = std::to_string(cdiv(outputs, 256));
     v["A_IMAGES"] = std::to_string(g.strideA ? g.batch : 1);
     v["B_IMAGES"] = std::to_string(g.strideB ? g.batch : 1);
-    v["SPLIT"] = std::to_string(split);
-    v["PRECISION"] = split == 3 ? "tf32x3" : "tf32";
+    v["SPLIT"] = std::to_string(splitOf(o));
+    v["HALF"] = o == WgmmaOperands::Fp16 ? "1" : "0";
+    v["PRECISION"] = o == WgmmaOperands::Fp16 ? "fp16" : o == WgmmaOperands::Tf32 ? "tf32" : "tf32x3";
     return v;
 }
 
@@ -444,12 +472,13 @@ std::string wgmmaApplies(const Target &t)
     return gemmApplies(t);
 }
 
-Estimate wgmmaEstimate(const Target &t, const Point &p, double peak, double fraction, const std::string &how)
+Estimate wgmmaEstimate(const Target &t, const Point &p, WgmmaOperands o, double peak, double fraction,
+                       const std::string &how)
 {
     const Gemm g = gemm(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
     const double tiles =
-        double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch) * double(wgmmaSplitK(t, p));
+        double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch) * double(wgmmaSplitK(t, p, o));
     // `fraction` was measured with the re-layout pass included, so it is not counted apart.
     return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
                            128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
@@ -532,16 +561,17 @@ void addGemm(std::vector<IdeaDef> &out)
         .patterns = kinds,
         // On Hopper this is the fast strict path: it starts in the first round, next to the fp32
         // kernel, so a short search reaches it (measured on real sizes, a round takes seconds).
-        .space = wgmmaSpace(),
+        .space = wgmmaSpace(WgmmaOperands::Tf32x3),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
-        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, 3); },
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Tf32x3); },
         .estimate =
             [](const Target &t, const Point &p) {
-                return wgmmaEstimate(t, p, kTf32Tflops / 3, 0.58, "makes three TF32 wgmma passes (3xTF32)");
+                return wgmmaEstimate(t, p, WgmmaOperands::Tf32x3, kTf32Tflops / 3, 0.58,
+                                     "makes three TF32 wgmma passes (3xTF32)");
             },
-        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, 3); },
-        .templateName = "gemm_wgmma_tf32",
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Tf32x3); },
+        .templateName = "gemm_wgmma",
     });
 
     out.push_back(IdeaDef{
@@ -549,21 +579,50 @@ void addGemm(std::vector<IdeaDef> &out)
         .title = "Hopper warpgroup tensor cores (wgmma), single-pass TF32",
         .text = "The wgmma product with one TF32 pass: operands rounded to TF32 (to nearest) by the re-layout "
                 "pass, streamed by bulk copies, multiplied by wgmma.m64nBNk8 and promoted to an fp32 sum every "
-                "PROMOTE K steps. About 1e-3 relative error per product: loose tolerance only.",
+                "PROMOTE K steps, or, in 256-column tiles, summed there over all of K. About 1e-3 relative error "
+                "per product: loose tolerance only.",
         .patterns = kinds,
         .needs = {"gemm_mma_tf32"},
-        .space = wgmmaSpace(),
+        .space = wgmmaSpace(WgmmaOperands::Tf32),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
                 return why;
             return wgmmaApplies(t);
         },
-        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, 1); },
-        .estimate = [](const Target &t,
-                       const Point &p) { return wgmmaEstimate(t, p, kTf32Tflops, 0.48, "makes one TF32 wgmma pass"); },
-        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, 1); },
-        .templateName = "gemm_wgmma_tf32",
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Tf32); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Tf32, kTf32Tflops, 0.48, "makes one TF32 wgmma pass");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Tf32); },
+        .templateName = "gemm_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_fp16",
+        .title = "Hopper warpgroup tensor cores (wgmma) on fp16 operands",
+        .text = "The wgmma product on fp16: the re-layout pass rounds both fp32 operands to fp16 (the problem's "
+                "tensors stay fp32), so each 128-byte tile row holds 64 values of K instead of 32 and "
+                "wgmma.m64nBNk16 runs at twice the TF32 rate, accumulating in fp32; 256-column tiles sum all of K "
+                "on the tensor cores. About 5e-4 relative error per operand, like TF32 (loose tolerance only; "
+                "values beyond fp16's range, 65504, would overflow).",
+        .patterns = kinds,
+        .needs = {"gemm_tiled_fp32"},
+        .space = wgmmaSpace(WgmmaOperands::Fp16),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "an fp16 product (about 5e-4 relative error per operand)"); !why.empty())
+                return why;
+            return wgmmaApplies(t);
+        },
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Fp16); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Fp16, kFp16Tflops, 0.48, "makes one fp16 wgmma pass");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Fp16); },
+        .templateName = "gemm_wgmma",
     });
 
     out.push_back(IdeaDef{

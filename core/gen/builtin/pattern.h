@@ -141,6 +141,7 @@ struct Pattern {
     std::vector<std::string> products;
     std::vector<std::shared_ptr<const Pattern>> stages;
     std::shared_ptr<const Pattern> tail;
+    bool feedsTail = false; // a stage: its product goes on to a tail, which can amplify its error
     std::shared_ptr<const Problem> tailProblem;
 
     // "softmax over dim 1 of x [4096, 65536]": one line for comments and idea texts.

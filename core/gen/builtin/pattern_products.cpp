@@ -20,9 +20,21 @@ std::string freeName(const Problem &problem, const std::string &want)
     return name;
 }
 
+// Adds the input through which the tail reads a product of `shape`, named `want` or close to it;
+// its name.
+std::string addProduct(Problem &tailProblem, const std::string &want, const Shape &shape)
+{
+    InputSpec in;
+    in.name = freeName(tailProblem, want);
+    in.shape = shape;
+    tailProblem.inputs.push_back(in);
+    return in.name;
+}
+
 // The pattern of one stage, writing its result whole to the buffer `name`.
 std::shared_ptr<const Pattern> stageOf(Pattern p, const std::string &name, const Shape &shape)
 {
+    p.feedsTail = true;
     p.output = name;
     p.outDtype = DType::F32;
     p.outShape = shape;
@@ -68,8 +80,7 @@ Status withTail(Pattern &p, const std::vector<OpNode> &nodes, std::shared_ptr<Pr
 
 // The convolution's stage ends at `end` (the convolution's value, or its pooling's): the nodes up
 // to the one that produces it, matched as a convolution with its epilogue and pooling.
-Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end,
-                            const std::string &name)
+Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end)
 {
     const OpNode *last = producerNode(nodes, end);
     if (!last)
@@ -92,10 +103,7 @@ Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &pro
     Pattern p = *stage;
     const Shape shape = g.shape(g.result());
     auto tailProblem = std::make_shared<Problem>(problem);
-    InputSpec in;
-    in.name = name;
-    in.shape = shape;
-    tailProblem->inputs.push_back(in);
+    const std::string name = addProduct(*tailProblem, "conv_out", shape);
     p.products = {name};
     p.stages = {stageOf(*stage, name, shape)};
     if (auto st = withTail(p, tailNodes(nodes, dropped, {{end, "%" + name}}), std::move(tailProblem)); !st)
@@ -118,22 +126,19 @@ Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, 
         auto spec = gemmSpecOf(g, gemms[k]);
         if (!spec)
             return spec.error();
-        const std::string name =
-            freeName(*tailProblem, gemms.size() == 1 ? std::string("product") : "product" + std::to_string(k + 1));
-        InputSpec in;
-        in.name = name;
-        in.shape = g.shape(op.out[0]);
-        tailProblem->inputs.push_back(in);
+        const Shape &shape = g.shape(op.out[0]);
+        const std::string name = addProduct(
+            *tailProblem, gemms.size() == 1 ? std::string("product") : "product" + std::to_string(k + 1), shape);
         renamed[op.out[0]] = "%" + name;
         dropped.insert(producerNode(nodes, op.out[0]));
         Pattern stage;
         stage.kind = PatternKind::Matmul;
         stage.anchor = op.name;
         stage.gemms = {*spec};
-        stage.program = identityProgram(in.shape);
+        stage.program = identityProgram(shape);
         p.gemms.push_back(*spec);
         p.products.push_back(name);
-        p.stages.push_back(stageOf(std::move(stage), name, in.shape));
+        p.stages.push_back(stageOf(std::move(stage), name, shape));
         if (p.anchor.empty())
             p.anchor = op.name;
     }
@@ -161,10 +166,9 @@ Result<Pattern> matchConvProducts(const Graph &g, const std::vector<OpNode> &nod
         v = c.out[0];
     }
     ends.push_back(op.out[0]);
-    const std::string name = freeName(g.problem(), "conv_out");
     Error first = unsupportedOp("aten::conv2d");
     for (std::size_t i = 0; i < ends.size(); ++i) {
-        auto p = convThrough(nodes, g.problem(), ends[i], name);
+        auto p = convThrough(nodes, g.problem(), ends[i]);
         if (p)
             return p;
         if (i == 0)

@@ -16,7 +16,7 @@
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int ch = n0 + 8 * j + 2 * (lane % 4) + e;
-                    if (ch < kGemmN) dst[(long long)ch * kPixels] = epilogue(sum[4 * j + 2 * h + e], m, ch);
+                    if (ch < kGemmN) dst[(long long)ch * kPixels] = epilogue(total[4 * j + 2 * h + e], m, ch);
                 }
         }
     }

@@ -20,7 +20,7 @@ __device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned pari
 }
 
 // A bulk copy of `bytes` contiguous bytes from global to shared memory, counted on `bar`.
-__device__ __forceinline__ void bulk_copy(void *dst, const float *src, unsigned bytes, unsigned long long *bar)
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
                  ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");

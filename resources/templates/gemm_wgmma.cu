@@ -7,14 +7,16 @@
 //   transposed: {{TRANS_B}}),  batch {{BATCH}}.
 // Two launches:
 // 1. split_tiles re-lays both operands out as the tensor cores read them: K-major tiles of
-//    BM (or BN) rows x 32 floats, each 128-byte row swizzled (16-byte chunk j stored at j ^ (row % 8)),
-//    zero-padded to whole tiles, so the main kernel needs no bounds checks and each tile arrives
-//    with one bulk copy. With kSplit == 3 every value is stored twice, as a TF32 "big" part and the
-//    TF32 remainder, x = hi + lo with hi = rna(x), lo = rna(x - hi): about 22 bits of each operand.
+//    BM (or BN) rows x 128 bytes (32 TF32 or 64 fp16 values), each row swizzled (16-byte chunk j
+//    stored at j ^ (row % 8)), zero-padded to whole tiles, so the main kernel needs no bounds checks
+//    and each tile arrives with one bulk copy. With kSplit == 3 every value is stored twice, as a
+//    TF32 "big" part and the TF32 remainder, x = hi + lo with hi = rna(x), lo = rna(x - hi): about
+//    22 bits of each operand. With kHalf each value is rounded to fp16 (11 bits, as TF32, but half
+//    the bytes and twice the tensor-core rate; values beyond 65504 would overflow).
 // 2. gemm_wgmma: one producer thread streams the tiles of each 32-deep K step into a
 //    {{STAGES}}-stage ring (cp.async.bulk, completion counted on an mbarrier per stage); {{WGS}}
-//    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 8-deep step
-//    lo·hi + hi·lo + hi·hi (kSplit 3, fp32-accurate) or hi·hi (kSplit 1, TF32).
+//    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 32-byte step
+//    lo·hi + hi·lo + hi·hi (kSplit 3, fp32-accurate) or hi·hi (kSplit 1, TF32 or fp16).
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
@@ -23,13 +25,15 @@
 // splitk_combine adds them in slice order and applies the epilogue.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 32 uninitialized
-// @launch split_tiles grid(cdiv(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32) * 4, 256)) block(256) args({{A}}, {{B}}, tiles)
+// @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
+// @launch split_tiles grid(cdiv(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 4, 256)) block(256) args({{A}}, {{B}}, tiles)
 // @scratch sums float32 {{SUM_WORDS}} uninitialized
 // @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{#SPLITK}}
 // @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
+
+#include <cuda_fp16.h>
 
 // ---- problem sizes and tile shapes ----
 constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
@@ -39,14 +43,21 @@ constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
 constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared by every batch
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
 
+constexpr bool kHalf = {{HALF}};                         // fp16 operands (else TF32)
+template <bool kIsHalf> struct Operand { using Type = float; };
+template <> struct Operand<true> { using Type = __half; };
+using Elem = Operand<kHalf>::Type;                      // one value of a tile image
+
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 rows each
-constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
+constexpr int kBM = 64 * kWGs, kBN = {{BN}};
+constexpr int kBK = 128 / sizeof(Elem);                  // K per step: one 128-byte row
 constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kGroupM = {{GROUP_M}};
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
 constexpr int kSplitK = {{KSPLIT}};                      // slices of K, each a block of its own
 constexpr int kParts = kSplit == 3 ? 2 : 1;
+constexpr int kPairK = kBK / 4;                          // K values per 32-byte pair of chunks
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
@@ -55,7 +66,7 @@ constexpr int kBatch = {{BATCH}};
 constexpr int kThreads = 128 * (kWGs + 1);
 
 // Tile images in scratch: A as [image][part][tileM][tileK][BM][32], then B as
-// [image][part][tileN][tileK][BN][32]. 64-bit offsets: the images pass 2^31 floats for large problems.
+// [image][part][tileN][tileK][BN][kBK], in Elem. 64-bit offsets: the images pass 2^31 floats for large problems.
 constexpr long long kTileA = (long long)kBM * kBK, kTileB = (long long)kBN * kBK;
 constexpr long long kPartA = (long long)kTilesM * kTilesK * kTileA, kPartB = (long long)kTilesN * kTilesK * kTileB;
 constexpr long long kImageFloatsA = kImagesA * kParts * kPartA;
@@ -63,12 +74,12 @@ constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM, kRowsB = (long
 
 // Shared memory per stage: the A parts, then the B parts. Every tile is a whole number of
 // 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary.
-constexpr int kStageBytesA = kParts * kBM * kBK * 4, kStageBytesB = kParts * kBN * kBK * 4;
+constexpr int kStageBytesA = kParts * kBM * 128, kStageBytesB = kParts * kBN * 128;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
 static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
-static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 columns");
-static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
+static_assert(kBN == 64 || kBN == 96 || kBN == 128 || kBN == 256, "wgmma tiles of 64, 96, 128 or 256 columns");
+static_assert(kSplit == 1 || (kSplit == 3 && !kHalf), "split 1 (TF32 or fp16) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
@@ -76,27 +87,42 @@ static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage rin
 
 {{>tf32_split}}
 
-// One thread writes one 32-byte pair of chunks (8 consecutive k) of one tile row, in each part.
-// Swizzling keeps chunks 2c and 2c+1 of a row in the same aligned 32 bytes (slots 2c and 2c+1,
-// in either order), so the pair is written as whole 32-byte sectors.
-__device__ __forceinline__ void put_pair(float *tiles, long long partStride, long long tileBase, int row, int pair,
-                                         const float (&v)[8])
+// The 16 bytes of 4 TF32 values or 8 fp16 values, rounded from v[first .. first + 16 / sizeof(Elem)).
+__device__ __forceinline__ float4 chunk(const float *v, bool low)
 {
-    float hi[8], lo[8];
+    if constexpr (kHalf) {
+        const __half2 h[4] = {__floats2half2_rn(v[0], v[1]), __floats2half2_rn(v[2], v[3]),
+                              __floats2half2_rn(v[4], v[5]), __floats2half2_rn(v[6], v[7])};
+        return make_float4(__uint_as_float(*reinterpret_cast<const unsigned *>(&h[0])),
+                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[1])),
+                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[2])),
+                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[3])));
+    } else {
+        float r[4];
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        hi[i] = to_tf32(v[i]);
-        lo[i] = to_tf32(v[i] - hi[i]);
+        for (int i = 0; i < 4; ++i) {
+            const float hi = to_tf32(v[i]);
+            r[i] = low ? to_tf32(v[i] - hi) : hi;
+        }
+        return make_float4(r[0], r[1], r[2], r[3]);
     }
+}
+
+// One thread writes one 32-byte pair of chunks (kPairK consecutive k) of one tile row, in each
+// part. Swizzling keeps chunks 2c and 2c+1 of a row in the same aligned 32 bytes (slots 2c and
+// 2c+1, in either order), so the pair is written as whole 32-byte sectors.
+__device__ __forceinline__ void put_pair(Elem *tiles, long long partStride, long long tileBase, int row, int pair,
+                                         const float (&v)[kPairK])
+{
     // Chunk 2p lands in slot (2p) ^ (row % 8) and chunk 2p+1 in the other slot of the same pair.
     const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
-    float *dst = tiles + tileBase + (long long)row * kBK;
-    reinterpret_cast<float4 *>(dst)[first] = make_float4(hi[0], hi[1], hi[2], hi[3]);
-    reinterpret_cast<float4 *>(dst)[second] = make_float4(hi[4], hi[5], hi[6], hi[7]);
+    float4 *dst = reinterpret_cast<float4 *>(tiles + tileBase + (long long)row * kBK);
+    dst[first] = chunk(v, false);
+    dst[second] = chunk(v + kPairK / 2, false);
     if constexpr (kParts == 2) {
-        dst += partStride;
-        reinterpret_cast<float4 *>(dst)[first] = make_float4(lo[0], lo[1], lo[2], lo[3]);
-        reinterpret_cast<float4 *>(dst)[second] = make_float4(lo[4], lo[5], lo[6], lo[7]);
+        dst = reinterpret_cast<float4 *>(tiles + tileBase + partStride + (long long)row * kBK);
+        dst[first] = chunk(v, true);
+        dst[second] = chunk(v + kPairK / 2, true);
     }
 }
 
@@ -104,20 +130,21 @@ __device__ __forceinline__ void put_pair(float *tiles, long long partStride, lon
 // pairs of one row. Rows of a plain B are N-contiguous: consecutive threads take consecutive
 // rows (n) of one pair, so each of the eight reads is coalesced across the warp.
 extern "C" __global__ void __launch_bounds__(256)
-split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tiles)
+split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tileWords)
 {
+    Elem *tiles = reinterpret_cast<Elem *>(tileWords);
     long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    float v[8];
+    float v[kPairK];
     if (idx < kRowsA * kTilesK * 4) {
         const int pair = idx % 4;
         const int tk = (idx / 4) % kTilesK;
         const long long rowAll = idx / (4 * kTilesK);
         const int image = rowAll / (kTilesM * kBM);
         const int rowInImage = rowAll % (kTilesM * kBM);
-        const int k0 = tk * kBK + pair * 8;
+        const int k0 = tk * kBK + pair * kPairK;
         const float *src = A + image * kBatchStrideA + (long long)rowInImage * kK;
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < kPairK; ++i)
             v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
         const long long tile = ((long long)image * kParts * kTilesM + rowInImage / kBM) * kTilesK + tk;
         put_pair(tiles, kPartA, tile * kTileA, rowInImage % kBM, pair, v);
@@ -132,10 +159,10 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
         const long long rowAll = idx / (4 * kTilesK);
         image = rowAll / (kTilesN * kBN);
         rowInImage = rowAll % (kTilesN * kBN);
-        const int k0 = tk * kBK + pair * 8;
+        const int k0 = tk * kBK + pair * kPairK;
         const float *src = B + image * kBatchStrideB + (long long)rowInImage * kK;
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < kPairK; ++i)
             v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
     } else {
         rowInImage = idx % (kTilesN * kBN);
@@ -143,10 +170,10 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
         pair = rest % 4;
         tk = (rest / 4) % kTilesK;
         image = rest / (4 * kTilesK);
-        const int k0 = tk * kBK + pair * 8;
+        const int k0 = tk * kBK + pair * kPairK;
         const float *src = B + image * kBatchStrideB + rowInImage;
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < kPairK; ++i)
             v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * kN) : 0.0f;
     }
     const long long tile = ((long long)image * kParts * kTilesN + rowInImage / kBN) * kTilesK + tk;
@@ -157,10 +184,10 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 
 {{>hopper_pipeline}}
 
-{{>wgmma_tf32_smem}}
+{{>wgmma_smem}}
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
-gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
+gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
@@ -192,9 +219,10 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__r
     if (wg == 0) {
         // Producer: one thread keeps the ring full.
         if (threadIdx.x != 0) return;
-        const float *tilesA = tiles + (long long)(kImagesA > 1 ? batch : 0) * kParts * kPartA +
+        const Elem *tiles = reinterpret_cast<const Elem *>(tileWords);
+        const Elem *tilesA = tiles + (long long)(kImagesA > 1 ? batch : 0) * kParts * kPartA +
                               ((long long)tileM * kTilesK + kt0) * kTileA;
-        const float *tilesB = tiles + kImageFloatsA + (long long)(kImagesB > 1 ? batch : 0) * kParts * kPartB +
+        const Elem *tilesB = tiles + kImageFloatsA + (long long)(kImagesB > 1 ? batch : 0) * kParts * kPartB +
                               ((long long)tileN * kTilesK + kt0) * kTileB;
         for (int kt = 0; kt < steps; ++kt) {
             const int s = kt % kStages;
@@ -203,9 +231,9 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__r
             unsigned char *stage = ring + s * kStageBytes;
 #pragma unroll
             for (int part = 0; part < kParts; ++part) {
-                bulk_copy(stage + part * kBM * kBK * 4, tilesA + part * kPartA + kt * kTileA, kBM * kBK * 4, &full[s]);
-                bulk_copy(stage + kStageBytesA + part * kBN * kBK * 4, tilesB + part * kPartB + kt * kTileB,
-                          kBN * kBK * 4, &full[s]);
+                bulk_copy(stage + part * kBM * 128, tilesA + part * kPartA + kt * kTileA, kBM * 128, &full[s]);
+                bulk_copy(stage + kStageBytesA + part * kBN * 128, tilesB + part * kPartB + kt * kTileB, kBN * 128,
+                          &full[s]);
             }
         }
         return;
@@ -213,7 +241,7 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__r
 
     // Consumers: warpgroup c owns rows 64c .. 64c+63 of the block tile.
     const int c = wg - 1;
-{{>wgmma_tf32_consumer}}
+{{>wgmma_consumer}}
 
     // Epilogue: a function of acc, row, col and batch (with K split, the slice's sums go to scratch
     // as they are). Register 4j + r of a thread sits at row 16 * warp + lane / 4 (+8 for r >= 2)
@@ -234,15 +262,15 @@ gemm_wgmma(const float *__restrict__ tiles, float *__restrict__ sums, float *__r
             const int col = tileN * kBN + 8 * j + 2 * (lane % 4);
             if (row >= kM || col >= kN) continue;
             float *dst = C + (long long)row * kN + col;
-            const float v0 = epilogue(sum[4 * j + 2 * h], row, col);
+            const float v0 = epilogue(total[4 * j + 2 * h], row, col);
             if (col + 1 >= kN) {
                 dst[0] = v0;
             } else if constexpr (kN % 2 == 0 && (kBatchStrideC % 2 == 0 || kSplitK > 1)) {
-                const float v1 = epilogue(sum[4 * j + 2 * h + 1], row, col + 1);
+                const float v1 = epilogue(total[4 * j + 2 * h + 1], row, col + 1);
                 *reinterpret_cast<float2 *>(dst) = make_float2(v0, v1); // 8-byte aligned: col is even
             } else {
                 dst[0] = v0;
-                dst[1] = epilogue(sum[4 * j + 2 * h + 1], row, col + 1);
+                dst[1] = epilogue(total[4 * j + 2 * h + 1], row, col + 1);
             }
         }
 }
