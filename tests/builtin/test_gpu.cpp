@@ -43,8 +43,7 @@ private slots:
         QTest::addColumn<QString>("path");
         for (const char *p : {"problems/seed/matmul.toml", "problems/level1/linear_bias_relu.toml",
                               "problems/level1/bmm.toml", "tests/builtin/data/problems/matmul_mish_mish.toml",
-                              "tests/builtin/data/problems/matmul_large_k.toml",
-                              "tests/builtin/data/problems/linear_small_batch.toml"})
+                              "tests/builtin/data/problems/matmul_large_k.toml"})
             QTest::newRow(p) << QStringLiteral(KF_SOURCE_DIR "/") + p;
     }
 
