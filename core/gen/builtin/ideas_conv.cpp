@@ -569,7 +569,7 @@ void addConv(std::vector<IdeaDef> &out)
 
     out.push_back(IdeaDef{
         .id = "conv_wgmma_pool",
-        .title = "wgmma convolution, then max pooling in a second pass",
+        .title = "wgmma convolution, then the pooling (max or average) in a second pass",
         .text = wgmma +
             " The bias and activation are applied to the sums and the activation map goes to scratch; "
             "a second kernel reads each pooling window from there. Pooling inside the convolution tile "
@@ -621,7 +621,7 @@ void addConv(std::vector<IdeaDef> &out)
 
     out.push_back(IdeaDef{
         .id = "conv_wgmma_regs_pool",
-        .title = "wgmma convolution with the gathered operand in registers, then max pooling",
+        .title = "wgmma convolution with the gathered operand in registers, then the pooling (max or average)",
         .text = regs +
             " The bias and activation are applied to the sums and the activation map goes to scratch; "
             "a second kernel reads each pooling window from there.",
