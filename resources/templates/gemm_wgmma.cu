@@ -195,13 +195,7 @@ gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float 
     unsigned long long *full = reinterpret_cast<unsigned long long *>(ring + kStages * kStageBytes);
     unsigned long long *empty = full + kStages;
 
-    // Block -> output tile, kGroupM block-rows at a time so that they share B panels in L2.
-    const int tile = blockIdx.x;
-    const int group = tile / (kGroupM * kTilesN);
-    const int firstM = group * kGroupM;
-    const int groupRows = min(kTilesM - firstM, kGroupM);
-    const int tileM = firstM + (tile % (kGroupM * kTilesN)) % groupRows;
-    const int tileN = (tile % (kGroupM * kTilesN)) / groupRows;
+{{>grouped_tile}}
     const int batch = blockIdx.z;
     // This block's slice of K: steps kt0 .. kt0 + steps - 1.
     const int kt0 = blockIdx.y * kSliceK, steps = min(kSliceK, kTilesK - kt0);
