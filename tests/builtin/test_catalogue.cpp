@@ -44,6 +44,29 @@ std::vector<Extra> extras()
                             ref("x: Tensor, s: Tensor")),
                    {node("aten::mul", {"%x.1", "%s.1"}, {"%2"}, {{7, 5, 9}, {5, 1}}, {{7, 5, 9}}, {nullptr, nullptr}),
                     node("aten::gelu", {"%2", "%3"}, {"%4"}, {{7, 5, 9}, {}}, {{7, 5, 9}}, {nullptr, "none"})}});
+    // The activations without a chain of their own elsewhere: each idea renders and compiles them.
+    const std::vector<std::int64_t> a{6, 7, 11};
+    out.push_back({"odd_activations",
+                   toml("odd_activations", "[[inputs]]\nname = \"x\"\nshape = [6, 7, 11]\n[[outputs]]\nname = "
+                                           "\"out\"\nshape = [6, 7, 11]\n" + ref("x: Tensor")),
+                   {node("aten::selu", {"%x.1"}, {"%2"}, {a}, {a}, {nullptr}),
+                    node("aten::log_sigmoid", {"%2"}, {"%3"}, {a}, {a}, {nullptr}),
+                    node("aten::celu", {"%3", "%4"}, {"%5"}, {a, {}}, {a}, {nullptr, 2.0}),
+                    node("aten::softshrink", {"%5", "%6"}, {"%7"}, {a, {}}, {a}, {nullptr, 0.25}),
+                    node("aten::hardshrink", {"%7", "%8"}, {"%9"}, {a, {}}, {a}, {nullptr, 0.1}),
+                    node("aten::threshold", {"%9", "%10", "%11"}, {"%12"}, {a, {}, {}}, {a}, {nullptr, 0.0, -1.0}),
+                    node("aten::tan", {"%12"}, {"%13"}, {a}, {a}, {nullptr}),
+                    node("aten::atan", {"%13"}, {"%14"}, {a}, {a}, {nullptr}),
+                    node("aten::sinh", {"%14"}, {"%15"}, {a}, {a}, {nullptr}),
+                    node("aten::cosh", {"%15"}, {"%16"}, {a}, {a}, {nullptr}),
+                    node("aten::log2", {"%16"}, {"%17"}, {a}, {a}, {nullptr}),
+                    node("aten::exp2", {"%17"}, {"%18"}, {a}, {a}, {nullptr}),
+                    node("aten::log10", {"%18"}, {"%19"}, {a}, {a}, {nullptr}),
+                    node("aten::floor", {"%19"}, {"%20"}, {a}, {a}, {nullptr}),
+                    node("aten::ceil", {"%20"}, {"%21"}, {a}, {a}, {nullptr}),
+                    node("aten::trunc", {"%21"}, {"%22"}, {a}, {a}, {nullptr}),
+                    node("aten::round", {"%22"}, {"%23"}, {a}, {a}, {nullptr}),
+                    node("aten::sign", {"%23"}, {"%24"}, {a}, {a}, {nullptr})}});
     out.push_back({"odd_softmax",
                    toml("odd_softmax",
                         "[[inputs]]\nname = \"x\"\nshape = [6, 1001]\n[[outputs]]\nname = \"out\"\n"

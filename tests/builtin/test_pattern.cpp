@@ -179,6 +179,10 @@ private slots:
         row("matmul_two_products", "matmul",
             "matrix product x @ w_gate^T (M 4096, N 5632, K 2048), x @ w_up^T (M 4096, N 5632, K 2048), then "
             "elementwise out = (product1 * sigmoid(product1)) * product2 over [4096, 5632]");
+        row("activations_more", "elementwise",
+            "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
+            "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
+            "exp2(-abs(x)))) + ((((floor(x) + ceil(x)) + round(x)) + trunc(x)) + sign(x)) over [8192, 4096]");
     }
 
     void ownProblems()
@@ -190,7 +194,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 31); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 32); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()
@@ -499,6 +503,32 @@ private slots:
         };
         const Pattern r = recogniseOk(g, problemWith(false, "[2, 3, 4]"));
         QCOMPARE(QString::fromStdString(r.program.text()), QString("2 - clamp(gelu_tanh(x), 0.1, inf)"));
+    }
+
+    void moreActivations()
+    {
+        // selu, log_sigmoid, celu(alpha=2), hardshrink(0.3), softshrink (default 0.5), threshold(0.1, 20),
+        // round, sign: one fused chain.
+        const Shape s{2, 3, 4};
+        std::vector<OpNode> g{
+            node("aten::selu", {"%x.1"}, {"%2"}, {s}, {s}, {nullptr}),
+            node("aten::log_sigmoid", {"%2"}, {"%3"}, {s}, {s}, {nullptr}),
+            node("aten::celu", {"%3", "%4"}, {"%5"}, {s, {}}, {s}, {nullptr, 2.0}),
+            node("aten::hardshrink", {"%5", "%6"}, {"%7"}, {s, {}}, {s}, {nullptr, 0.3}),
+            node("aten::softshrink", {"%7", "%8"}, {"%9"}, {s, {}}, {s}, {nullptr, nullptr}),
+            node("aten::threshold", {"%9", "%10", "%11"}, {"%12"}, {s, {}, {}}, {s}, {nullptr, 0.1, 20.0}),
+            node("aten::round", {"%12"}, {"%13"}, {s}, {s}, {nullptr}),
+            node("aten::sign", {"%13"}, {"%14"}, {s}, {s}, {nullptr}),
+        };
+        const Pattern r = recogniseOk(g, problemWith(false, "[2, 3, 4]"));
+        QCOMPARE(QString::fromStdString(r.program.text()),
+                 QString("sign(round(threshold(softshrink(hardshrink(celu(log_sigmoid(selu(x)), 2), 0.3), 0.5), 0.1, "
+                         "20)))"));
+        // round to decimals is not an integer rounding: refused by name.
+        auto decimals = recognise({node("aten::round", {"%x.1", "%2"}, {"%3"}, {s, {}}, {s}, {nullptr, 2})},
+                                  problemWith(false, "[2, 3, 4]"));
+        QVERIFY(!decimals);
+        QVERIFY2(QString::fromStdString(decimals.error().message).contains("decimals"), decimals.error().message.c_str());
     }
 
     void unsupportedOpsAreNamed_data()

@@ -35,6 +35,23 @@ constexpr std::array kFunctions{
     EwFunction{"square", 1, "$0 * $0", "$0^2"},
     EwFunction{"sin", 1, "sinf($0)", "sin($0)"},
     EwFunction{"cos", 1, "cosf($0)", "cos($0)"},
+    EwFunction{"tan", 1, "tanf($0)", "tan($0)"},
+    EwFunction{"atan", 1, "atanf($0)", "atan($0)"},
+    EwFunction{"sinh", 1, "sinhf($0)", "sinh($0)"},
+    EwFunction{"cosh", 1, "coshf($0)", "cosh($0)"},
+    EwFunction{"log2", 1, "log2f($0)", "log2($0)"},
+    EwFunction{"log10", 1, "log10f($0)", "log10($0)"},
+    EwFunction{"exp2", 1, "exp2f($0)", "exp2($0)"},
+    EwFunction{"floor", 1, "floorf($0)", "floor($0)"},
+    EwFunction{"ceil", 1, "ceilf($0)", "ceil($0)"},
+    EwFunction{"trunc", 1, "truncf($0)", "trunc($0)"},
+    // torch.round rounds halves to even, as rintf does (roundf would round them away from zero).
+    EwFunction{"round", 1, "rintf($0)", "round($0)"},
+    EwFunction{"sign", 1, "float(($0 > 0.0f) - ($0 < 0.0f))", "sign($0)"},
+    // SELU's fixed alpha and scale (and their product for the negative side).
+    EwFunction{"selu", 1, "($0 > 0.0f ? 1.05070098735548049f * $0 : 1.75809934084737685f * expm1f($0))", "selu($0)"},
+    // log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|)).
+    EwFunction{"log_sigmoid", 1, "(fminf($0, 0.0f) - log1pf(expf(-fabsf($0))))", "log_sigmoid($0)"},
     EwFunction{"add", 2, "$0 + $1", "$0 + $1"},
     EwFunction{"sub", 2, "$0 - $1", "$0 - $1"},
     EwFunction{"mul", 2, "$0 * $1", "$0 * $1"},
@@ -44,6 +61,10 @@ constexpr std::array kFunctions{
     EwFunction{"pow", 2, "powf($0, $1)", "pow($0, $1)"},
     EwFunction{"leaky_relu", 2, "($0 > 0.0f ? $0 : $0 * $1)", "leaky_relu($0, $1)"},
     EwFunction{"elu", 2, "($0 > 0.0f ? $0 : $1 * expm1f($0))", "elu($0, $1)"},
+    EwFunction{"celu", 2, "($0 > 0.0f ? $0 : $1 * expm1f($0 / $1))", "celu($0, $1)"},
+    EwFunction{"hardshrink", 2, "(fabsf($0) > $1 ? $0 : 0.0f)", "hardshrink($0, $1)"},
+    EwFunction{"softshrink", 2, "($0 > $1 ? $0 - $1 : ($0 < -($1) ? $0 + $1 : 0.0f))", "softshrink($0, $1)"},
+    EwFunction{"threshold", 3, "($0 > $1 ? $0 : $2)", "threshold($0, $1, $2)"},
     EwFunction{"softplus", 3, "($0 * $1 > $2 ? $0 : log1pf(expf($0 * $1)) / $1)", "softplus($0, $1, $2)"},
     EwFunction{"clamp", 3, "fminf(fmaxf($0, $1), $2)", "clamp($0, $1, $2)"},
     // The terms of losses, of |a - b| and the loss's beta or delta; x log x as PyTorch's xlogy(x, x).
@@ -53,7 +74,7 @@ constexpr std::array kFunctions{
 };
 
 // aten ops that map one to one onto a unary function of the table.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kUnary{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kUnary{{
     {"relu", "relu"},
     {"relu6", "relu6"},
     {"sigmoid", "sigmoid"},
@@ -75,12 +96,26 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kUnary{{
     {"square", "square"},
     {"sin", "sin"},
     {"cos", "cos"},
+    {"tan", "tan"},
+    {"atan", "atan"},
+    {"sinh", "sinh"},
+    {"cosh", "cosh"},
+    {"log2", "log2"},
+    {"log10", "log10"},
+    {"exp2", "exp2"},
+    {"floor", "floor"},
+    {"ceil", "ceil"},
+    {"trunc", "trunc"},
+    {"sign", "sign"},
+    {"selu", "selu"},
+    {"log_sigmoid", "log_sigmoid"},
 }};
 
-constexpr std::string_view kOthers[] = {"gelu",       "add",         "sub",       "rsub",      "mul",
-                                        "div",        "true_divide", "maximum",   "minimum",   "max",
-                                        "min",        "clamp",       "clamp_min", "clamp_max", "hardtanh",
-                                        "leaky_relu", "softplus",    "elu",       "pow",       "dropout"};
+constexpr std::string_view kOthers[] = {
+    "gelu",      "add",       "sub",        "rsub",       "mul",        "div",     "true_divide",
+    "maximum",   "minimum",   "max",        "min",        "clamp",      "clamp_min", "clamp_max",
+    "hardtanh",  "leaky_relu", "softplus",  "elu",        "celu",       "hardshrink", "softshrink",
+    "threshold", "pow",       "dropout",    "round"};
 
 std::string_view shortName(std::string_view op)
 {
@@ -247,10 +282,22 @@ std::optional<Result<EwArg>> parametric(OpReader &r, std::string_view name)
             return unsupported(r.op, "with a scale");
         return r.emit("elu", {self, *alpha});
     }
+    if (name == "celu" || name == "hardshrink" || name == "softshrink") {
+        auto param = r.number(1, name == "celu" ? 1.0 : 0.5); // alpha, or lambd
+        if (!param)
+            return unsupported(r.op, "with a non-numeric parameter");
+        return r.emit(std::string(name), {self, *param});
+    }
+    if (name == "threshold") {
+        auto threshold = r.number(1, 0), value = r.number(2, 0);
+        if (!threshold || !value)
+            return unsupported(r.op, "with non-numeric arguments");
+        return r.emit("threshold", {self, *threshold, *value});
+    }
     return std::nullopt;
 }
 
-// gelu's two forms, dropout in eval mode and pow (its common exponents as exact, cheaper ops).
+// gelu's two forms, round to an integer, dropout in eval mode and pow (its common exponents as exact, cheaper ops).
 std::optional<Result<EwArg>> special(OpReader &r, std::string_view name)
 {
     const EwArg self = r.self();
@@ -262,6 +309,12 @@ std::optional<Result<EwArg>> special(OpReader &r, std::string_view name)
         if (approx == "tanh")
             return r.emit("gelu_tanh", {self});
         return unsupported(r.op, "with approximate='" + approx + "'");
+    }
+    if (name == "round") {
+        const nlohmann::json *decimals = r.constAt(1);
+        if (decimals && decimals->is_number() && decimals->get<double>() != 0)
+            return unsupported(r.op, "to decimals");
+        return r.emit("round", {self});
     }
     if (name == "dropout") {
         const nlohmann::json *train = r.constAt(2);
