@@ -67,6 +67,16 @@ std::vector<Extra> extras()
                     node("aten::trunc", {"%21"}, {"%22"}, {a}, {a}, {nullptr}),
                     node("aten::round", {"%22"}, {"%23"}, {a}, {a}, {nullptr}),
                     node("aten::sign", {"%23"}, {"%24"}, {a}, {a}, {nullptr})}});
+    // A product along the middle dim, kept: every reduction idea renders and compiles it.
+    out.push_back({"odd_prod",
+                   toml("odd_prod", "[[inputs]]\nname = \"x\"\nshape = [5, 9, 13]\n[[outputs]]\nname = "
+                                    "\"out\"\nshape = [5, 1, 13]\n" + ref("x: Tensor")),
+                   {node("aten::prod", {"%x.1", "%2", "%3", "%4"}, {"%5"}, {{5, 9, 13}, {}, {}, {}}, {{5, 1, 13}},
+                         {nullptr, 1, true, nullptr})}});
+    out.push_back({"odd_prod_all",
+                   toml("odd_prod_all", "[[inputs]]\nname = \"x\"\nshape = [5, 9, 13]\n[[outputs]]\nname = "
+                                        "\"out\"\nshape = []\n" + ref("x: Tensor")),
+                   {node("aten::prod", {"%x.1", "%2"}, {"%3"}, {{5, 9, 13}, {}}, {{}}, {nullptr, nullptr})}});
     out.push_back({"odd_softmax",
                    toml("odd_softmax",
                         "[[inputs]]\nname = \"x\"\nshape = [6, 1001]\n[[outputs]]\nname = \"out\"\n"

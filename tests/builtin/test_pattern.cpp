@@ -1,5 +1,6 @@
 // Pattern recognition: the graphs of the shipped problems, as the worker reports them, and
 // hand-built graphs for the forms the shipped problems do not cover.
+#include "gen/builtin/codegen.h"
 #include "gen/builtin/ideas.h"
 #include "gen/builtin/pattern.h"
 #include "support.h"
@@ -529,6 +530,26 @@ private slots:
                                   problemWith(false, "[2, 3, 4]"));
         QVERIFY(!decimals);
         QVERIFY2(QString::fromStdString(decimals.error().message).contains("decimals"), decimals.error().message.c_str());
+    }
+
+    void productReductions()
+    {
+        // prod over dim 1 (kept), and over every element; a dtype conversion is refused by name.
+        const Shape s{2, 3, 4};
+        const Pattern dim = recogniseOk({node("aten::prod", {"%x.1", "%2", "%3", "%4"}, {"%5"}, {s, {}, {}, {}},
+                                              {{2, 1, 4}}, {nullptr, 1, true, nullptr})},
+                                        problemWith(false, "[2, 1, 4]"));
+        QCOMPARE(QString::fromStdString(toString(dim.kind)), QString("reduce"));
+        QCOMPARE(dim.reduceOp, std::string("prod"));
+        QCOMPARE(dim.row.len, std::int64_t(3));
+        const Pattern all = recogniseOk({node("aten::prod", {"%x.1", "%2"}, {"%3"}, {s, {}}, {{}}, {nullptr, nullptr})},
+                                        problemWith(false, "[]"));
+        QCOMPARE(all.row.len, std::int64_t(2 * 3 * 4));
+        QVERIFY(emitReduction(all).find("a * b") != std::string::npos);
+        auto cast = recognise({node("aten::prod", {"%x.1", "%2"}, {"%3"}, {s, {}}, {{}}, {nullptr, 7})},
+                              problemWith(false, "[]"));
+        QVERIFY(!cast);
+        QVERIFY2(QString::fromStdString(cast.error().message).contains("dtype"), cast.error().message.c_str());
     }
 
     void unsupportedOpsAreNamed_data()

@@ -318,6 +318,19 @@ std::string emitReduction(const Pattern &p)
         s += finish(op == "mean" ? "float(a / " + len + ".0)" : "float(a)");
         return s + "};\n";
     }
+    if (op == "prod") {
+        s += "// Reduction: the product of " + len + " values, in double: fewer roundings, and no\n";
+        s += "// overflow or underflow of partial products that fp32 would meet before the end.\n";
+        s += "struct Reduction {\n";
+        s += "    using Acc = double;\n    using Out = float;\n";
+        s += "    static __device__ __forceinline__ Acc identity() { return 1.0; }\n";
+        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
+        s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a * b; }\n";
+        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
+             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
+        s += finish("float(a)");
+        return s + "};\n";
+    }
     const bool isMax = op == "amax" || op == "argmax";
     const std::string cmp = isMax ? ">" : "<";
     const std::string worst = isMax ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)"; // -inf / +inf

@@ -19,7 +19,7 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "transpose, permute) are followed; float32 results"});
         g.push_back(
             {"reduction",
-             {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
+             {"aten::sum", "aten::mean", "aten::prod", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
               "aten::argmin", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::mse_loss",
               "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div", "aten::soft_margin_loss"},
              "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "

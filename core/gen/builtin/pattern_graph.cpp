@@ -391,8 +391,8 @@ bool isVectorNormOp(const std::string &n) { return n == "aten::norm" || n == "at
 bool isReductionOp(const Op &op)
 {
     const std::string &n = op.name;
-    return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-        n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
+    return n == "aten::sum" || n == "aten::mean" || n == "aten::prod" || n == "aten::amax" || n == "aten::amin" ||
+        n == "aten::argmax" || n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
         isVectorNormOp(n) || n == "aten::frobenius_norm";
 }
 

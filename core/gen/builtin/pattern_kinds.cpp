@@ -14,8 +14,8 @@ bool isReduction(const Op &op)
     const std::string &n = op.name;
     if (n == "aten::max" || n == "aten::min")
         return op.in.size() > 1 && !op.in[1].tensor;
-    return n == "aten::sum" || n == "aten::mean" || n == "aten::amax" || n == "aten::amin" || n == "aten::argmax" ||
-        n == "aten::argmin";
+    return n == "aten::sum" || n == "aten::mean" || n == "aten::prod" || n == "aten::amax" || n == "aten::amin" ||
+        n == "aten::argmax" || n == "aten::argmin";
 }
 
 bool isSoftmax(const std::string &n)
@@ -384,6 +384,12 @@ Status reductionRows(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
 {
     const std::string &n = op.name;
     Pattern &p = m.p;
+    // prod(self, dtype) over every element, or prod(self, dim, keepdim, dtype).
+    if (n == "aten::prod") {
+        const std::size_t dtypeAt = op.in.size() == 2 ? 1 : 3;
+        if (op.in.size() > dtypeAt && !op.in[dtypeAt].constant.is_null())
+            return unsupportedOp(n, "with a dtype conversion");
+    }
     auto dims = reducedDims(op, x);
     if (!dims)
         return dims.error();
