@@ -304,49 +304,32 @@ std::string emitReduction(const Pattern &p)
             ".\n    static __device__ __forceinline__ Out finish(Acc a)\n    {\n" +
             "        const float acc = " + value + ";\n        return " + after + ";\n    }\n";
     };
-    std::string s;
-    if (op == "sum" || op == "mean") {
-        s += "// Reduction: " + op + " of " + len + " values, accumulated in double so that the\n";
-        s += "// rounding of long fp32 sums stays far below the tolerance.\n";
-        s += "struct Reduction {\n";
-        s += "    using Acc = double;\n    using Out = float;\n";
-        s += "    static __device__ __forceinline__ Acc identity() { return 0.0; }\n";
-        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
-        s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }\n";
-        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
-             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
-        s += finish(op == "mean" ? "float(a / " + len + ".0)" : "float(a)");
-        return s + "};\n";
-    }
-    if (op == "prod") {
-        s += "// Reduction: the product of " + len + " values, in double: fewer roundings, and no\n";
-        s += "// overflow or underflow of partial products that fp32 would meet before the end.\n";
-        s += "struct Reduction {\n";
-        s += "    using Acc = double;\n    using Out = float;\n";
-        s += "    static __device__ __forceinline__ Acc identity() { return 1.0; }\n";
-        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
-        s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a * b; }\n";
-        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
-             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
-        s += finish("float(a)");
-        return s + "};\n";
-    }
+    // A reduction to one value per output, combined with `combine` (an expression of a and b).
+    auto scalar = [&](const std::string &comment, const std::string &acc, const std::string &identity,
+                      const std::string &combine, const std::string &value) {
+        return comment + "struct Reduction {\n    using Acc = " + acc + ";\n    using Out = float;\n" +
+            "    static __device__ __forceinline__ Acc identity() { return " + identity + "; }\n" +
+            "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n" +
+            "    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return " + combine + "; }\n" +
+            "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
+            "__shfl_xor_sync(0xffffffffu, a, mask); }\n" +
+            finish(value) + "};\n";
+    };
+    if (op == "sum" || op == "mean")
+        return scalar("// Reduction: " + op + " of " + len + " values, accumulated in double so that the\n" +
+                          "// rounding of long fp32 sums stays far below the tolerance.\n",
+                      "double", "0.0", "a + b", op == "mean" ? "float(a / " + len + ".0)" : "float(a)");
+    if (op == "prod")
+        return scalar("// Reduction: the product of " + len + " values, in double: fewer roundings, and no\n" +
+                          "// overflow or underflow of partial products that fp32 would meet before the end.\n",
+                      "double", "1.0", "a * b", "float(a)");
     const bool isMax = op == "amax" || op == "argmax";
     const std::string cmp = isMax ? ">" : "<";
     const std::string worst = isMax ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)"; // -inf / +inf
-    if (op == "amax" || op == "amin") {
-        s += "// Reduction: the " + std::string(isMax ? "maximum" : "minimum") + " of " + len + " values.\n";
-        s += "struct Reduction {\n";
-        s += "    using Acc = float;\n    using Out = float;\n";
-        s += "    static __device__ __forceinline__ Acc identity() { return " + worst + "; }\n";
-        s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return v; }\n";
-        s += std::string("    static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return ") +
-            (isMax ? "fmaxf" : "fminf") + "(a, b); }\n";
-        s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask) { return "
-             "__shfl_xor_sync(0xffffffffu, a, mask); }\n";
-        s += finish("a");
-        return s + "};\n";
-    }
+    if (op == "amax" || op == "amin")
+        return scalar("// Reduction: the " + std::string(isMax ? "maximum" : "minimum") + " of " + len + " values.\n",
+                      "float", worst, std::string(isMax ? "fmaxf" : "fminf") + "(a, b)", "a");
+    std::string s;
     s += "// Reduction: the index of the " + std::string(isMax ? "largest" : "smallest") + " of " + len +
         " values (the first one on a tie,\n// as PyTorch returns); the order of combining does not matter.\n";
     s += "struct ValueIndex {\n    float value;\n    long long index;\n};\n\n";
