@@ -165,6 +165,8 @@ private slots:
         row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
         row("conv_relu_avgpool", "conv2d",
             "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
+        row("conv_maxpool_padded", "conv2d",
+            "conv2d of x with weight (stride 1, padding 1) + bias, then max_pool2d 3x3 stride 2 padding 1");
         row("linear_sigmoid_sum", "matmul",
             "matrix product x @ weight^T + bias (M 8192, N 8192, K 4096), then sum over dim 1 of (sigmoid(product) * "
             "2) [8192, 8192] (keepdim)");
@@ -195,7 +197,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 32); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 33); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -228,7 +228,8 @@ std::string Pattern::summary() const
             s += ", then " + program.text();
         if (pool)
             s += ", then " + pool->op.substr(6) + " " + std::to_string(pool->kernel[0]) + "x" +
-                std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]);
+                std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]) +
+                (pool->pad[0] || pool->pad[1] ? " padding " + std::to_string(pool->pad[0]) : "");
         return s + (tail ? ", then " + tail->summary() : "");
     }
     case PatternKind::Pool:
