@@ -255,7 +255,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
                 }
         }
         consumers_sync();
-        pool_rect(out, sC, blockIdx.x, n0, threadIdx.x, 128 * kWGs);
+        pool_rect(out, sC, blockIdx.x, n0, threadIdx.x);
     }
 {{/FUSED_POOL}}
 }

@@ -7,23 +7,26 @@
 
 constexpr int kLdC = kBM + 4; // channel stride: a warp's stores (8 pixels x 4 channel pairs) hit 32 banks
 
+// The most pooled rows (columns) whose windows reach kTileH (kTileW) consecutive conv rows
+// (columns): the loop below has constant bounds, so its index arithmetic is multiplications.
+constexpr int kPoolRows = (kTileH + kPoolKH - 2) / kPoolSH + 1, kPoolCols = (kTileW + kPoolKW - 2) / kPoolSW + 1;
+
 // Not inlined: its addressing would otherwise compete with the accumulators for the registers that
 // two or three blocks per SM leave (ptxas spilled at 128).
-__device__ __noinline__ void pool_rect(float *__restrict__ out, const float *sC, int block, int n0, int tid,
-                                       int threads)
+__device__ __noinline__ void pool_rect(float *__restrict__ out, const float *sC, int block, int n0, int tid)
 {
     const int b = block / (kTilesH * kTilesW), oh0 = block / kTilesW % kTilesH * kTileH, ow0 = block % kTilesW * kTileW;
     const int oh1 = min(oh0 + kTileH, kOutH), ow1 = min(ow0 + kTileW, kOutW); // past the last held row, column
-    // The pooled rows (columns) whose windows reach the held conv rows (columns).
+    // The first pooled row (column) whose window reaches the held conv rows (columns), and the last.
     const int phLo = max(0, oh0 + kPoolPadH - kPoolKH + kPoolSH) / kPoolSH;
     const int phHi = min(kPoolOutH - 1, (oh1 - 1 + kPoolPadH) / kPoolSH);
     const int pwLo = max(0, ow0 + kPoolPadW - kPoolKW + kPoolSW) / kPoolSW;
     const int pwHi = min(kPoolOutW - 1, (ow1 - 1 + kPoolPadW) / kPoolSW);
-    const int rows = phHi - phLo + 1, cols = pwHi - pwLo + 1;
-    if (rows <= 0 || cols <= 0) return;
-    for (int it = tid; it < rows * cols * kBN; it += threads) {
-        const int pw = pwLo + it % cols, ph = phLo + it / cols % rows, n = it / (cols * rows);
-        if (n0 + n >= kGemmN) continue;
+    constexpr int kItems = kBN * kPoolRows * kPoolCols;
+#pragma unroll 2
+    for (int it = tid; it < kItems; it += 128 * kWGs) {
+        const int pw = pwLo + it % kPoolCols, ph = phLo + it / kPoolCols % kPoolRows, n = it / (kPoolCols * kPoolRows);
+        if (pw > pwHi || ph > phHi || n0 + n >= kGemmN) continue;
         const int h0 = ph * kPoolSH - kPoolPadH, w0 = pw * kPoolSW - kPoolPadW;
         float v = kPoolMax ? -__int_as_float(0x7f800000) : 0.0f;
         int held = 0, valid = 0;
