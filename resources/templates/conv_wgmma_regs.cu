@@ -22,22 +22,15 @@
 //    into hi + lo in registers and issue wgmma.m64n{{BN}}k8 with A from registers:
 //    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32). Tensor-core accumulation
 //    truncates, so it runs {{PROMOTE}} K steps at a time before each chunk is added to an fp32 sum.
-// 3. With pooling, either the conv result goes to scratch and pool_windows reads each window from
-//    there, or (fused) each block covers a {{TILE_H}}x{{TILE_W}} rectangle of one image, writes its tile
-//    after the epilogue into shared memory and pools every window that touches the rectangle: a
-//    window held whole is stored, one split between blocks merged with an atomic onto the fill of a
-//    first launch (-inf for max, 0 for average). The conv result never goes to memory.
+// 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-{{#FUSED_POOL}}
-// @launch pool_fill grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 1024)) block(256) args({{OUT}})
-{{/FUSED_POOL}}
 // @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma_regs grid({{BLOCKS_M}}, cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{RING_BYTES}} + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_wgmma_regs grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
@@ -62,10 +55,9 @@ constexpr int kThreads = 128 * kWGs + 32;                // the consumers, then 
 constexpr long long kTileB = (long long)kBN * kBK;
 constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 
-// Shared memory: the ring of weight tiles (each a whole number of 1024-byte swizzle atoms; with the
-// pooling fused, large enough for the conv tile afterwards), then the tap table, then the barriers.
+// Shared memory: the ring of weight tiles (each a whole number of 1024-byte swizzle atoms), then
+// the tap table, then the barriers.
 constexpr int kStageBytes = kParts * kBN * kBK * 4;
-constexpr int kRingBytes = {{RING_BYTES}};
 
 // A tap past Kdim, or a pixel past M, gets a shift that fails the bounds check: it reads as 0.
 constexpr int kOutside = 0x4000;
@@ -75,13 +67,10 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
-static_assert(kRingBytes >= kStages * kStageBytes, "the ring holds every stage");
-static_assert(kRingBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
+static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
 static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
               "sizes must fit the packed (r, s) shifts");
-
-{{>conv_tile_pixels}}
 
 {{>tf32_split}}
 
@@ -94,22 +83,17 @@ static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kI
 
 {{>wgmma_tf32_regs}}
 
-{{#FUSED_POOL}}
-{{>conv_pool_fused}}
-static_assert(kBN * kLdC * 4 <= kRingBytes, "the conv tile fits where the ring was");
-{{/FUSED_POOL}}
-
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, float *__restrict__ out{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
     unsigned char *ring = smemRaw + ((1024 - smem_addr(smemRaw) % 1024) % 1024);
-    int2 *taps = reinterpret_cast<int2 *>(ring + kRingBytes);
+    int2 *taps = reinterpret_cast<int2 *>(ring + kStages * kStageBytes);
     unsigned long long *full = reinterpret_cast<unsigned long long *>(taps + kKPadded);
     unsigned long long *empty = full + kStages;
 
-    const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN; // m0: the run's first pixel (unfused)
+    const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
 
     {{>conv_tap_table}}
     if (threadIdx.x == 0) {
@@ -146,7 +130,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     int corner[2], ih0[2], iw0[2];
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
-        const int m = kFusedPool ? tile_pixel(blockIdx.x, row + 8 * p) : m0 + row + 8 * p;
+        const int m = m0 + row + 8 * p;
         corner[p] = 0, ih0[p] = -2 * kOutside, iw0[p] = -2 * kOutside; // a pixel past M reads zeros
         if (m < kGemmM) {
             const int b = m / kPixels, pix = m % kPixels;
@@ -229,38 +213,8 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     }
 
     const int c = wg;
-{{^FUSED_POOL}}
 {{>conv_wgmma_store}}
-{{/FUSED_POOL}}
-{{#FUSED_POOL}}
-    // The epilogue into the conv tile in shared memory, once no consumer reads the ring any more
-    // (the producer's last copies have landed: every stage was waited for), then the pooling.
-    {
-        const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
-        const auto consumers_sync = [] { asm volatile("bar.sync 1, %0;\n" ::"r"(128 * kWGs) : "memory"); };
-        float *sC = reinterpret_cast<float *>(ring);
-        consumers_sync();
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            // The gather marked a slot past the map (this keeps the pixel's division out of the way
-            // of the accumulators' registers unless the epilogue reads the row).
-            if (ih0[h] == -2 * kOutside) continue;
-            const int slot = c * 64 + warp * 16 + lane / 4 + 8 * h, m = tile_pixel(blockIdx.x, slot);
-#pragma unroll
-            for (int j = 0; j < kBN / 8; ++j)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int ch = 8 * j + 2 * quad + e;
-                    if (n0 + ch < kGemmN) sC[ch * kLdC + slot] = epilogue(total[4 * j + 2 * h + e], m, n0 + ch);
-                }
-        }
-        consumers_sync();
-        pool_rect(out, sC, blockIdx.x, n0, threadIdx.x);
-    }
-{{/FUSED_POOL}}
 }
 
-{{^FUSED_POOL}}
 // ---- 3. pooling of the conv result (pooling problems only) ----
 {{>conv_pool}}
-{{/FUSED_POOL}}

@@ -78,7 +78,7 @@ Precision precisionOf(const std::string &idea, const Point &p)
     if (idea == "gemm_wgmma_tf32")
         return Precision::TF32;
     if ((idea == "conv_implicit_gemm_pool" || idea == "conv_wgmma" || idea == "conv_wgmma_pool" ||
-         idea == "conv_wgmma_regs" || idea == "conv_wgmma_regs_pool" || idea == "conv_wgmma_regs_fused_pool") &&
+         idea == "conv_wgmma_regs" || idea == "conv_wgmma_regs_pool") &&
         p.at("SPLIT") == 1)
         return Precision::TF32;
     return Precision::TF32x3;
@@ -150,8 +150,7 @@ private slots:
         for (const char *id :
              {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32x3",
               "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool", "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "gemm_wgmma_fp16",
-              "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool",
-              "conv_wgmma_regs_fused_pool"}) {
+              "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
             QVERIFY(isCompute(*d));
@@ -349,11 +348,6 @@ private slots:
         QTest::newRow("conv_wgmma_regs_pool seed@small") << "conv_wgmma_regs_pool"
                                                          << "seed/conv2d_relu_maxpool"
                                                          << "small" << false;
-        QTest::newRow("conv_wgmma_regs_fused_pool seed") << "conv_wgmma_regs_fused_pool"
-                                                         << "seed/conv2d_relu_maxpool" << QString() << true;
-        QTest::newRow("conv_wgmma_regs_fused_pool seed@small") << "conv_wgmma_regs_fused_pool"
-                                                               << "seed/conv2d_relu_maxpool"
-                                                               << "small" << false;
         QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32"
                                                       << "seed/matmul"
                                                       << "small" << false;
@@ -387,12 +381,12 @@ private slots:
         QTest::newRow("gemm_wgmma_tf32x3 bmm_large") << "gemm_wgmma_tf32x3"
                                                      << "own/bmm_large" << QString() << false;
         // Max pooling with padding over a convolution without an activation (negative maxima).
-        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool", "conv_wgmma_regs_fused_pool"})
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_maxpool_padded@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_maxpool_padded" << QString(variant) << false;
-        // Average pooling after a convolution: the wgmma ideas' pooling pass, and pooled in the epilogue.
-        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool", "conv_wgmma_regs_fused_pool"})
+        // Average pooling after a convolution: the wgmma ideas' pooling pass.
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_relu_avgpool@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_relu_avgpool" << QString(variant) << false;
@@ -408,7 +402,7 @@ private slots:
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_groupnorm@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_groupnorm" << QString(variant) << false;
-        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool", "conv_wgmma_regs_fused_pool"})
+        for (const char *idea : {"conv_wgmma_pool", "conv_wgmma_regs_pool"})
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_avgpool_sigmoid_sum@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_avgpool_sigmoid_sum" << QString(variant) << false;

@@ -170,25 +170,6 @@ Params convParams(const Problem &p, int stride, int pad, const std::string &epil
     return r;
 }
 
-// What the generator computes for conv_wgmma_regs from the tile: the blocks along M, the ring's
-// bytes, and (FUSED_POOL) the rectangle's.
-void regsLayout(Params &p)
-{
-    auto at = [&](const char *k) { return std::stoll(p.at(k)); };
-    const std::int64_t bm = 64 * at("WGS"), ring = at("STAGES") * (at("SPLIT") / 2 + 1) * at("BN") * 128;
-    auto cdiv = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-    if (p.emplace("FUSED_POOL", "false").first->second == "true") {
-        p["BLOCKS_M"] = num(at("BATCH") * cdiv(at("OUT_H"), at("TILE_H")) * cdiv(at("OUT_W"), at("TILE_W")));
-        p["RING_BYTES"] = num(std::max<std::int64_t>(ring, at("BN") * (bm + 4) * 4));
-        p["POOL"] = "0";
-        p["CONV_OUT"] = "out";
-    } else {
-        p["TILE_H"] = p["TILE_W"] = "1";
-        p["BLOCKS_M"] = num(cdiv(at("BATCH") * at("OUT_H") * at("OUT_W"), bm));
-        p["RING_BYTES"] = num(ring);
-    }
-}
-
 Params sizesFor(const Problem &p, const QString &family)
 {
     const std::string relu = "fmaxf(acc + bias[col], 0.0f)";
@@ -320,12 +301,6 @@ private slots:
             cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3), "tf32");
         row("conv_wgmma_regs.cu", "conv2d_relu_maxpool",
             cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
-        // The pooling fused into the epilogue: 8x8 and 11x11 rectangles of the 55x55 map.
-        const QString fused = cr + QStringLiteral(" FUSED_POOL=true TILE_H=%8 TILE_W=%9");
-        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool",
-            fused.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3).arg(8).arg(8), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool",
-            fused.arg(2).arg(96).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(1).arg(11).arg(11), "tf32");
 
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
@@ -358,8 +333,6 @@ private slots:
         params.emplace("SMEM_PER_BLOCK", std::to_string(builtin::kDefaultSmemPerBlock));
         params.emplace("SMEM_PER_SM", std::to_string(builtin::kDefaultSmemPerSm));
         params.emplace("PROMOTE", "0");
-        if (family == "conv_wgmma_regs.cu")
-            regsLayout(params);
         const std::map<QString, std::string> kernelNames{{"gemm_mma_tf32x3.cu", "gemm_tf32x3"},
                                                          {"gemm_mma_tf32.cu", "gemm_tf32"},
                                                          {"conv_implicit_gemm_tf32x3.cu", "conv_tf32x3"},
@@ -484,11 +457,6 @@ private slots:
                                              "POOL_MAX",
                                              "POOL_COUNT_PAD",
                                              "POOL_DIVISOR",
-                                             "FUSED_POOL",
-                                             "TILE_H",
-                                             "TILE_W",
-                                             "BLOCKS_M",
-                                             "RING_BYTES",
                                              "KERNEL",
                                              "SMEM_PER_BLOCK",
                                              "SMEM_PER_SM",

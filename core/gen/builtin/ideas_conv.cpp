@@ -313,45 +313,10 @@ TemplateValues poolValues(TemplateValues v, const Target &t)
     return v;
 }
 
-// The rectangle of output pixels a block of `bm` slots covers when the pooling is fused: the width
-// that needs the fewest slots over the map (each padding slot is a wasted product), then the
-// squarest (the fewest windows split between blocks).
-std::pair<int, int> fusedRect(const Conv &c, int bm)
-{
-    std::pair<int, int> best{0, 0};
-    std::int64_t bestSlots = 0;
-    int bestSkew = 0;
-    for (int w = 1; w <= bm; ++w) {
-        const int h = bm / w;
-        const std::int64_t slots = cdiv(c.outH, h) * cdiv(c.outW, w) * std::int64_t(bm);
-        const int skew = std::abs(h - w);
-        if (best.first == 0 || slots < bestSlots || (slots == bestSlots && skew < bestSkew))
-            best = {h, w}, bestSlots = slots, bestSkew = skew;
-    }
-    return best;
-}
-
-TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma",
-                        bool fused = false)
+TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma")
 {
     TemplateValues v = convValues(id, t);
-    const Conv c = conv(t);
-    const int bm = 64 * p.at("WGS");
-    const int ring = p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128;
-    v["FUSED_POOL"] = fused ? "true" : "false";
-    v["TILE_H"] = v["TILE_W"] = "1";
-    v["BLOCKS_M"] = std::to_string(cdiv(c.gemmM(), bm));
-    v["RING_BYTES"] = std::to_string(ring);
-    if (fused) {
-        const auto [h, w] = fusedRect(c, bm);
-        v["TILE_H"] = std::to_string(h);
-        v["TILE_W"] = std::to_string(w);
-        v["BLOCKS_M"] = std::to_string(c.batch * cdiv(c.outH, h) * cdiv(c.outW, w));
-        v["RING_BYTES"] = std::to_string(std::max(ring, p.at("BN") * (bm + 4) * 4));
-        v = poolValues(std::move(v), t);
-        v["POOL"] = "0"; // no second pass
-        v["CONV_OUT"] = t.pattern.output;
-    } else if (pool) {
+    if (pool) {
         v = poolValues(std::move(v), t);
         v["POOL"] = "1";
         v["CONV_OUT"] = "act";
@@ -405,15 +370,12 @@ std::vector<ParamDim> regsSpace()
     return dims;
 }
 
-// With the pooling fused, the ring must also hold the conv tile after the main loop.
-int regsSmem(const Conv &c, const Point &p, bool fused)
+int regsSmem(const Conv &c, const Point &p)
 {
-    const int ring = p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128;
-    const int tile = fused ? p.at("BN") * (64 * p.at("WGS") + 4) * 4 : 0;
-    return int(std::max(ring, tile) + cdiv(c.taps(), 32) * 32 * 8 + 2048);
+    return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128 + cdiv(c.taps(), 32) * 32 * 8 + 2048);
 }
 
-std::string regsFits(const Target &t, const Point &p, bool fused = false)
+std::string regsFits(const Target &t, const Point &p)
 {
     if (t.major < 9)
         return "wgmma and bulk copies need a Hopper GPU (sm_90)";
@@ -436,18 +398,13 @@ std::string regsFits(const Target &t, const Point &p, bool fused = false)
     // Measured: 128 channels of accumulator plus their separate sum spill at any block count.
     if (separateSum && p.at("BN") > 96)
         return "an accumulator and a separate fp32 sum of " + std::to_string(p.at("BN")) + " channels spill";
-    // Measured: with the pooling fused, both sums spill (96 channels, 168 registers) unless the
-    // block is one warpgroup alone on its SM.
-    if (fused && separateSum && (p.at("WGS") > 1 || p.at("BLOCKS") > 1))
-        return "the fused pooling's epilogue and a separate fp32 sum spill registers with more than one "
-               "warpgroup per SM";
     const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80);
     const int threads = 128 * p.at("WGS") + 32;
     const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
     if (need > cap)
         return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
             " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
-    const int smem = regsSmem(c, p, fused);
+    const int smem = regsSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
             " a block may have";
@@ -458,20 +415,13 @@ std::string regsFits(const Target &t, const Point &p, bool fused = false)
 }
 
 // `fraction`: of the rate at the precision, as the template reached it on the seed conv (H200).
-Estimate regsEstimate(const Target &t, const Point &p, double fraction, const std::string &how, bool fused = false)
+Estimate regsEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
 {
     const Conv c = conv(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
-    double blocksM = double(cdiv(c.gemmM(), bm));
-    if (fused) {
-        const auto [h, w] = fusedRect(c, bm);
-        blocksM = double(c.batch * cdiv(c.outH, h) * cdiv(c.outW, w));
-    }
-    const double tiles = blocksM * double(cdiv(c.outC, bn));
-    // The share of the tiles' slots that hold a pixel and a channel (a fused rectangle's padding
-    // slots are products for nothing).
-    const double used = std::min(1.0, double(c.gemmM()) / (blocksM * bm)) *
-        double(std::min<std::int64_t>(c.outC, bn)) / double(cdiv(c.outC, bn) * bn);
+    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double used =
+        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const int threads = 128 * p.at("WGS") + 32;
     const int perSm = p.at("BLOCKS");
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
@@ -622,9 +572,11 @@ void addConv(std::vector<IdeaDef> &out)
         .title = "wgmma convolution, then the pooling (max or average) in a second pass",
         .text = wgmma +
             " The bias and activation are applied to the sums and the activation map goes to scratch; "
-            "a second kernel reads each pooling window from there. Pooling inside the convolution tile "
-            "would split most windows between blocks (a tile is a run of pixels, not of whole rows), and "
-            "combining them with atomics costs more than one extra pass over the activation map.",
+            "a second kernel reads each pooling window from there. Pooling inside the convolution's blocks "
+            "costs more than that pass: measured on the seed conv + ReLU + max-pool (H200), 8x8 pixel "
+            "rectangles whose tiles were pooled from shared memory, split windows merged with atomics, took "
+            "0.414 ms against 0.306 ms for this two-pass form (and 0.327 ms for the same rectangles with the "
+            "pass), because the pooling epilogue runs on one warpgroup with nothing to hide its latency.",
         .patterns = kinds,
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
@@ -659,7 +611,7 @@ void addConv(std::vector<IdeaDef> &out)
         .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = plainConv,
-        .check = [](const Target &t, const Point &p) { return regsFits(t, p); },
+        .check = regsFits,
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3
@@ -680,7 +632,7 @@ void addConv(std::vector<IdeaDef> &out)
         .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = pooledConv,
-        .check = [](const Target &t, const Point &p) { return regsFits(t, p); },
+        .check = regsFits,
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3
@@ -688,33 +640,6 @@ void addConv(std::vector<IdeaDef> &out)
                     : regsEstimate(t, p, 0.182, "makes one TF32 wgmma pass, A in registers, then pools");
             },
         .values = [](const Target &t, const Point &p) { return wgValues(t, p, true, "conv_wgmma_regs"); },
-        .templateName = "conv_wgmma_regs",
-    });
-
-    out.push_back(IdeaDef{
-        .id = "conv_wgmma_regs_fused_pool",
-        .title = "wgmma convolution (operand in registers) with the pooling fused into its epilogue",
-        .text = regs +
-            " Fuse the pooling (max or average) into the epilogue, so the activation map never goes to memory: "
-            "each block covers a rectangle of output pixels of one image (the width that wastes the fewest "
-            "slots over the map, then the squarest), so most pooling windows lie inside one block. After the "
-            "main loop the bias and activation are applied and the tile goes into shared memory where the "
-            "weight ring was; the block then reduces every window that touches its rectangle over the part it "
-            "holds. A window held whole is stored; one split between blocks is merged with an atomic (a float "
-            "max through integer atomics, or a sum of the parts' averages) onto a first launch's fill.",
-        .patterns = kinds,
-        .needs = {"conv_wgmma_regs_pool"},
-        .space = regsSpace(),
-        .repairOrder = {"BLOCKS", "STAGES", "WGS"},
-        .applies = pooledConv,
-        .check = [](const Target &t, const Point &p) { return regsFits(t, p, true); },
-        .estimate =
-            [](const Target &t, const Point &p) {
-                return p.at("SPLIT") == 3
-                    ? regsEstimate(t, p, 0.47, "makes three TF32 wgmma passes (3xTF32), A in registers, pools in its epilogue", true)
-                    : regsEstimate(t, p, 0.21, "makes one TF32 wgmma pass, A in registers, pools in its epilogue", true);
-            },
-        .values = [](const Target &t, const Point &p) { return wgValues(t, p, true, "conv_wgmma_regs", true); },
         .templateName = "conv_wgmma_regs",
     });
 }
