@@ -165,6 +165,7 @@ private slots:
         row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
         row("conv_relu_avgpool", "conv2d",
             "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
+        row("prod_dim", "reduce", "prod over dim 1 of x [128, 32, 4096]");
         row("conv_maxpool_padded", "conv2d",
             "conv2d of x with weight (stride 1, padding 1) + bias, then max_pool2d 3x3 stride 2 padding 1");
         row("linear_sigmoid_sum", "matmul",
@@ -197,7 +198,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 33); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 34); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()
