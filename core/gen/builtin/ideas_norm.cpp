@@ -13,16 +13,6 @@ std::int64_t rows(const Target &t) { return t.pattern.row.outer; }
 std::int64_t len(const Target &t) { return t.pattern.row.len; }
 bool rms(const Target &t) { return t.pattern.kind == PatternKind::RMSNorm; }
 
-// norm_resident_rows: the values per thread that hold a row across all resident blocks (1024
-// threads per SM at up to 64 registers each leave room for 32).
-constexpr int kResidentElems = 32;
-int residentElems(const Target &t, const Point &p)
-{
-    const std::int64_t blocks = std::int64_t(t.sms) * (1024 / p.at("BLOCK"));
-    const std::int64_t chunk = cdiv(len(t) / 4, blocks) * 4;
-    return int(cdiv(cdiv(chunk, p.at("BLOCK")), 4) * 4);
-}
-
 double idle(double groups, double threads) { return std::clamp(groups / threads, 0.05, 1.0); }
 
 TemplateValues values(const Target &t)
@@ -194,58 +184,6 @@ void addNorm(std::vector<IdeaDef> &out)
                 TemplateValues v = values(t);
                 v["GRID"] = std::to_string(rows(t) * p.at("SPLIT"));
                 v["PARTIAL_COUNT"] = std::to_string(rows(t) * p.at("SPLIT") * 2);
-                return v;
-            },
-    });
-
-    out.push_back(IdeaDef{
-        .id = "norm_resident_rows",
-        .title = "The whole GPU on one row at a time, each row read once",
-        .text = "The split kernels read every long row twice because no block holds it. But all the SMs' registers "
-                "together can: run exactly as many blocks as are resident at once, give each a chunk of every row, "
-                "and walk the rows in step. For each row a block loads its chunk into registers (16-byte loads "
-                "that stream past L2), takes the chunk's exact two-pass statistics (count, mean, sum of squared "
-                "deviations, in double), publishes them and waits at a barrier of all blocks (an atomic count per "
-                "row, zeroed by a first launch); then every block merges the partials with Chan's formula in one "
-                "fixed order and normalizes its chunk from registers. One read and one write per element, the "
-                "affine weight and bias served by L2 to every row; a barrier per row is the price. A block that "
-                "waits far longer than any row takes traps instead of hanging.",
-        .patterns = both,
-        .needs = {"norm_split_row"},
-        .space = {{"BLOCK", {1024, 512}, "threads per block (1024 threads per SM)"}},
-        .repairOrder = {"BLOCK"},
-        .applies = [](const Target &t) -> std::string {
-            if (rows(t) >= 2 * t.sms)
-                return "there are enough rows to fill the GPU";
-            return multipleOf(len(t), 4, "the row length");
-        },
-        .check =
-            [](const Target &t, const Point &p) -> std::string {
-                if (residentElems(t, p) > kResidentElems)
-                    return "a row of " + std::to_string(len(t)) + " values does not fit the registers of " +
-                        std::to_string(t.sms) + " SMs (" + std::to_string(kResidentElems) + " per thread at most)";
-                return {};
-            },
-        .estimate =
-            [](const Target &t, const Point &p) {
-                const double blocks = double(t.sms) * (1024 / p.at("BLOCK"));
-                // A barrier per row idles the memory system for a few microseconds.
-                const double fill = double(len(t)) / (blocks * p.at("BLOCK") * residentElems(t, p));
-                return Estimate{traffic(t, 1), busy(t, blocks, p.at("BLOCK")), 0.78 * std::min(1.0, 0.6 + 0.4 * fill),
-                                "reads each row once, held in the registers of every SM, a barrier per row",
-                                gridText(blocks, p.at("BLOCK"))};
-            },
-        .values =
-            [](const Target &t, const Point &p) {
-                TemplateValues v = values(t);
-                // x streams past L2; the affine weight and bias, read again for every row, do not.
-                v["INPUT"] = rowValues(t, Loads::Streaming).at("INPUT");
-                v["OUTPUT"] = rowValues(t, Loads::ReadOnly).at("OUTPUT");
-                v["BLOCKS_PER_SM"] = std::to_string(1024 / p.at("BLOCK"));
-                v["GRID"] = std::to_string(std::int64_t(t.sms) * (1024 / p.at("BLOCK")));
-                v["ELEMS"] = std::to_string(residentElems(t, p));
-                // 32 values a thread leave too few registers for the merge: 12 of them wait in shared memory.
-                v["PARKED"] = residentElems(t, p) > 24 ? "3" : "0";
                 return v;
             },
     });
