@@ -7,8 +7,8 @@
 // and sum of exp(x - max), which it publishes in shared memory. After cluster.sync() every block
 // reads all its peers' pairs through distributed shared memory (map_shared_rank), merges them in
 // rank order into the row's statistics, and writes its chunk from registers. One read and one
-// write of the row; the second cluster.sync() keeps each block's shared memory alive until its
-// peers have read it.
+// write of the row; a split cluster barrier (arrive after reading the peers, wait before exiting)
+// keeps each block's shared memory alive until its peers have read it without delaying the stores.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
@@ -100,7 +100,9 @@ softmax_cluster({{IN_PARAMS}}, float* __restrict__ out)
         row_sum = row_sum * expf(row_max - merged) + peer.y * expf(peer.x - merged);
         row_max = merged;
     }
-    cluster.sync();
+    // Done with the peers' shared memory: say so, and wait for them only before exiting, so that
+    // the stores start at once (a full cluster.sync() here cost 8 % on the seed softmax).
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
 
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -108,4 +110,5 @@ softmax_cluster({{IN_PARAMS}}, float* __restrict__ out)
         if (k < kChunkGroups)
             store4(out, base + 4 * k, finish4(v[g], m, row_max, row_sum));
     }
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // the peers have read `published`
 }
