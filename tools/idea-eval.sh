@@ -3,7 +3,7 @@
 # (kernelforge-cli coverage --render) and evaluates each rendered kernel with kernelforge-cli eval
 # (verified on random inputs, every timed run checked, median of timed runs with L2 flushed, eager
 # PyTorch timed in the same call). Ends with one table: problem, policy, idea and point, verdict,
-# median ms, x eager. Builds first (tools/gpu-build.sh) unless KF_SKIP_BUILD=1 and a build exists.
+# median ms, x eager. Builds first (tools/gpu-build.sh; incremental when build-gpu exists).
 #   tools/idea-eval.sh [--points N] [--policies "strict loose"] [--match GLOB] PROBLEM...
 # PROBLEM is a shipped name (seed/conv2d_relu_maxpool) or a .toml path. Logs go under $OUT.
 set -uo pipefail
@@ -20,16 +20,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#problems[@]} -eq 0 ] && { echo "usage: idea-eval.sh [--points N] [--policies P] [--match GLOB] PROBLEM..." >&2; exit 2; }
-if [ "${KF_SKIP_BUILD:-0}" = 1 ]; then
-  here=$(cd "$(dirname "$0")/.." && pwd)
-  out=${OUT:-$here/build-gpu/out}; mkdir -p "$out"
-  build=${KF_BUILD_DIR:-$here/build-gpu}
-  cli="$build/app/cli/kernelforge-cli"
-  export KERNELFORGE_WORKER="$build/app/worker/kernelforge-worker"
-else
-  export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
-  . "$(dirname "$0")/gpu-build.sh"
-fi
+# Builds (or, when build-gpu is up to date, only checks it) and sets here, out and cli.
+export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
+. "$(dirname "$0")/gpu-build.sh"
 table="$out/idea-eval.tsv"
 : >"$table"
 for pol in $policies; do

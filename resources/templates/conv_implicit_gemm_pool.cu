@@ -86,8 +86,23 @@ __device__ __forceinline__ void mma_stage(float (&acc)[kFragsM][kFragsN][4], con
 }
 
 // ---- pooling ----
-constexpr bool kPoolMax = true;
-{{>pool_atomics}}
+// Float max through integer atomics: non-negative floats order as signed ints, negative ones
+// reversed as unsigned ints; -inf (the fill) is below everything.
+__device__ __forceinline__ void atomic_max_float(float *dst, float v)
+{
+    v += 0.0f; // -0 -> +0
+    if (v >= 0.0f) atomicMax(reinterpret_cast<int *>(dst), __float_as_int(v));
+    else atomicMin(reinterpret_cast<unsigned *>(dst), __float_as_uint(v));
+}
+
+extern "C" __global__ void pool_fill(float *__restrict__ out)
+{
+    constexpr long long kCount = (long long)kBatch * kOutC * kPoolOutH * kPoolOutW;
+    const long long i0 = (long long)blockIdx.x * 1024 + threadIdx.x;
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+        if (i0 + q * 256 < kCount) out[i0 + q * 256] = -__int_as_float(0x7f800000);
+}
 
 // Pools every window that touches the conv tile held in sC ([BN][BM+4], rows m0 .. m1-1).
 __device__ __forceinline__ void pool_tile(float *__restrict__ out, const float *sC, int m0, int n0)

@@ -1,7 +1,11 @@
 // The pooling after a convolution, read from the conv result in scratch: one thread per pooled
 // output; consecutive threads take consecutive outputs of a row, so the window reads of a warp
-// cover a few contiguous stretches of the conv rows.
-{{>pool_kind}}
+// cover a few contiguous stretches of the conv rows. Max pooling (padding never wins), or the
+// average divided as PyTorch does: by the window clipped to the padded map, to the map itself
+// (count_include_pad off), or by a fixed divisor.
+constexpr bool kPoolMax = {{POOL_MAX}};
+constexpr bool kPoolCountPad = {{POOL_COUNT_PAD}};
+constexpr int kPoolDivisor = {{POOL_DIVISOR}}; // 0: none
 
 extern "C" __global__ void __launch_bounds__(256)
 pool_windows(const float *__restrict__ act, float *__restrict__ out)
@@ -23,6 +27,12 @@ pool_windows(const float *__restrict__ act, float *__restrict__ out)
             const float x = __ldg(src + oh * kOutW + ow);
             v = kPoolMax ? fmaxf(v, x) : v + x;
         }
-    if constexpr (!kPoolMax) v /= float(pool_count(h0, w0));
+    if constexpr (!kPoolMax) {
+        const int hEnd = min(h0 + kPoolKH, kOutH + kPoolPadH), wEnd = min(w0 + kPoolKW, kOutW + kPoolPadW);
+        const int count = kPoolDivisor ? kPoolDivisor
+                          : kPoolCountPad ? (hEnd - h0) * (wEnd - w0)
+                                          : (min(hEnd, kOutH) - max(h0, 0)) * (min(wEnd, kOutW) - max(w0, 0));
+        v /= float(count);
+    }
     out[idx] = v;
 }
