@@ -196,7 +196,7 @@ private slots:
     void templatesFixNoSizes()
     {
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
                 continue;
             QString code;
             for (const QString &line : QString::fromStdString(*loadTemplate(d.id)).split('\n'))
@@ -216,7 +216,7 @@ private slots:
     void everyIdeaApplies()
     {
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
                 continue;
             bool applies = false;
             for (const Case &c : cases()) {
@@ -274,7 +274,7 @@ private slots:
         // Each idea on up to three problems of its patterns (the shipped ones at full size first).
         // Matrix products and convolutions have their own test (test_compute.cpp).
         for (const IdeaDef &d : catalogue()) {
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
                 continue;
             int used = 0;
             std::set<QString> seen;

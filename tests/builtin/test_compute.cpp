@@ -23,7 +23,7 @@ namespace {
 
 const std::set<std::string> kLooseOnly{"gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32"};
 
-bool isCompute(const IdeaDef &d) { return d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d); }
+bool isCompute(const IdeaDef &d) { return d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv); }
 
 bool isGemv(const std::string &idea) { return idea == "gemv_dot" || idea == "gemv_stream"; }
 

@@ -73,8 +73,8 @@ private slots:
             "elementwise out = (((x - running_mean) / sqrt(running_var + 1e-05)) * weight) + bias over [64, 128, 256, "
             "256]");
         row("level1/bmm", "matmul", "matrix product A @ B (M 512, N 512, K 1024)");
-        row("level1/conv2d_3x3", "conv2d", "conv2d of x with weight (stride 1, padding 1) + bias");
-        row("level1/conv2d_pointwise", "conv2d", "conv2d of x with weight (stride 1, padding 0)");
+        row("level1/conv2d_3x3", "conv", "conv2d of x with weight (stride 1, padding 1) + bias");
+        row("level1/conv2d_pointwise", "conv", "conv2d of x with weight (stride 1, padding 0)");
         row("level1/gelu", "elementwise", "elementwise out = gelu(x) over [4096, 131072]");
         row("level1/linear_bias_relu", "matmul",
             "matrix product x @ weight^T + bias (M 8192, N 4096, K 2048), then relu(acc)");
@@ -89,11 +89,11 @@ private slots:
         row("level1/sqrt", "elementwise", "elementwise out = sqrt(x) over [4096, 131072]");
         row("level1/sum_dim", "reduce", "sum over dim 1 of x [128, 4096, 4096]");
         row("level1/tanh", "elementwise", "elementwise out = tanh(x) over [4096, 131072]");
-        row("level2/conv2d_batchnorm_relu", "conv2d",
+        row("level2/conv2d_batchnorm_relu", "conv",
             "conv2d of x with weight (stride 1, padding 1), then relu((((acc - running_mean) / sqrt(running_var + "
             "1e-05)) "
             "* bn_weight) + bn_bias)");
-        row("level2/conv2d_bias_relu", "conv2d",
+        row("level2/conv2d_bias_relu", "conv",
             "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
         row("level2/gemm_scale_sigmoid", "matmul",
             "matrix product x @ weight^T + bias (M 4096, N 4096, K 4096), then sigmoid(acc * 0.5)");
@@ -107,8 +107,8 @@ private slots:
         row("level2/swiglu", "matmul",
             "matrix product x @ w_gate^T (M 4096, N 4096, K 4096), x @ w_up^T (M 4096, N 4096, K 4096), then "
             "elementwise out = silu(product1) * product2 over [4096, 4096]");
-        row("seed/conv2d", "conv2d", "conv2d of x with weight (stride 4, padding 2) + bias");
-        row("seed/conv2d_relu_maxpool", "conv2d",
+        row("seed/conv2d", "conv", "conv2d of x with weight (stride 4, padding 2) + bias");
+        row("seed/conv2d_relu_maxpool", "conv",
             "conv2d of x with weight (stride 4, padding 2) + bias, then relu(acc), then max_pool2d 3x3 stride 2");
         row("seed/layernorm", "layernorm",
             "layer_norm over the last 3 dims of x [16, 64, 256, 256] (eps 1e-05, weight, bias)");
@@ -159,16 +159,16 @@ private slots:
         row("bmv", "matmul", "matrix product A @ x (M 1024, N 1, K 8192)");
         row("matmul_mish_mish", "matmul",
             "matrix product x @ weight^T + bias (M 8192, N 8192, K 8192), then mish(mish(acc))");
-        row("conv_relu_biasadd", "conv2d",
+        row("conv_relu_biasadd", "conv",
             "conv2d of x with weight (stride 1, padding 0) + conv_bias, then relu(acc) + bias");
         row("bmm_large", "matmul", "matrix product A @ B (M 512, N 2048, K 1024)");
         row("matmul_large_k", "matmul", "matrix product A @ B (M 256, N 256, K 524288)");
-        row("conv_relu_avgpool", "conv2d",
+        row("conv_relu_avgpool", "conv",
             "conv2d of x with weight (stride 1, padding 1) + bias, then relu(acc), then avg_pool2d 2x2 stride 2");
         row("prod_dim", "reduce", "prod over dim 1 of x [128, 32, 4096]");
         row("softmax_long_rows", "softmax", "softmax over dim 1 of x [1024, 65536]");
         row("log_softmax_long_rows", "softmax", "log_softmax over dim 1 of x [2048, 32768]");
-        row("conv_maxpool_padded", "conv2d",
+        row("conv_maxpool_padded", "conv",
             "conv2d of x with weight (stride 1, padding 1) + bias, then max_pool2d 3x3 stride 2 padding 1");
         row("linear_sigmoid_sum", "matmul",
             "matrix product x @ weight^T + bias (M 8192, N 8192, K 4096), then sum over dim 1 of (sigmoid(product) * "
@@ -176,10 +176,10 @@ private slots:
         row("bmm_tanh_l2norm", "matmul",
             "matrix product A @ B (M 512, N 512, K 1024), then tanh(product * 0.03) / sqrt(acc) over [64, 512, 512], "
             "acc = sum over dim 2 of (tanh(product * 0.03)^2) [64, 512, 512]");
-        row("conv_groupnorm", "conv2d",
+        row("conv_groupnorm", "conv",
             "conv2d of x with weight (stride 1, padding 1) + bias, then group_norm with 8 groups of conv_out [32, 64, "
             "128, 128] (eps 1e-05, gamma, beta)");
-        row("conv_avgpool_sigmoid_sum", "conv2d",
+        row("conv_avgpool_sigmoid_sum", "conv",
             "conv2d of x with weight (stride 1, padding 1) + bias, then avg_pool2d 2x2 stride 2, then sum over dims "
             "1..3 of (sigmoid(conv_out)) [64, 64, 128, 128]");
         row("matmul_two_products", "matmul",

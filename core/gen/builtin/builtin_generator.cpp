@@ -27,7 +27,7 @@ std::string kindText(PatternKind k)
         return "RMS norms";
     case PatternKind::Matmul:
         return "matrix products";
-    case PatternKind::Conv2d:
+    case PatternKind::Conv:
         return "convolutions";
     case PatternKind::Pool:
         return "pooling";

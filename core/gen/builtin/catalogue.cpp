@@ -81,11 +81,12 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addGemm(v);
         ideas::addGemv(v);
         ideas::addConv(v);
+        ideas::addConvDirect(v);
         ideas::addPool(v);
         ideas::addNormalize(v);
         ideas::addScan(v);
         for (IdeaDef &d : v)
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv2d))
+            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
                 d = ideas::forProducts(std::move(d));
         return v;
     }();

@@ -52,12 +52,17 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "blocks on the tensor cores; after a row op on the product (a softmax, sum, max or norm of "
                      "each row) or with several products sharing an epilogue (SwiGLU), each product is written "
                      "to a scratch buffer and what follows is generated as a problem of its own over them"});
-        g.push_back({"conv2d",
-                     {"aten::conv2d", "aten::batch_norm", "aten::max_pool2d", "aten::avg_pool2d"},
-                     "groups 1, dilation 1, numeric padding, with a bias, an elementwise epilogue (inference "
-                     "batch_norm folds into it) and optionally one max or average pooling after it (average: the wgmma "
-                     "ideas, in a pass of their own); followed by another pattern (a group norm, a sum), the "
-                     "convolution is written to a scratch buffer and the rest generated as a problem of its own"});
+        g.push_back({"conv",
+                     {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d",
+                      "aten::conv_transpose3d", "aten::convolution", "aten::_convolution", "aten::batch_norm",
+                      "aten::max_pool2d", "aten::avg_pool2d"},
+                     "1-, 2- and 3-D convolutions and their transposes, any stride, padding (numeric, 'same', "
+                     "'valid'), dilation, output padding and groups (depthwise too), with a bias and an elementwise "
+                     "epilogue (inference batch_norm folds into it); a 2-D convolution may have one max or average "
+                     "pooling after it (in a pass of its own, or for max pooling in the implicit GEMM's tiles). A "
+                     "conv2d of groups 1 and dilation 1 runs on the tensor cores (implicit GEMM, wgmma), the rest "
+                     "directly in fp32. Followed by another pattern (a group norm, a sum), the convolution is written "
+                     "to a scratch buffer and the rest generated as a problem of its own"});
         g.push_back({"pooling",
                      {"aten::max_pool2d", "aten::avg_pool2d"},
                      "2-D max and average pooling with any window, stride, padding, dilation and ceil mode "

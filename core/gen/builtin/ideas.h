@@ -15,6 +15,7 @@ void addSoftmax(std::vector<IdeaDef> &);
 void addNorm(std::vector<IdeaDef> &);
 void addGemm(std::vector<IdeaDef> &);
 void addConv(std::vector<IdeaDef> &);
+void addConvDirect(std::vector<IdeaDef> &);
 void addGemv(std::vector<IdeaDef> &);
 void addPool(std::vector<IdeaDef> &);
 void addNormalize(std::vector<IdeaDef> &);
@@ -99,6 +100,12 @@ Estimate computeEstimate(const Target &, double flops, double peakTflops, double
 // template `id`.
 TemplateValues epilogueValues(const std::string &id, const EwProgram &program, const Leaf &bias, double alpha,
                               double beta, const std::vector<IndexSegment> &index);
+
+// A 2-D convolution's pooling pass (parts/conv_pool.cuh): POOL_* placeholders, POOL and CONV_OUT
+// (the scratch "act" the convolution writes and the pass reads); without a pooling, the same
+// placeholders neutral and CONV_OUT the pattern's output.
+TemplateValues poolPassValues(TemplateValues, const Target &);
+TemplateValues noPoolValues(TemplateValues, const Target &);
 
 // The one product of a Matmul pattern, as the templates take it.
 struct Gemm {

@@ -27,10 +27,12 @@ std::string convOf(const Target &t, Conv &c)
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
+    if (s.dims != 2 || s.transposed)
+        return s.op.substr(6) + " is not a 2-D convolution (the direct convolution takes it)";
     if (s.groups != 1)
-        return "grouped convolution (groups = " + std::to_string(s.groups) + ") is not supported";
+        return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
     if (s.dilation[0] != 1 || s.dilation[1] != 1)
-        return "dilated convolution is not supported";
+        return "dilated convolution is left to the direct convolution";
     if (p.outDtype != DType::F32)
         return "the result is " + toString(p.outDtype) + ", not float32";
     const TensorSpec *x = t.problem ? t.problem->tensor(s.x) : nullptr;
@@ -207,6 +209,41 @@ TemplateValues convValues(const std::string &id, const Target &t)
     return v;
 }
 
+} // namespace
+
+// The pooling pass's placeholders (parts/conv_pool.cuh): the convolution's result goes to `act`.
+TemplateValues poolPassValues(TemplateValues v, const Target &t)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    v["POOL_KH"] = std::to_string(s.kernel[0]);
+    v["POOL_KW"] = std::to_string(s.kernel[1]);
+    v["POOL_SH"] = std::to_string(s.stride[0]);
+    v["POOL_SW"] = std::to_string(s.stride[1]);
+    v["POOL_PAD_H"] = std::to_string(s.pad[0]);
+    v["POOL_PAD_W"] = std::to_string(s.pad[1]);
+    v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
+    v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
+    v["POOL_MAX"] = s.max ? "true" : "false";
+    v["POOL_COUNT_PAD"] = s.countIncludePad ? "true" : "false";
+    v["POOL_DIVISOR"] = std::to_string(s.divisor);
+    v["POOL"] = "1";
+    v["CONV_OUT"] = "act";
+    return v;
+}
+
+TemplateValues noPoolValues(TemplateValues v, const Target &t)
+{
+    for (const char *k : {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
+        v[k] = "0";
+    v["POOL_SH"] = v["POOL_SW"] = "1";
+    v["POOL_MAX"] = v["POOL_COUNT_PAD"] = "true";
+    v["POOL"] = "0";
+    v["CONV_OUT"] = t.pattern.output;
+    return v;
+}
+
+namespace {
+
 // ---- the wgmma template (Hopper) ----
 TileShape wgTile(int wgs, int bn, int stages, int producers, int split)
 {
@@ -296,39 +333,9 @@ Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std:
                                " channels x " + std::to_string(c.taps()) + " taps");
 }
 
-TemplateValues poolValues(TemplateValues v, const Target &t)
-{
-    const PoolSpec &s = *t.pattern.pool;
-    v["POOL_KH"] = std::to_string(s.kernel[0]);
-    v["POOL_KW"] = std::to_string(s.kernel[1]);
-    v["POOL_SH"] = std::to_string(s.stride[0]);
-    v["POOL_SW"] = std::to_string(s.stride[1]);
-    v["POOL_PAD_H"] = std::to_string(s.pad[0]);
-    v["POOL_PAD_W"] = std::to_string(s.pad[1]);
-    v["POOL_OUT_H"] = std::to_string(s.outShape[2]);
-    v["POOL_OUT_W"] = std::to_string(s.outShape[3]);
-    v["POOL_MAX"] = s.max ? "true" : "false";
-    v["POOL_COUNT_PAD"] = s.countIncludePad ? "true" : "false";
-    v["POOL_DIVISOR"] = std::to_string(s.divisor);
-    return v;
-}
-
 TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma")
 {
-    TemplateValues v = convValues(id, t);
-    if (pool) {
-        v = poolValues(std::move(v), t);
-        v["POOL"] = "1";
-        v["CONV_OUT"] = "act";
-    } else {
-        for (const char *k :
-             {"POOL_KH", "POOL_KW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "POOL_DIVISOR"})
-            v[k] = "0";
-        v["POOL_SH"] = v["POOL_SW"] = "1";
-        v["POOL_MAX"] = v["POOL_COUNT_PAD"] = "true";
-        v["POOL"] = "0";
-        v["CONV_OUT"] = t.pattern.output;
-    }
+    TemplateValues v = pool ? poolPassValues(convValues(id, t), t) : noPoolValues(convValues(id, t), t);
     v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
     return v;
 }
@@ -436,7 +443,7 @@ Estimate regsEstimate(const Target &t, const Point &p, double fraction, const st
 
 void addConv(std::vector<IdeaDef> &out)
 {
-    const std::vector<PatternKind> kinds{PatternKind::Conv2d};
+    const std::vector<PatternKind> kinds{PatternKind::Conv};
     const std::string implicit =
         "Compute the convolution as an implicit GEMM: M = batch x output pixels (rows), N = output channels "
         "(columns), K = input channels x kernel taps. The A tile is gathered straight from the input by cp.async "
@@ -533,7 +540,7 @@ void addConv(std::vector<IdeaDef> &out)
             },
         .values =
             [](const Target &t, const Point &p) {
-                TemplateValues v = poolValues(convValues("conv_implicit_gemm_pool", t), t);
+                TemplateValues v = poolPassValues(convValues("conv_implicit_gemm_pool", t), t);
                 v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
                 return v;
             },

@@ -3,6 +3,7 @@
 #include "gen/builtin/ew_ops.h"
 #include "gen/builtin/pattern_graph.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace kf::builtin {
@@ -24,8 +25,8 @@ std::string toString(PatternKind k)
         return "rmsnorm";
     case PatternKind::Matmul:
         return "matmul";
-    case PatternKind::Conv2d:
-        return "conv2d";
+    case PatternKind::Conv:
+        return "conv";
     case PatternKind::Pool:
         return "pool";
     case PatternKind::Normalize:
@@ -218,12 +219,30 @@ std::string Pattern::summary() const
         return "matrix product " + s + (program.empty() ? "" : ", then " + program.text()) +
             (tail ? ", then " + tail->summary() : "");
     }
-    case PatternKind::Conv2d: {
+    case PatternKind::Conv: {
         if (!conv)
-            return "conv2d";
-        std::string s = "conv2d of " + conv->x + " with " + conv->weight + " (stride " +
-            std::to_string(conv->stride[0]) + ", padding " + std::to_string(conv->pad[0]) + ")" +
-            (conv->bias.empty() ? "" : " + " + conv->bias);
+            return "convolution";
+        // Per-dim values as one number when they agree ("2"), else "2x1x1".
+        auto dims = [&](const std::int64_t *v) {
+            std::string s = std::to_string(v[0]);
+            if (std::all_of(v, v + conv->dims, [&](std::int64_t e) { return e == v[0]; }))
+                return s;
+            for (int d = 1; d < conv->dims; ++d)
+                s += "x" + std::to_string(v[d]);
+            return s;
+        };
+        const std::int64_t one[3]{1, 1, 1}, zero[3]{0, 0, 0};
+        std::string s = conv->op.substr(6) + " of " + conv->x + " with " + conv->weight + " (stride " +
+            dims(conv->stride) + ", padding " + dims(conv->pad);
+        if (!std::equal(conv->dilation, conv->dilation + conv->dims, one))
+            s += ", dilation " + dims(conv->dilation);
+        if (!std::equal(conv->outputPad, conv->outputPad + conv->dims, zero))
+            s += ", output padding " + dims(conv->outputPad);
+        if (conv->groups != 1)
+            s += ", groups " + std::to_string(conv->groups);
+        if (conv->op == "aten::convolution" || conv->op == "aten::_convolution")
+            s += conv->transposed ? ", transposed" : "";
+        s += ")" + (conv->bias.empty() ? std::string() : " + " + conv->bias);
         if (!program.empty())
             s += ", then " + program.text();
         if (pool)
@@ -280,7 +299,7 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
         if (n == "aten::matmul" || n == "aten::mm" || n == "aten::bmm" || n == "aten::addmm" || n == "aten::linear" ||
             n == "aten::baddbmm")
             gemms.push_back(i);
-        else if (n == "aten::conv2d")
+        else if (isConvOp(n))
             convs.push_back(i);
         else if (isRowOp(op))
             rows.push_back(i);
@@ -290,7 +309,7 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
     }
     if (!gemms.empty()) {
         if (!convs.empty())
-            return unsupportedOp("aten::conv2d", "together with a matrix product");
+            return unsupportedOp(g.ops()[std::size_t(convs[0])].name, "together with a matrix product");
         // One product and elementwise ops: one kernel with the ops in its epilogue. Anything more
         // (a row op after it, several products): the products first, then the rest.
         if (gemms.size() == 1 && rows.empty())

@@ -18,7 +18,7 @@
 
 namespace kf::builtin {
 
-enum class PatternKind { Elementwise, Reduce, Softmax, LayerNorm, RMSNorm, Matmul, Conv2d, Pool, Normalize, Scan };
+enum class PatternKind { Elementwise, Reduce, Softmax, LayerNorm, RMSNorm, Matmul, Conv, Pool, Normalize, Scan };
 std::string toString(PatternKind);
 
 using Shape = std::vector<std::int64_t>;
@@ -97,10 +97,20 @@ struct PoolSpec {
     Shape outShape;
 };
 
+// A convolution of 1, 2 or 3 spatial dims, or its transpose. Per-dim values run outermost first
+// (D, H, W; a 2-D convolution's are H, W; a 1-D one's the length); dims past `dims` stay at 1/0.
 struct ConvSpec {
+    std::string op = "aten::conv2d"; // as written: "aten::conv_transpose3d", "aten::_convolution", ...
     std::string x, weight, bias;
-    std::int64_t stride[2]{1, 1}, pad[2]{0, 0}, dilation[2]{1, 1}, groups = 1;
+    int dims = 2;
+    bool transposed = false;
+    std::int64_t stride[3]{1, 1, 1}, pad[3]{0, 0, 0}, dilation[3]{1, 1, 1}, outputPad[3]{0, 0, 0}, groups = 1;
     Shape outShape; // before any pooling
+    // A conv2d of groups 1 and dilation 1: what the implicit-GEMM templates take.
+    bool plain2d() const
+    {
+        return dims == 2 && !transposed && groups == 1 && dilation[0] == 1 && dilation[1] == 1;
+    }
 };
 
 struct Pattern {
@@ -123,7 +133,7 @@ struct Pattern {
     double eps = 0;
     std::int64_t groups = 0; // GroupNorm / InstanceNorm (as LayerNorm): groups of channels per row
 
-    // Elementwise: the whole computation. Matmul / Conv2d: the epilogue, Acc(i) = product i.
+    // Elementwise: the whole computation. Matmul / Conv: the epilogue, Acc(i) = product i.
     // Reduce, LayerNorm, RMSNorm, Pool, Scan: the epilogue over the row op's output, Acc(0) = its
     // result (LayerNorm / RMSNorm: after the affine weight and bias, which the program applies).
     // Normalize: the output over the input's shape, Acc(0) = the reduction of the element's row.
@@ -131,7 +141,7 @@ struct Pattern {
     std::vector<GemmSpec> gemms;
     std::optional<ConvSpec> conv;
     std::optional<PoolSpec> pool;
-    // Matmul or Conv2d whose products feed more than one elementwise epilogue (a softmax, a sum
+    // Matmul or Conv whose products feed more than one elementwise epilogue (a softmax, a sum
     // or a norm after the product, several products combined, a group norm after a convolution):
     // `stages[i]`, a pattern of its own, writes product i whole to the scratch buffer
     // `products[i]` (a gemm's bias included; a convolution's epilogue and pooling too), and `tail`

@@ -443,11 +443,10 @@ Shape productShape(const Op &op, const Shape &a, const Shape &b)
     return s;
 }
 
-// conv2d (w: its weight) and the 2-D poolings: NCHW out of a window over NCHW.
-Shape windowedShape(const Op &op, const Shape &x, const Shape &w)
+// The 2-D poolings: NCHW out of a window over NCHW.
+Shape windowedShape(const Op &op, const Shape &x)
 {
     const std::string &n = op.name;
-    const bool conv = n == "aten::conv2d";
     auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
         out[0] = out[1] = dflt;
@@ -455,26 +454,17 @@ Shape windowedShape(const Op &op, const Shape &x, const Shape &w)
             out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
     };
     std::int64_t k[2], s[2], p[2], d[2]{1, 1};
-    bool ceil = false;
-    if (conv) {
-        if (w.size() != 4 || x.size() != 4)
-            return recordedShape(op);
-        k[0] = w[2], k[1] = w[3];
-        pair(3, 1, s), pair(4, 0, p), pair(5, 1, d);
-    } else {
-        pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
-        auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
-        if (!strides || strides->empty())
-            s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
-        if (n == "aten::max_pool2d")
-            pair(4, 1, d);
-        std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
-        ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
-    }
+    pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
+    auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
+    if (!strides || strides->empty())
+        s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
+    if (n == "aten::max_pool2d")
+        pair(4, 1, d);
+    const std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
+    const bool ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
     if (x.size() != 4)
         return recordedShape(op);
-    return Shape{x[0], conv ? w[0] : x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil),
-                 windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
+    return Shape{x[0], x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil), windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
 }
 
 } // namespace
@@ -504,10 +494,12 @@ Result<Shape> Graph::inferShape(const Op &op) const
         const bool shifted = n == "aten::addmm" || n == "aten::baddbmm"; // (bias, a, b)
         return productShape(op, in(shifted ? 1 : 0), in(shifted ? 2 : 1));
     }
-    if (n == "aten::conv2d")
-        return windowedShape(op, x, in(1));
+    if (isConvOp(n)) {
+        auto c = op.in.size() > 1 ? convGeometry(op, x, in(1)) : Result<ConvSpec>(unsupportedOp(n));
+        return c ? c->outShape : recordedShape(op);
+    }
     if (n == "aten::max_pool2d" || n == "aten::avg_pool2d")
-        return windowedShape(op, x, x);
+        return windowedShape(op, x);
     if (isElementwiseOp(n)) {
         Shape s = x;
         for (std::size_t k = 1; k < op.in.size(); ++k) {

@@ -108,6 +108,12 @@ Error unsupportedOp(const std::string &op, const std::string &why = {});
 int normDim(std::int64_t dim, std::size_t rank);
 std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &);
 
+// conv1d/2d/3d, conv_transpose1d/2d/3d, convolution and _convolution.
+bool isConvOp(const std::string &op);
+// Such an op's geometry from its constant arguments and its operands' shapes (x: the input, w: the
+// weight); names of the operands are left to the caller.
+Result<ConvSpec> convGeometry(const Op &op, const Shape &x, const Shape &w);
+
 // The row ops: reductions (losses and norms too), softmax, norms, pooling, scans.
 bool isRowOp(const Op &op);
 

@@ -669,47 +669,42 @@ Result<Pattern> matchMatmul(const Graph &g, int gemm)
 Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
 {
     const Op &op = g.ops()[std::size_t(anchors.front())];
-    if (op.name != "aten::conv2d")
+    if (!isConvOp(op.name))
         return unsupportedOp(op.name);
     Pattern p;
-    p.kind = PatternKind::Conv2d;
+    p.kind = PatternKind::Conv;
     p.anchor = op.name;
-    ConvSpec c;
     auto leafOf = [&](std::size_t k) -> std::string {
         if (k >= op.in.size() || !op.in[k].tensor)
             return {};
         const Value &v = g.value(op.in[k].value);
         return v.kind == Value::Kind::Leaf ? v.tensor : "?";
     };
-    c.x = leafOf(0), c.weight = leafOf(1), c.bias = leafOf(2);
-    if (c.x.empty() || c.x == "?" || c.weight.empty() || c.weight == "?" || c.bias == "?")
+    const std::string x = leafOf(0), weight = leafOf(1), bias = leafOf(2);
+    if (x.empty() || x == "?" || weight.empty() || weight == "?" || bias == "?")
         return unsupportedOp(op.name, "of computed operands");
-    auto pair = [&](std::size_t k, std::int64_t out[2]) {
-        auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        if (l && !l->empty())
-            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
-    };
-    if (op.in.size() > 4 && op.in[4].constant.is_string())
-        return unsupportedOp(op.name, "with string padding");
-    pair(3, c.stride), pair(4, c.pad), pair(5, c.dilation);
-    if (op.in.size() > 6 && op.in[6].constant.is_number_integer())
-        c.groups = op.in[6].constant.get<std::int64_t>();
-    c.outShape = g.shape(op.out[0]);
-    p.conv = c;
+    auto c = convGeometry(op, g.shape(op.in[0].value), g.shape(op.in[1].value));
+    if (!c)
+        return c.error();
+    c->x = x, c->weight = weight, c->bias = bias;
+    if (!g.shape(op.out[0]).empty() && g.shape(op.out[0]) != c->outShape)
+        return unsupportedOp(op.name, "whose output shape " + shapeText(g.shape(op.out[0])) + " is not the " +
+                                          shapeText(c->outShape) + " its arguments give");
+    p.conv = *c;
 
     std::set<int> used{anchors.front()};
     std::string epilogueEnd = g.result();
     if (anchors.size() == 2) {
         const Op &pool = g.ops()[std::size_t(anchors[1])];
         if (pool.name != "aten::max_pool2d" && pool.name != "aten::avg_pool2d")
-            return unsupportedOp(pool.name, "after aten::conv2d");
+            return unsupportedOp(pool.name, "after " + op.name);
         if (auto st = onlyAliasesAfter(g, pool); !st)
             return st.error();
         p.pool = poolSpec(g, pool);
         used.insert(anchors[1]);
         epilogueEnd = pool.in[0].value;
     } else if (anchors.size() > 2) {
-        return unsupportedOp(g.ops()[std::size_t(anchors[2])].name, "after aten::conv2d");
+        return unsupportedOp(g.ops()[std::size_t(anchors[2])].name, "after " + op.name);
     }
     ProgramBuilder b(g, g.shape(epilogueEnd), {{op.out[0], 0}});
     auto prog = b.build(epilogueEnd);

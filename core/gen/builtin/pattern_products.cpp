@@ -84,7 +84,7 @@ Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &pro
 {
     const OpNode *last = producerNode(nodes, end);
     if (!last)
-        return unsupportedOp("aten::conv2d", "of an unknown value");
+        return unsupportedOp("a convolution", "of an unknown value");
     std::vector<OpNode> head(nodes.begin(), nodes.begin() + (last - nodes.data()) + 1);
     std::set<const OpNode *> dropped;
     for (const OpNode &n : nodes)
@@ -95,7 +95,7 @@ Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &pro
         return g.status().error();
     std::vector<int> anchors;
     for (int i = 0; i < int(g.ops().size()); ++i)
-        if (g.ops()[std::size_t(i)].name == "aten::conv2d" || isRowOp(g.ops()[std::size_t(i)]))
+        if (isConvOp(g.ops()[std::size_t(i)].name) || isRowOp(g.ops()[std::size_t(i)]))
             anchors.push_back(i);
     auto stage = matchConv(g, anchors);
     if (!stage)
@@ -166,7 +166,7 @@ Result<Pattern> matchConvProducts(const Graph &g, const std::vector<OpNode> &nod
         v = c.out[0];
     }
     ends.push_back(op.out[0]);
-    Error first = unsupportedOp("aten::conv2d");
+    Error first = unsupportedOp(op.name);
     for (std::size_t i = 0; i < ends.size(); ++i) {
         auto p = convThrough(nodes, g.problem(), ends[i]);
         if (p)
