@@ -69,7 +69,7 @@ GenContext contextOf(const QString &name, Policy policy)
 
 Precision precisionOf(const std::string &idea, const Point &p)
 {
-    if (idea == "gemm_tiled_fp32" || isGemv(idea))
+    if (idea == "gemm_tiled_fp32" || idea == "conv_direct" || isGemv(idea))
         return Precision::FP32;
     if (idea == "gemm_mma_fp16" || idea == "gemm_wgmma_fp16")
         return Precision::FP16;
@@ -150,7 +150,7 @@ private slots:
         for (const char *id :
              {"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_mma_tf32", "gemm_mma_fp16", "conv_implicit_gemm_tf32x3",
               "conv_implicit_gemm_tf32", "conv_implicit_gemm_pool", "gemm_wgmma_tf32x3", "gemm_wgmma_tf32", "gemm_wgmma_fp16",
-              "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool"}) {
+              "conv_wgmma", "conv_wgmma_pool", "conv_wgmma_regs", "conv_wgmma_regs_pool", "conv_direct"}) {
             const IdeaDef *d = findIdea(id);
             QVERIFY2(d, id);
             QVERIFY(isCompute(*d));
@@ -218,6 +218,15 @@ private slots:
         // The fp16 loads need rows of a multiple of 4 floats.
         QVERIFY(
             QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
+        // A plain conv2d is the tensor-core ideas' alone; a 3-D or transposed one the direct idea's.
+        QVERIFY(QString::fromStdString(findIdea("conv_direct")->whyNot(targetOf("seed/conv2d", Policy::Strict)))
+                    .contains("implicit GEMM"));
+        for (const char *own : {"conv3d_relu", "conv_transpose2d_tanh"}) {
+            const Target other = ownTarget(own, Policy::Strict, "");
+            QVERIFY(findIdea("conv_direct")->whyNot(other).empty());
+            for (const char *id : {"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"})
+                QVERIFY(QString::fromStdString(findIdea(id)->whyNot(other)).contains("the direct convolution takes it"));
+        }
         // Groups and dilation are named.
         t = targetOf("seed/conv2d", Policy::Strict);
         t.pattern.conv->groups = 3;
@@ -406,6 +415,12 @@ private slots:
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_avgpool_sigmoid_sum@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_avgpool_sigmoid_sum" << QString(variant) << false;
+        // Every other convolution: 1-D, 3-D, transposed, grouped, depthwise, dilated, pooled.
+        for (const char *own : {"conv1d_dilated_relu", "conv1d_same", "conv3d_relu", "conv_depthwise",
+                                "conv_transpose2d_tanh", "conv_transpose3d_groups", "conv_grouped_dilated_maxpool"})
+            for (const char *variant : {"", "small"})
+                QTest::newRow(qPrintable(QString("conv_direct %1@%2").arg(own, variant)))
+                    << "conv_direct" << QString("own/") + own << QString(variant) << true;
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))

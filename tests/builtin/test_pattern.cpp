@@ -185,6 +185,18 @@ private slots:
         row("matmul_two_products", "matmul",
             "matrix product x @ w_gate^T (M 4096, N 5632, K 2048), x @ w_up^T (M 4096, N 5632, K 2048), then "
             "elementwise out = (product1 * sigmoid(product1)) * product2 over [4096, 5632]");
+        row("conv1d_dilated_relu", "conv",
+            "conv1d of x with weight (stride 2, padding 4, dilation 2) + bias, then relu(acc)");
+        row("conv1d_same", "conv", "conv1d of x with weight (stride 1, padding 4, dilation 3)");
+        row("conv3d_relu", "conv", "conv3d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
+        row("conv_depthwise", "conv", "conv2d of x with weight (stride 1, padding 1, groups 64) + bias");
+        row("conv_transpose2d_tanh", "conv",
+            "conv_transpose2d of x with weight (stride 2, padding 1, output padding 1) + bias, then tanh(acc)");
+        row("conv_transpose3d_groups", "conv",
+            "conv_transpose3d of x with weight (stride 2, padding 1, groups 2) + bias, then acc * 0.5");
+        row("conv_grouped_dilated_maxpool", "conv",
+            "conv2d of x with weight (stride 1, padding 2, dilation 2, groups 4) + bias, then relu(acc), then "
+            "max_pool2d 2x2 stride 2");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -200,7 +212,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 36); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 43); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -27,8 +27,10 @@ std::string convOf(const Target &t, Conv &c)
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (s.dims != 2 || s.transposed)
-        return s.op.substr(6) + " is not a 2-D convolution (the direct convolution takes it)";
+    if (s.dims != 2)
+        return "a " + std::to_string(s.dims) + "-D convolution (the direct convolution takes it)";
+    if (s.transposed)
+        return "a transposed convolution (the direct convolution takes it)";
     if (s.groups != 1)
         return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
     if (s.dilation[0] != 1 || s.dilation[1] != 1)
