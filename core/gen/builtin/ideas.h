@@ -101,6 +101,10 @@ Estimate computeEstimate(const Target &, double flops, double peakTflops, double
 TemplateValues epilogueValues(const std::string &id, const EwProgram &program, const Leaf &bias, double alpha,
                               double beta, const std::vector<IndexSegment> &index);
 
+// "" when the convolution's result and operands are float32 tensors of the problem, else why not.
+std::string convOperands(const Target &);
+// "" when the pooling after a 2-D convolution is one parts/conv_pool.cuh computes, else why not.
+std::string poolPassTakes(const Target &);
 // A 2-D convolution's pooling pass (parts/conv_pool.cuh): POOL_* placeholders, POOL and CONV_OUT
 // (the scratch "act" the convolution writes and the pass reads); without a pooling, the same
 // placeholders neutral and CONV_OUT the pattern's output.

@@ -21,6 +21,36 @@ struct Conv {
     double flops() const { return 2.0 * double(gemmM()) * double(outC) * double(taps()); }
 };
 
+} // namespace
+
+std::string convOperands(const Target &t)
+{
+    const Pattern &p = t.pattern;
+    if (p.outDtype != DType::F32)
+        return "the result is " + toString(p.outDtype) + ", not float32";
+    const TensorSpec *x = t.problem ? t.problem->tensor(p.conv->x) : nullptr;
+    const TensorSpec *w = t.problem ? t.problem->tensor(p.conv->weight) : nullptr;
+    if (!x || !w)
+        return "an operand is not a tensor of the problem";
+    if (x->dtype != DType::F32 || w->dtype != DType::F32)
+        return "an operand is not float32";
+    return {};
+}
+
+std::string poolPassTakes(const Target &t)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    if (s.dilation[0] != 1 || s.dilation[1] != 1)
+        return "dilated pooling is not fused";
+    if (s.ceilMode)
+        return "ceil_mode pooling is not fused";
+    if (s.outShape.size() != 4)
+        return "the pooled output is not 4-D";
+    return {};
+}
+
+namespace {
+
 std::string convOf(const Target &t, Conv &c)
 {
     const Pattern &p = t.pattern;
@@ -35,14 +65,9 @@ std::string convOf(const Target &t, Conv &c)
         return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
     if (s.dilation[0] != 1 || s.dilation[1] != 1)
         return "dilated convolution is left to the direct convolution";
-    if (p.outDtype != DType::F32)
-        return "the result is " + toString(p.outDtype) + ", not float32";
-    const TensorSpec *x = t.problem ? t.problem->tensor(s.x) : nullptr;
-    const TensorSpec *w = t.problem ? t.problem->tensor(s.weight) : nullptr;
-    if (!x || !w)
-        return "an operand is not a tensor of the problem";
-    if (x->dtype != DType::F32 || w->dtype != DType::F32)
-        return "an operand is not float32";
+    if (auto why = convOperands(t); !why.empty())
+        return why;
+    const TensorSpec *x = t.problem->tensor(s.x), *w = t.problem->tensor(s.weight);
     if (x->shape.size() != 4 || w->shape.size() != 4 || s.outShape.size() != 4)
         return "only batched 4-D inputs are supported";
     c.batch = x->shape[0], c.inC = x->shape[1], c.inH = x->shape[2], c.inW = x->shape[3];
@@ -82,14 +107,7 @@ std::string pooledConv(const Target &t)
         return why;
     if (!t.pattern.pool)
         return "no pooling follows the convolution";
-    const PoolSpec &s = *t.pattern.pool;
-    if (s.dilation[0] != 1 || s.dilation[1] != 1)
-        return "dilated pooling is not fused";
-    if (s.ceilMode)
-        return "ceil_mode pooling is not fused";
-    if (s.outShape.size() != 4)
-        return "the pooled output is not 4-D";
-    return {};
+    return poolPassTakes(t);
 }
 
 // conv_implicit_gemm_pool pools inside its tiles with atomic maxima: max pooling only.

@@ -29,14 +29,9 @@ std::string directOf(const Target &t, Direct &c)
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (p.outDtype != DType::F32)
-        return "the result is " + toString(p.outDtype) + ", not float32";
-    const TensorSpec *x = t.problem ? t.problem->tensor(s.x) : nullptr;
-    const TensorSpec *w = t.problem ? t.problem->tensor(s.weight) : nullptr;
-    if (!x || !w)
-        return "an operand is not a tensor of the problem";
-    if (x->dtype != DType::F32 || w->dtype != DType::F32)
-        return "an operand is not float32";
+    if (auto why = convOperands(t); !why.empty())
+        return why;
+    const TensorSpec *x = t.problem->tensor(s.x), *w = t.problem->tensor(s.weight);
     if (int(x->shape.size()) != s.dims + 2 || int(s.outShape.size()) != s.dims + 2)
         return "only batched inputs are supported";
     c.batch = x->shape[0], c.inC = x->shape[1], c.outC = s.outShape[1], c.groups = s.groups;
@@ -54,16 +49,9 @@ std::string directOf(const Target &t, Direct &c)
         return "the channels or an output plane do not fit an int";
     if (p.program.shape != s.outShape)
         return "the epilogue reshapes the convolution's output";
-    if (p.pool) {
-        const PoolSpec &q = *p.pool;
-        if (s.dims != 2)
-            return "pooling after a " + std::to_string(s.dims) + "-D convolution";
-        if (q.dilation[0] != 1 || q.dilation[1] != 1 || q.ceilMode)
-            return "dilated or ceil_mode pooling after a convolution is not fused";
-        if (q.outShape.size() != 4)
-            return "the pooled output is not 4-D";
-    }
-    return {};
+    if (p.pool && s.dims != 2)
+        return "pooling after a " + std::to_string(s.dims) + "-D convolution";
+    return p.pool ? poolPassTakes(t) : std::string();
 }
 
 Direct direct(const Target &t)
