@@ -464,7 +464,26 @@ private slots:
                                              "IDEA",
                                              "PARAMS",
                                              "PROBLEM",
-                                             "SUMMARY"};
+                                             "SUMMARY",
+                                             // conv_direct: the 3-D geometry (D, H, W) and its thread shape
+                                             "BLOCK",
+                                             "CO",
+                                             "DD",
+                                             "DH",
+                                             "DW",
+                                             "GRID",
+                                             "GROUPS",
+                                             "IN_D",
+                                             "OUT_D",
+                                             "KD",
+                                             "OP",
+                                             "PD",
+                                             "PH",
+                                             "PW",
+                                             "SD",
+                                             "SH",
+                                             "SW",
+                                             "TRANSPOSED"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files =
             dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);
