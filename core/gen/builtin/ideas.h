@@ -105,6 +105,8 @@ TemplateValues epilogueValues(const std::string &id, const EwProgram &program, c
 std::string convOperands(const Target &);
 // "" when the pooling after a 2-D convolution is one parts/conv_pool.cuh computes, else why not.
 std::string poolPassTakes(const Target &);
+// Whether the implicit-GEMM ideas take the pattern's convolution (with its pooling, if any).
+bool onTensorCores(const Target &);
 // A 2-D convolution's pooling pass (parts/conv_pool.cuh): POOL_* placeholders, POOL and CONV_OUT
 // (the scratch "act" the convolution writes and the pass reads); without a pooling, the same
 // placeholders neutral and CONV_OUT the pattern's output.

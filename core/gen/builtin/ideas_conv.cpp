@@ -231,6 +231,8 @@ TemplateValues convValues(const std::string &id, const Target &t)
 
 } // namespace
 
+bool onTensorCores(const Target &t) { return plainConv(t).empty() || pooledConv(t).empty(); }
+
 // The pooling pass's placeholders (parts/conv_pool.cuh): the convolution's result goes to `act`.
 TemplateValues poolPassValues(TemplateValues v, const Target &t)
 {

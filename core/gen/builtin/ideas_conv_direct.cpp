@@ -85,11 +85,8 @@ void addConvDirect(std::vector<IdeaDef> &out)
             Direct c;
             if (auto why = directOf(t, c); !why.empty())
                 return why;
-            const ConvSpec &s = *t.pattern.conv;
-            // Plain 2-D convolutions within 32-bit offsets belong to the tensor-core templates.
-            if (s.plain2d() && double(numel(t.problem->tensor(s.x)->shape)) < double(INT_MAX) &&
-                double(numel(s.outShape)) < double(INT_MAX))
-                return "a conv2d of groups 1 and dilation 1 runs as an implicit GEMM on the tensor cores";
+            if (onTensorCores(t))
+                return "the tensor-core ideas take this convolution as an implicit GEMM";
             return {};
         },
         .check = [](const Target &t, const Point &p) -> std::string {

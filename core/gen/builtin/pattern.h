@@ -106,11 +106,6 @@ struct ConvSpec {
     bool transposed = false;
     std::int64_t stride[3]{1, 1, 1}, pad[3]{0, 0, 0}, dilation[3]{1, 1, 1}, outputPad[3]{0, 0, 0}, groups = 1;
     Shape outShape; // before any pooling
-    // A conv2d of groups 1 and dilation 1: what the implicit-GEMM templates take.
-    bool plain2d() const
-    {
-        return dims == 2 && !transposed && groups == 1 && dilation[0] == 1 && dilation[1] == 1;
-    }
 };
 
 struct Pattern {

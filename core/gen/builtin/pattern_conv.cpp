@@ -93,9 +93,9 @@ Result<ConvSpec> convGeometry(const Op &op, const Shape &x, const Shape &w)
         return unsupportedOp(op.name, "with output channels not a multiple of the groups");
     for (int d = 0; d < c.dims; ++d) {
         const std::int64_t i = x[std::size_t(d) + 2], k = w[std::size_t(d) + 2];
-        const std::int64_t span = c.dilation[d] * (k - 1);
-        std::int64_t o = c.transposed ? (i - 1) * c.stride[d] - 2 * c.pad[d] + span + c.outputPad[d] + 1
-                                      : (i + 2 * c.pad[d] - span - 1) / c.stride[d] + 1;
+        std::int64_t o = c.transposed
+            ? (i - 1) * c.stride[d] - 2 * c.pad[d] + c.dilation[d] * (k - 1) + c.outputPad[d] + 1
+            : windowOut(i, k, c.stride[d], c.pad[d], c.dilation[d], false);
         if (same)
             o = i;
         if (o < 1)

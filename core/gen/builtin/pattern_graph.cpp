@@ -38,7 +38,8 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
     return out;
 }
 
-// Output size of a convolution or pooling window along one dim.
+} // namespace
+
 std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil)
 {
     std::int64_t span = in + 2 * p - d * (k - 1) - 1;
@@ -48,8 +49,6 @@ std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int
         --out;
     return out;
 }
-
-} // namespace
 
 Error unsupportedOp(const std::string &op, const std::string &why)
 {

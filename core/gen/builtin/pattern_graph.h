@@ -105,6 +105,8 @@ private:
 };
 
 Error unsupportedOp(const std::string &op, const std::string &why = {});
+// Output size along one dim of a convolution or pooling window (ceil: a pooling's ceil_mode).
+std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil);
 int normDim(std::int64_t dim, std::size_t rank);
 std::optional<std::vector<std::int64_t>> intList(const nlohmann::json &);
 

@@ -687,9 +687,6 @@ Result<Pattern> matchConv(const Graph &g, const std::vector<int> &anchors)
     if (!c)
         return c.error();
     c->x = x, c->weight = weight, c->bias = bias;
-    if (!g.shape(op.out[0]).empty() && g.shape(op.out[0]) != c->outShape)
-        return unsupportedOp(op.name, "whose output shape " + shapeText(g.shape(op.out[0])) + " is not the " +
-                                          shapeText(c->outShape) + " its arguments give");
     p.conv = *c;
 
     std::set<int> used{anchors.front()};
