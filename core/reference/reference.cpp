@@ -190,7 +190,7 @@ double opFlops(const OpNode &o)
                 window *= d.get<std::int64_t>();
         return outN * double(window);
     }
-    if (k == "aten::softmax" || k == "aten::log_softmax")
+    if (k == "aten::softmax" || k == "aten::log_softmax" || k == "aten::logsumexp")
         return 5.0 * inN;
     if (k == "aten::layer_norm" || k == "aten::batch_norm" || k == "aten::group_norm")
         return 8.0 * inN;

@@ -197,6 +197,10 @@ private slots:
         row("conv_grouped_dilated_maxpool", "conv",
             "conv2d of x with weight (stride 1, padding 2, dilation 2, groups 4) + bias, then relu(acc), then "
             "max_pool2d 2x2 stride 2");
+        row("logsumexp_rows", "reduce", "logsumexp over dim 1 of x [4096, 65536], then acc * 0.5");
+        row("logsumexp_channels", "reduce", "logsumexp over dim 1 of x [32, 64, 16384] (keepdim)");
+        row("log_softmax_written_out", "normalize",
+            "x - acc over [8192, 8192], acc = logsumexp over dim 1 of x [8192, 8192]");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -212,7 +216,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 43); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 46); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -288,6 +288,34 @@ std::string reductionOutType(const Pattern &p)
     return p.reduceOp == "argmax" || p.reduceOp == "argmin" ? "long long" : "float";
 }
 
+namespace {
+
+// log(sum(exp(x))) as a running maximum m and the sum s of exp(x - m), rescaled when m grows: one
+// pass, no overflow, and the sum in double like the other sums. PyTorch's result for a row whose
+// maximum is infinite (inf, or -inf for a row of -inf) is that maximum; so is this one's.
+std::string logSumExp(const std::string &len, const std::function<std::string(const std::string &)> &finish)
+{
+    std::string s;
+    s += "// Reduction: log(sum(exp(x))) of " + len + " values: a running maximum m and the sum s of\n"
+         "// exp(x - m) in double, rescaled when m grows; finished as m + log(s).\n";
+    s += "struct MaxSum {\n    float m;\n    double s;\n};\n\n";
+    s += "struct Reduction {\n    using Acc = MaxSum;\n    using Out = float;\n";
+    s += "    static __device__ __forceinline__ Acc identity() { return {-__int_as_float(0x7f800000), 0.0}; }\n";
+    s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return {v, 1.0}; }\n";
+    s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b)\n    {\n";
+    s += "        if (b.m > a.m) {\n            const Acc t = a;\n            a = b;\n            b = t;\n        }\n";
+    s += "        if (b.s == 0.0)\n            return a; // an empty side (the identity)\n";
+    s += "        // Equal maxima (infinite ones too, whose difference is NaN) add unscaled.\n";
+    s += "        a.s += b.m == a.m ? b.s : b.s * (double)expf(b.m - a.m);\n";
+    s += "        return a;\n    }\n";
+    s += "    static __device__ __forceinline__ Acc shfl_xor(Acc a, int mask)\n    {\n";
+    s += "        return {__shfl_xor_sync(0xffffffffu, a.m, mask), __shfl_xor_sync(0xffffffffu, a.s, mask)};\n    }\n";
+    s += finish("isinf(a.m) ? a.m : float((double)a.m + log(a.s))");
+    return s + "};\n";
+}
+
+} // namespace
+
 std::string emitReduction(const Pattern &p)
 {
     const std::string &op = p.reduceOp;
@@ -323,6 +351,8 @@ std::string emitReduction(const Pattern &p)
         return scalar("// Reduction: the product of " + len + " values, in double: fewer roundings, and no\n" +
                           "// overflow or underflow of partial products that fp32 would meet before the end.\n",
                       "double", "1.0", "a * b", "float(a)");
+    if (op == "logsumexp")
+        return logSumExp(len, finish);
     const bool isMax = op == "amax" || op == "argmax";
     const std::string cmp = isMax ? ">" : "<";
     const std::string worst = isMax ? "-__int_as_float(0x7f800000)" : "__int_as_float(0x7f800000)"; // -inf / +inf

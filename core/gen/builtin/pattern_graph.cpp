@@ -391,7 +391,7 @@ bool isReductionOp(const Op &op)
 {
     const std::string &n = op.name;
     return n == "aten::sum" || n == "aten::mean" || n == "aten::prod" || n == "aten::amax" || n == "aten::amin" ||
-        n == "aten::argmax" || n == "aten::argmin" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
+        n == "aten::argmax" || n == "aten::argmin" || n == "aten::logsumexp" || ((n == "aten::max" || n == "aten::min") && op.in.size() > 1 && !op.in[1].tensor) ||
         isVectorNormOp(n) || n == "aten::frobenius_norm";
 }
 

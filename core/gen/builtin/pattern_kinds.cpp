@@ -15,7 +15,7 @@ bool isReduction(const Op &op)
     if (n == "aten::max" || n == "aten::min")
         return op.in.size() > 1 && !op.in[1].tensor;
     return n == "aten::sum" || n == "aten::mean" || n == "aten::prod" || n == "aten::amax" || n == "aten::amin" ||
-        n == "aten::argmax" || n == "aten::argmin";
+        n == "aten::argmax" || n == "aten::argmin" || n == "aten::logsumexp";
 }
 
 bool isSoftmax(const std::string &n)
