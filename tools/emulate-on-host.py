@@ -52,6 +52,7 @@ static dim3 blockIdx, gridDim, blockDim;
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__
+#define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static  // one block at a time: a static is the block's shared memory
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
@@ -169,7 +170,7 @@ def as_dim3(v):
     return "dim3{" + ", ".join(str(int(x)) for x in v + [1] * (3 - len(v))) + "}"
 
 
-def draw(t, shape):
+def draw(t, shape, dim):
     """A tensor as the problem's init names it (fan_in_uniform as torch.nn layers draw)."""
     init = t.get("init", "uniform")
     if init == "ones":
@@ -179,7 +180,7 @@ def draw(t, shape):
     if init == "normal":  # low is the mean, high the standard deviation
         return torch.randn(shape) * t.get("high", 1.0) + t.get("low", 0.0)
     if init == "fan_in_uniform":
-        bound = 1 / math.sqrt(t.get("fan_in", math.prod(shape[1:])))
+        bound = 1 / math.sqrt(dim(t.get("fan_in", math.prod(shape[1:]))))
         return (torch.rand(shape) * 2 - 1) * bound
     lo, hi = t.get("low", 0.0), t.get("high", 1.0)
     return torch.rand(shape) * (hi - lo) + lo
@@ -224,14 +225,14 @@ def main():
     tensors = {}
     for section in ("inputs", "params"):
         for t in spec.get(section, []):
-            tensors[t["name"]] = draw(t, [dim(s) for s in t["shape"]])
+            tensors[t["name"]] = draw(t, [dim(s) for s in t["shape"]], dim)
     ref = reference(spec, a.problem, tensors)
     out_spec = spec["outputs"][0]
     out = out_spec["name"]
     out_type, out_np = CTYPES[out_spec.get("dtype", "float32")]
 
     text = open(a.candidate).read()
-    if "asm" in text or "extern __shared__" in text:
+    if re.search(r"\basm\b|extern __shared__", text):
         print(f"{os.path.basename(a.candidate)}: inline PTX or dynamic shared memory; cannot run on the host")
         return 2
     env = dict(consts, cdiv=cdiv)

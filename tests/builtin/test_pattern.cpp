@@ -201,6 +201,17 @@ private slots:
         row("logsumexp_channels", "reduce", "logsumexp over dim 1 of x [32, 64, 16384] (keepdim)");
         row("log_softmax_written_out", "normalize",
             "x - acc over [8192, 8192], acc = logsumexp over dim 1 of x [8192, 8192]");
+        row("softmax_channels", "softmax", "log_softmax over dim 1 of (x * 2) [16, 16, 32, 64, 64]");
+        row("conv3d_min_softmax", "conv",
+            "conv3d of x with weight (stride 1, padding 0) + bias, then amin over dim 2 of conv_out [64, 16, 14, 62, "
+            "62], then softmax over dim 1 of min_out [64, 16, 62, 62]");
+        row("linear_groupnorm_min", "matmul",
+            "matrix product x @ weight^T + bias (M 1024, N 1024, K 512), then group_norm with 8 groups of product "
+            "[1024, 1024] (eps 1e-05, gamma, beta), then amin over dim 1 of group_norm_out [1024, 1024] (keepdim), "
+            "then acc + 0.5");
+        row("conv_depthwise_separable", "conv",
+            "conv2d of x with dw_weight (stride 1, padding 1, groups 64), then conv2d of conv_out with pw_weight "
+            "(stride 1, padding 0)");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -216,7 +227,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 46); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 50); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -85,9 +85,9 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addPool(v);
         ideas::addNormalize(v);
         ideas::addScan(v);
+        // Any pattern may be the first stage of a chain (a product, a convolution, a row op).
         for (IdeaDef &d : v)
-            if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
-                d = ideas::forProducts(std::move(d));
+            d = ideas::forProducts(std::move(d));
         return v;
     }();
     return all;

@@ -1,6 +1,6 @@
 // softmax / log_softmax along the last dim: three passes, online max+sum in one read, the row in
 // registers, rows split across blocks, and rows split across a Hopper thread-block cluster that
-// shares its statistics through distributed shared memory.
+// shares its statistics through distributed shared memory. Along another dim: down the columns.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -193,6 +193,31 @@ void addSoftmax(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 TemplateValues v = softmaxValues(t);
                 v["GRID"] = std::to_string(rows(t) * p.at("CLUSTER"));
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "softmax_columns",
+        .title = "Softmax down the columns",
+        .text = "The softmax dim is not the last (channels of an activation): let consecutive threads take "
+                "consecutive columns, VEC at a time, so each warp load is one contiguous segment, and have each "
+                "thread keep a running (max, sum) per column in one read, then read again to write.",
+        .patterns = kinds,
+        .needs = {"softmax_three_pass"},
+        .space = {{"BLOCK", {256, 128, 512}, "threads per block"}, {"VEC", {4, 1}, "adjacent columns per thread"}},
+        .repairOrder = {"VEC", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            return t.pattern.row.inner > 1 ? noEpilogue(t) : "the softmax dim is the last (a row softmax)";
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            return p.at("VEC") == 4 ? multipleOf(t.pattern.row.inner, 4, "the size after the softmax dim") : "";
+        },
+        .estimate = [](const Target &t, const Point &p) { return columnsEstimate(t, p, 2, 0.85, "reads"); },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = softmaxValues(t);
+                v["GRID"] = columnsGrid(t, p);
                 return v;
             },
     });

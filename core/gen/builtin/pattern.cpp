@@ -179,6 +179,12 @@ std::string EwProgram::text() const
 
 std::string Pattern::summary() const
 {
+    // A chain's first stage names what follows it; products and convolutions say it themselves.
+    if (tail && kind != PatternKind::Matmul && kind != PatternKind::Conv) {
+        Pattern stage = *this;
+        stage.tail = nullptr;
+        return stage.summary() + ", then " + tail->summary();
+    }
     auto of = [&](const EwProgram &p) {
         std::string t = p.text();
         return (p.empty() ? t : "(" + t + ")") + " " + shapeText(p.shape);
@@ -325,13 +331,13 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
         auto fused = matchConv(g, anchors);
         // More than a convolution's templates compute (a group norm, a sum after it): the
         // convolution first, then the rest; when that fails too, the first reason stands.
-        if (!fused && fused.error().code == ErrorCode::Unsupported && convs.size() == 1)
+        if (!fused && fused.error().code == ErrorCode::Unsupported)
             if (auto split = matchConvProducts(g, nodes, convs[0]))
                 return finish(std::move(split));
         return finish(std::move(fused));
     }
     if (rows.size() > 1)
-        return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + g.ops()[std::size_t(rows[0])].name);
+        return finish(matchRowStages(g, nodes, rows));
     if (rows.size() == 1)
         return finish(matchRows(g, rows[0]));
 

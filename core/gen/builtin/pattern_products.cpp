@@ -1,7 +1,8 @@
 // Matrix products and convolutions followed by more than an elementwise epilogue: a softmax over
 // attention scores, a sum or a norm over each row of a linear layer's output, two products
 // combined (SwiGLU), a group norm or a sum after a convolution. The products become inputs of the
-// rest of the graph, which is recognised as a problem of its own.
+// rest of the graph, which is recognised as a problem of its own. Row ops in a chain (a group norm
+// then a min, a min then a softmax) are split the same way, the first row op being the stage.
 #include "gen/builtin/pattern_graph.h"
 
 #include <algorithm>
@@ -111,7 +112,93 @@ Result<Pattern> convThrough(const std::vector<OpNode> &nodes, const Problem &pro
     return p;
 }
 
+// The nodes `end` depends on, in graph order; the last produces it.
+std::vector<const OpNode *> ancestorsOf(const std::vector<OpNode> &nodes, const std::string &end)
+{
+    std::set<std::string> need{end};
+    std::vector<const OpNode *> out;
+    for (auto n = nodes.rbegin(); n != nodes.rend(); ++n) {
+        if (std::none_of(n->outputs.begin(), n->outputs.end(), [&](const std::string &o) { return need.count(o); }))
+            continue;
+        out.push_back(&*n);
+        need.insert(n->inputs.begin(), n->inputs.end());
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+// The graph after a stage that computes `end` (the nodes of `head`): every other node, each read of
+// `end` reading `product` instead, and the head's nodes whose values the rest still reads.
+std::vector<OpNode> restAfter(const std::vector<OpNode> &nodes, const std::vector<const OpNode *> &head,
+                              const std::string &end, const std::string &product)
+{
+    const std::set<const OpNode *> inHead(head.begin(), head.end());
+    std::set<std::string> need;
+    for (const OpNode &n : nodes)
+        if (!inHead.count(&n))
+            for (const std::string &v : n.inputs)
+                if (v != end)
+                    need.insert(v);
+    std::set<const OpNode *> kept;
+    for (auto n = head.rbegin(); n != head.rend(); ++n)
+        if (std::any_of((*n)->outputs.begin(), (*n)->outputs.end(), [&](const std::string &o) { return need.count(o); })) {
+            kept.insert(*n);
+            need.insert((*n)->inputs.begin(), (*n)->inputs.end());
+        }
+    std::set<const OpNode *> dropped;
+    for (const OpNode *n : head)
+        if (!kept.count(n))
+            dropped.insert(n);
+    return tailNodes(nodes, dropped, {{end, product}});
+}
+
+// The stage that ends at `end` (a row op's result, or an elementwise op after it) recognised as a
+// problem of its own, and the rest over its result. Empty when either part is not a pattern.
+std::optional<Pattern> splitAt(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end,
+                               const Shape &shape, const std::string &want)
+{
+    const std::vector<const OpNode *> headNodes = ancestorsOf(nodes, end);
+    std::vector<OpNode> head;
+    for (const OpNode *n : headNodes)
+        head.push_back(*n);
+    Problem stageProblem = problem;
+    stageProblem.outputs = {problem.outputs[0]};
+    stageProblem.outputs[0].name = want;
+    stageProblem.outputs[0].shape = shape;
+    stageProblem.outputs[0].dtype = DType::F32;
+    auto stage = recognise(head, stageProblem);
+    if (!stage || stage->tail)
+        return std::nullopt;
+    auto tailProblem = std::make_shared<Problem>(problem);
+    const std::string name = addProduct(*tailProblem, want, shape);
+    Pattern p = *stage;
+    p.products = {name};
+    p.stages = {stageOf(*stage, name, shape)};
+    if (!withTail(p, restAfter(nodes, headNodes, end, "%" + name), std::move(tailProblem)))
+        return std::nullopt;
+    return p;
+}
+
 } // namespace
+
+Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &rows)
+{
+    // The first row op is the stage; it ends as late as it can: after the elementwise ops that
+    // alone read its result, so they run in its epilogue.
+    const Op &op = g.ops()[std::size_t(rows[0])];
+    std::vector<std::string> ends{op.out[0]};
+    for (auto next = g.consumers(ends.back()); next.size() == 1; next = g.consumers(ends.back())) {
+        const Op &c = g.ops()[std::size_t(next[0])];
+        if ((!isElementwiseOp(c.name) && !isAlias(c.name)) || isRowOp(c))
+            break;
+        ends.push_back(c.out[0]);
+    }
+    const std::string want = op.name.substr(op.name.find("::") + 2) + "_out";
+    for (auto end = ends.rbegin(); end != ends.rend(); ++end)
+        if (auto p = splitAt(nodes, g.problem(), *end, g.shape(*end), want))
+            return std::move(*p);
+    return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + op.name);
+}
 
 Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &gemms)
 {
