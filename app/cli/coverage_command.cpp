@@ -60,7 +60,8 @@ int printOps()
             }
             line += " " + op;
         }
-        std::printf("%s\n", line.c_str());
+        if (!g.ops.empty())
+            std::printf("%s\n", line.c_str());
     }
     return Success;
 }

@@ -183,7 +183,7 @@ double opFlops(const OpNode &o)
         const auto &w = in(1); // [K, C/groups, R, S]
         return w.empty() ? 0 : 2.0 * outN * double(product(w, 1));
     }
-    if (k == "aten::max_pool2d" || k == "aten::avg_pool2d") {
+    if (k.rfind("aten::max_pool", 0) == 0 || k.rfind("aten::avg_pool", 0) == 0) {
         std::int64_t window = 1;
         if (o.constants.size() > 1 && o.constants[1].is_array())
             for (const auto &d : o.constants[1])

@@ -2,56 +2,64 @@
 // Built-in idea {{IDEA}}: {{PARAMS}}
 // Problem {{PROBLEM}}: {{SUMMARY}}
 //
-// 2-D pooling, each thread kOuts adjacent outputs of one output row: it walks each output's
-// window (kKH x kKW taps, dilated by kDH x kDW, starting kPH / kPW before the input) and keeps the
-// maximum (NaN wins, as in PyTorch) or the sum, divided by the window's size as PyTorch counts it
-// (with or without the padding, or a fixed divisor). Consecutive threads take consecutive outputs,
-// so a warp's loads of one input row fall on a few cache lines and L1 serves the windows'
-// overlap. The input comes through Input (any elementwise ops before the pooling) and every
-// output through Output (any after it); indices are 64-bit.
+// Pooling over the last one, two or three dims (a 1-D window is a 2-D one of height 1, a 2-D one
+// a 3-D one of depth 1), each thread kOuts adjacent outputs of one output row: it walks each
+// output's window (kKD x kKH x kKW taps, dilated by kDD x kDH x kDW, starting kPD / kPH / kPW before
+// the input) and keeps the maximum (NaN wins, as in PyTorch) or the sum, divided by the window's
+// size as PyTorch counts it (with or without the padding, or a fixed divisor). Consecutive threads
+// take consecutive outputs, so a warp's loads of one input row fall on a few cache lines and L1
+// serves the windows' overlap. The input comes through Input (any elementwise ops before the
+// pooling) and every output through Output (any after it); indices are 64-bit.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
 // @launch pool2d grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kPlanes = {{PLANES}};            // batch x channels
-constexpr int kH = {{IN_H}}, kW = {{IN_W}};          // input plane
-constexpr int kOH = {{OUT_H}}, kOW = {{OUT_W}};      // output plane
-constexpr int kKH = {{KH}}, kKW = {{KW}};            // window
-constexpr int kSH = {{STRIDE_H}}, kSW = {{STRIDE_W}};
-constexpr int kPH = {{PAD_H}}, kPW = {{PAD_W}};
-constexpr int kDH = {{DIL_H}}, kDW = {{DIL_W}};
+constexpr int kD = {{IN_D}}, kH = {{IN_H}}, kW = {{IN_W}};     // input volume
+constexpr int kOD = {{OUT_D}}, kOH = {{OUT_H}}, kOW = {{OUT_W}}; // output volume
+constexpr int kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};        // window
+constexpr int kSD = {{STRIDE_D}}, kSH = {{STRIDE_H}}, kSW = {{STRIDE_W}};
+constexpr int kPD = {{PAD_D}}, kPH = {{PAD_H}}, kPW = {{PAD_W}};
+constexpr int kDD = {{DIL_D}}, kDH = {{DIL_H}}, kDW = {{DIL_W}};
 constexpr bool kMax = {{MAX}};                       // max pooling; else average
 constexpr bool kCountPad = {{COUNT_PAD}};            // average: padded taps count in the divisor
 constexpr int kDivisor = {{DIVISOR}};                // average: a fixed divisor, 0 when none
 constexpr int kBlock = {{BLOCK}};                    // threads per block
 constexpr int kOuts = {{OUTS}};                      // adjacent outputs per thread
 constexpr int kRowSlots = (kOW + kOuts - 1) / kOuts; // threads per output row
-constexpr long long kSlots = kPlanes * kOH * kRowSlots;
+constexpr long long kSlots = kPlanes * kOD * kOH * kRowSlots;
 constexpr bool kStore4 = kOuts == 4 && kOW % 4 == 0; // 16-byte stores of whole groups
 
 {{INPUT}}
 {{OUTPUT}}
-// The pooled value of output (oh, ow) of the plane that starts at `plane`.
-__device__ __forceinline__ float pool_at(const Input &in, long long plane, int oh, int ow)
+// The pooled value of output (od, oh, ow) of the volume that starts at `plane`.
+__device__ __forceinline__ float pool_at(const Input &in, long long plane, int od, int oh, int ow)
 {
-    const int h0 = oh * kSH - kPH, w0 = ow * kSW - kPW;
+    const int d0 = od * kSD - kPD, h0 = oh * kSH - kPH, w0 = ow * kSW - kPW;
     float acc = kMax ? -__int_as_float(0x7f800000) : 0.0f;
-#pragma unroll 4
-    for (int i = 0; i < kKH; ++i) {
-        const int h = h0 + i * kDH;
-        if (h < 0 || h >= kH)
+#pragma unroll 2
+    for (int a = 0; a < kKD; ++a) {
+        const int d = d0 + a * kDD;
+        if (d < 0 || d >= kD)
             continue;
 #pragma unroll 4
-        for (int j = 0; j < kKW; ++j) {
-            const int w = w0 + j * kDW;
-            if (w < 0 || w >= kW)
+        for (int i = 0; i < kKH; ++i) {
+            const int h = h0 + i * kDH;
+            if (h < 0 || h >= kH)
                 continue;
-            const float v = in.at(plane + (long long)h * kW + w);
-            if constexpr (kMax)
-                acc = (v > acc || v != v) ? v : acc;
-            else
-                acc += v;
+            const long long row = plane + ((long long)d * kH + h) * kW;
+#pragma unroll 4
+            for (int j = 0; j < kKW; ++j) {
+                const int w = w0 + j * kDW;
+                if (w < 0 || w >= kW)
+                    continue;
+                const float v = in.at(row + w);
+                if constexpr (kMax)
+                    acc = (v > acc || v != v) ? v : acc;
+                else
+                    acc += v;
+            }
         }
     }
     if constexpr (kMax) {
@@ -60,9 +68,10 @@ __device__ __forceinline__ float pool_at(const Input &in, long long plane, int o
         int count = kDivisor;
         if (kDivisor == 0) {
             // PyTorch's count: the window clipped to the padded input, or to the input itself.
-            const int hEnd = min(h0 + kKH, kH + kPH), wEnd = min(w0 + kKW, kW + kPW);
-            count = kCountPad ? (hEnd - h0) * (wEnd - w0)
-                              : (min(hEnd, kH) - max(h0, 0)) * (min(wEnd, kW) - max(w0, 0));
+            const int dEnd = min(d0 + kKD, kD + kPD), hEnd = min(h0 + kKH, kH + kPH), wEnd = min(w0 + kKW, kW + kPW);
+            count = kCountPad ? (dEnd - d0) * (hEnd - h0) * (wEnd - w0)
+                              : (min(dEnd, kD) - max(d0, 0)) * (min(hEnd, kH) - max(h0, 0)) *
+                    (min(wEnd, kW) - max(w0, 0));
         }
         return acc / float(count);
     }
@@ -74,19 +83,20 @@ pool2d({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
     const Input in{ {{IN_ARGS}} };
     const Output output{ {{OUT_ARGS}} };
     for (long long s = (long long)blockIdx.x * kBlock + threadIdx.x; s < kSlots; s += (long long)gridDim.x * kBlock) {
-        const long long planeIndex = s / ((long long)kOH * kRowSlots);
+        const long long planeIndex = s / ((long long)kOD * kOH * kRowSlots);
+        const int od = int(s / ((long long)kOH * kRowSlots) % kOD);
         const int oh = int(s / kRowSlots % kOH), ow0 = int(s % kRowSlots) * kOuts;
-        const long long plane = planeIndex * kH * kW;
-        const long long o = (planeIndex * kOH + oh) * kOW + ow0; // the first output's index
+        const long long plane = planeIndex * kD * kH * kW;
+        const long long o = ((planeIndex * kOD + od) * kOH + oh) * kOW + ow0; // the first output's index
         if constexpr (kStore4) {
-            const float4 v = make_float4(pool_at(in, plane, oh, ow0), pool_at(in, plane, oh, ow0 + 1),
-                                         pool_at(in, plane, oh, ow0 + 2), pool_at(in, plane, oh, ow0 + 3));
+            const float4 v = make_float4(pool_at(in, plane, od, oh, ow0), pool_at(in, plane, od, oh, ow0 + 1),
+                                         pool_at(in, plane, od, oh, ow0 + 2), pool_at(in, plane, od, oh, ow0 + 3));
             *reinterpret_cast<float4*>(out + o) = output.at4(o, v);
         } else {
 #pragma unroll
             for (int k = 0; k < kOuts; ++k)
                 if (ow0 + k < kOW)
-                    out[o + k] = output.at(o + k, pool_at(in, plane, oh, ow0 + k));
+                    out[o + k] = output.at(o + k, pool_at(in, plane, od, oh, ow0 + k));
         }
     }
 }

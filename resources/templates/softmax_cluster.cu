@@ -12,7 +12,7 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch softmax_cluster grid({{GRID}}) block({{BLOCK}}) cluster({{CLUSTER}}, 1, 1) args({{IN_LAUNCH}}, {{OUT}})
+// @launch softmax_cluster grid({{GRID}}) block({{BLOCK}}) cluster({{CLUSTER}}, 1, 1) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -27,6 +27,7 @@ constexpr int kElems = {{ELEMS}};              // row values per thread
 constexpr int kGroups = kElems / 4;            // float4s per thread
 
 {{INPUT}}
+{{OUTPUT}}
 {{^LOG}}
 // softmax keeps exp(x - block max) in registers; the output rescales it to the row's maximum
 // and divides by the row's sum.
@@ -62,11 +63,12 @@ __device__ __forceinline__ void store4(float* p, long long i, float4 v)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_cluster({{IN_PARAMS}}, float* __restrict__ out)
+softmax_cluster({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(); // which chunk of the row this block holds
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)(blockIdx.x / kCluster) * kLen + rank * kChunk;
     __shared__ float2 published; // this block's (max, sum), read by the whole cluster
 
@@ -108,7 +110,7 @@ softmax_cluster({{IN_PARAMS}}, float* __restrict__ out)
     for (int g = 0; g < kGroups; ++g) {
         const long long k = (long long)g * kBlock + threadIdx.x;
         if (k < kChunkGroups)
-            store4(out, base + 4 * k, finish4(v[g], m, row_max, row_sum));
+            store4(out, base + 4 * k, output.at4(base + 4 * k, finish4(v[g], m, row_max, row_sum)));
     }
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // the peers have read `published`
 }

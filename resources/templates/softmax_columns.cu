@@ -9,18 +9,20 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch softmax_columns grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}, {{OUT}})
+// @launch softmax_columns grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 {{>column_groups}}
 
 {{INPUT}}
+{{OUTPUT}}
 {{>softmax_out}}
 {{>softmax_max_sum}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_columns({{IN_PARAMS}}, float* __restrict__ out)
+softmax_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     long long base, column;
     if (!column_group(base, column))
         return;
@@ -48,10 +50,10 @@ softmax_columns({{IN_PARAMS}}, float* __restrict__ out)
         const long long i = base + r * kInner;
         if constexpr (kVec == 4) {
             const float4 x = in.at4(i);
-            store4(out, i, make_float4(softmax_out(x.x, st[0].max, scale[0]), softmax_out(x.y, st[1].max, scale[1]),
-                                       softmax_out(x.z, st[2].max, scale[2]), softmax_out(x.w, st[3].max, scale[3])));
+            store4(out, i, output.at4(i, make_float4(softmax_out(x.x, st[0].max, scale[0]), softmax_out(x.y, st[1].max, scale[1]),
+                                       softmax_out(x.z, st[2].max, scale[2]), softmax_out(x.w, st[3].max, scale[3]))));
         } else {
-            out[i] = softmax_out(in.at(i), st[0].max, scale[0]);
+            out[i] = output.at(i, softmax_out(in.at(i), st[0].max, scale[0]));
         }
     }
 }

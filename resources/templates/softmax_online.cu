@@ -9,7 +9,7 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch softmax_online grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}, {{OUT}})
+// @launch softmax_online grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row
@@ -17,13 +17,15 @@ constexpr int kBlock = {{BLOCK}};              // threads per block
 constexpr int kVec = {{VEC}};                  // floats per load: 4 (float4) or 1
 
 {{INPUT}}
+{{OUTPUT}}
 {{>softmax_out}}
 {{>softmax_max_sum}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_online({{IN_PARAMS}}, float* __restrict__ out)
+softmax_online({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
     MaxSum st{kLowest, 0.0f};
@@ -40,11 +42,11 @@ softmax_online({{IN_PARAMS}}, float* __restrict__ out)
     if constexpr (kVec == 4) {
         for (long long j = 4 * threadIdx.x; j < kLen; j += 4 * kBlock) {
             const float4 x = in.at4(base + j);
-            store4(out, base + j, make_float4(softmax_out(x.x, m, scale), softmax_out(x.y, m, scale),
-                                              softmax_out(x.z, m, scale), softmax_out(x.w, m, scale)));
+            store4(out, base + j, output.at4(base + j, make_float4(softmax_out(x.x, m, scale), softmax_out(x.y, m, scale),
+                                              softmax_out(x.z, m, scale), softmax_out(x.w, m, scale))));
         }
     } else {
         for (long long j = threadIdx.x; j < kLen; j += kBlock)
-            out[base + j] = softmax_out(in.at(base + j), m, scale);
+            out[base + j] = output.at(base + j, softmax_out(in.at(base + j), m, scale));
     }
 }

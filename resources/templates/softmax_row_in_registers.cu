@@ -9,7 +9,7 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch softmax_registers grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}, {{OUT}})
+// @launch softmax_registers grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row
@@ -19,6 +19,7 @@ constexpr int kGroups = kElems / 4;            // float4s per thread
 constexpr long long kRowGroups = kLen / 4;     // float4s per row
 
 {{INPUT}}
+{{OUTPUT}}
 {{^LOG}}
 // softmax keeps exp(x - max) in registers; the output scales it by 1 / sum.
 __device__ __forceinline__ float exp_sum(float4& v, float m)
@@ -53,9 +54,10 @@ __device__ __forceinline__ void store4(float* p, long long i, float4 v)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_registers({{IN_PARAMS}}, float* __restrict__ out)
+softmax_registers({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
     float4 v[kGroups];
@@ -81,6 +83,6 @@ softmax_registers({{IN_PARAMS}}, float* __restrict__ out)
     for (int g = 0; g < kGroups; ++g) {
         const long long k = (long long)g * kBlock + threadIdx.x;
         if (k < kRowGroups)
-            store4(out, base + 4 * k, finish4(v[g], m, s));
+            store4(out, base + 4 * k, output.at4(base + 4 * k, finish4(v[g], m, s)));
     }
 }

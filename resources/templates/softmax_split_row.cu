@@ -11,7 +11,7 @@
 // @precision fp32
 // @scratch stats float32 {{STAT_COUNT}}
 // @launch softmax_chunk_stats grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}, stats)
-// @launch softmax_chunk_write grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}, stats, {{OUT}})
+// @launch softmax_chunk_write grid({{GRID}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, stats, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row
@@ -21,6 +21,7 @@ constexpr int kBlock = {{BLOCK}};              // threads per block
 constexpr int kVec = {{VEC}};                  // floats per load: 4 (float4) or 1
 
 {{INPUT}}
+{{OUTPUT}}
 {{>softmax_out}}
 {{>softmax_max_sum}}
 
@@ -44,9 +45,10 @@ softmax_chunk_stats({{IN_PARAMS}}, float2* __restrict__ stats)
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_chunk_write({{IN_PARAMS}}, const float2* __restrict__ stats, float* __restrict__ out)
+softmax_chunk_write({{IN_PARAMS}}{{OUT_PARAMS}}, const float2* __restrict__ stats, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long row = blockIdx.x / kSplit;
     const long long base = row * kLen + (blockIdx.x % kSplit) * kChunk;
 
@@ -60,11 +62,11 @@ softmax_chunk_write({{IN_PARAMS}}, const float2* __restrict__ stats, float* __re
     if constexpr (kVec == 4) {
         for (long long j = 4 * threadIdx.x; j < kChunk; j += 4 * kBlock) {
             const float4 x = in.at4(base + j);
-            store4(out, base + j, make_float4(softmax_out(x.x, m, scale), softmax_out(x.y, m, scale),
-                                              softmax_out(x.z, m, scale), softmax_out(x.w, m, scale)));
+            store4(out, base + j, output.at4(base + j, make_float4(softmax_out(x.x, m, scale), softmax_out(x.y, m, scale),
+                                              softmax_out(x.z, m, scale), softmax_out(x.w, m, scale))));
         }
     } else {
         for (long long j = threadIdx.x; j < kChunk; j += kBlock)
-            out[base + j] = softmax_out(in.at(base + j), m, scale);
+            out[base + j] = output.at(base + j, softmax_out(in.at(base + j), m, scale));
     }
 }

@@ -9,20 +9,22 @@
 //
 // @problem {{PROBLEM}}
 // @precision fp32
-// @launch softmax_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}, {{OUT}})
+// @launch softmax_rows grid({{ROWS}}) block({{BLOCK}}) args({{IN_LAUNCH}}{{OUT_LAUNCH}}, {{OUT}})
 
 constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row
 constexpr int kBlock = {{BLOCK}};              // threads per block
 
 {{INPUT}}
+{{OUTPUT}}
 {{>softmax_out}}
 {{>block_max_sum}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
-softmax_rows({{IN_PARAMS}}, float* __restrict__ out)
+softmax_rows({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
+    const Output output{ {{OUT_ARGS}} };
     const long long base = (long long)blockIdx.x * kLen;
 
     float m = kLowest;
@@ -36,5 +38,5 @@ softmax_rows({{IN_PARAMS}}, float* __restrict__ out)
     const float scale = row_scale(block_sum(s));
 
     for (long long j = threadIdx.x; j < kLen; j += kBlock)
-        out[base + j] = softmax_out(in.at(base + j), m, scale);
+        out[base + j] = output.at(base + j, softmax_out(in.at(base + j), m, scale));
 }

@@ -81,7 +81,7 @@ private slots:
         row("level1/log_softmax", "softmax", "log_softmax over dim 1 of x [8192, 65536]");
         row("level1/matmul_tall_skinny", "matmul", "matrix product A @ B (M 524288, N 256, K 256)");
         row("level1/max_dim", "reduce", "amax over dim 2 of x [64, 8192, 4096]");
-        row("level1/maxpool2d", "pool", "max_pool2d 3x3 stride 2 of x [128, 128, 224, 224]");
+        row("level1/maxpool2d", "pool", "max_pool2d 3x3 stride 2 padding 1 of x [128, 128, 224, 224]");
         row("level1/mean_dim", "reduce", "mean over dim 1 of x [32768, 65536]");
         row("level1/relu", "elementwise", "elementwise out = relu(x) over [4096, 131072]");
         row("level1/rmsnorm", "rmsnorm", "rms_norm over the last dim of x [16, 8192, 4096] (eps 1e-06, weight)");
@@ -147,9 +147,9 @@ private slots:
             "x / sqrt(acc + 1e-05) over [64, 64, 256, 256], acc = mean over dim 1 of (x^2) [64, 64, 256, 256]");
         row("group_norm", "layernorm", "group_norm with 8 groups of x [32, 64, 256, 256] (eps 1e-05, weight, bias)");
         row("instance_norm", "layernorm", "instance_norm of x [32, 64, 256, 256] (eps 1e-05)");
-        row("relu_maxpool", "pool", "max_pool2d 3x3 stride 2 of (relu(x)) [32, 64, 512, 512]");
-        row("maxpool_dilated", "pool", "max_pool2d 4x4 stride 2 of x [16, 32, 255, 255], then acc * 2");
-        row("avgpool_padded", "pool", "avg_pool2d 3x3 stride 2 of x [32, 64, 255, 255]");
+        row("relu_maxpool", "pool", "max_pool2d 3x3 stride 2 padding 1 of (relu(x)) [32, 64, 512, 512]");
+        row("maxpool_dilated", "pool", "max_pool2d 4x4 stride 2 padding 2 of x [16, 32, 255, 255], then acc * 2");
+        row("avgpool_padded", "pool", "avg_pool2d 3x3 stride 2 padding 1 of x [32, 64, 255, 255]");
         row("cumsum_rows", "scan", "cumsum over dim 1 of x [16384, 32768]");
         row("cumsum_reverse", "scan", "reverse cumsum over dim 1 of x [8192, 32767], then acc * 0.5");
         row("cumprod_columns", "scan", "cumprod over dim 1 of ((x / 128) + 1) [64, 128, 16384]");
@@ -212,6 +212,13 @@ private slots:
         row("conv_depthwise_separable", "conv",
             "conv2d of x with dw_weight (stride 1, padding 1, groups 64), then conv2d of conv_out with pw_weight "
             "(stride 1, padding 0)");
+        row("maxpool3d_dilated", "pool", "max_pool3d 3x3x3 stride 2 padding 1 of x [16, 32, 64, 64, 64]");
+        row("avgpool1d_unpadded_count", "pool", "avg_pool1d 8 stride 3 padding 4 of x [32, 64, 65536]");
+        row("conv3d_maxpool_softmax", "conv",
+            "conv3d of x with weight (stride 1, padding 1) + bias, then max_pool3d 2x2x2 stride 2 of conv_out [32, 16, "
+            "32, 64, 64], then clamp(acc, -0.2, 0.2), then softmax over dim 1 of max_pool3d_out [32, 16, 16, 32, 32], "
+            "then acc * 2");
+        row("softmax_epilogue", "softmax", "softmax over dim 1 of x [4096, 8192], then sigmoid((acc * 100) + bias)");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -227,7 +234,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 50); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 54); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

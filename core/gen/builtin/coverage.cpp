@@ -20,21 +20,24 @@ const std::vector<CoverageGroup> &coverageGroups()
         g.push_back(
             {"reduction",
              {"aten::sum", "aten::mean", "aten::prod", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
-              "aten::argmin", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::mse_loss",
-              "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div", "aten::soft_margin_loss"},
+              "aten::argmin", "aten::logsumexp", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm",
+              "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div",
+              "aten::soft_margin_loss"},
              "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
              "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
              "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
-             "along a dim return values or indices; sums accumulate in double"});
+             "along a dim return values or indices; sums accumulate in double; logsumexp keeps a running "
+             "maximum and a double sum of exp(x - max) in one pass"});
         g.push_back({"normalize",
-                     {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::norm", "aten::linalg_vector_norm",
-                      "aten::frobenius_norm", "aten::expand_as", "aten::expand"},
+                     {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::logsumexp", "aten::norm",
+                      "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::expand_as", "aten::expand"},
                      "elementwise ops around one reduction whose result is broadcast back over the reduced dims "
                      "(keepdim, or unsqueezed): x / sum(|x|, dim), x / ||x||, x * rsqrt(mean(x^2, dim) + eps) over "
-                     "any dim, a tensor divided by its norm"});
+                     "any dim, a tensor divided by its norm, x - logsumexp(x, dim)"});
         g.push_back({"softmax",
                      {"aten::softmax", "aten::log_softmax", "aten::_softmax", "aten::_log_softmax"},
-                     "along one dim, after an elementwise prologue; no dtype conversion"});
+                     "along any dim (the last: rows; another: down the columns), after an elementwise prologue and "
+                     "before elementwise ops; no dtype conversion"});
         g.push_back({"layernorm",
                      {"aten::layer_norm", "aten::group_norm", "aten::instance_norm"},
                      "over the last dims (layer_norm) or over each sample's groups of channels (group_norm, "
@@ -61,17 +64,24 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "epilogue (inference batch_norm folds into it); a 2-D convolution may have one max or average "
                      "pooling after it (in a pass of its own, or for max pooling in the implicit GEMM's tiles). A "
                      "conv2d of groups 1 and dilation 1 runs on the tensor cores (implicit GEMM, wgmma), the rest "
-                     "directly in fp32. Followed by another pattern (a group norm, a sum), the convolution is written "
-                     "to a scratch buffer and the rest generated as a problem of its own"});
+                     "directly in fp32. Followed by another pattern (a group norm, a sum, a 3-D pooling, another "
+                     "convolution), the convolution is written to a scratch buffer and the rest generated as a "
+                     "problem of its own"});
         g.push_back({"pooling",
-                     {"aten::max_pool2d", "aten::avg_pool2d"},
-                     "2-D max and average pooling with any window, stride, padding, dilation and ceil mode "
-                     "(count_include_pad and divisor_override as PyTorch has them), after an elementwise prologue "
-                     "and before elementwise ops"});
+                     {"aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d", "aten::avg_pool1d",
+                      "aten::avg_pool2d", "aten::avg_pool3d"},
+                     "1-, 2- and 3-D max and average pooling with any window, stride, padding, dilation and ceil "
+                     "mode (count_include_pad and divisor_override as PyTorch has them), after an elementwise "
+                     "prologue and before elementwise ops"});
         g.push_back({"scan",
                      {"aten::cumsum", "aten::cumprod", "aten::flip"},
                      "cumulative sums and products along one dim, from its end between two flips of that dim, "
                      "after an elementwise prologue and before elementwise ops; running values in double"});
+        g.push_back({"chains", {},
+                     "several row ops in a row (a group norm then a min, a min then a softmax, a sum then a "
+                     "logsumexp), after a product or a convolution or alone: the first row op, with the elementwise "
+                     "ops that alone read its result, writes a scratch buffer, and the rest is generated as a "
+                     "problem of its own over it, stage after stage"});
         return g;
     }();
     return groups;

@@ -56,8 +56,6 @@ TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly);
 EwProgram outputProgram(const Target &);
 // LayerNorm / RMSNorm: EPS, CENTRE (false for RMSNorm).
 TemplateValues normValues(const Target &);
-// "" when nothing follows the row op, else why a template without an Output step does not apply.
-std::string noEpilogue(const Target &);
 
 std::string doubleLiteral(double); // "1e-05"
 

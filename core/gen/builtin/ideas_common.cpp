@@ -139,7 +139,7 @@ TemplateValues rowValues(const Target &t, Loads loads)
         {"IN_ARGS", in.args},
         {"IN_LAUNCH", in.launch},
     };
-    if (p.kind != PatternKind::Softmax && p.kind != PatternKind::Reduce) {
+    if (p.kind != PatternKind::Reduce) {
         OperandCode o = emitProgram(outputProgram(t), "Output", loads, in.names);
         v["OUTPUT"] = o.code;
         v["OUT_PARAMS"] = o.params.empty() ? "" : ", " + o.params;
@@ -156,13 +156,6 @@ TemplateValues normValues(const Target &t)
         {"EPS", doubleLiteral(p.eps)},
         {"CENTRE", p.kind == PatternKind::RMSNorm ? "false" : "true"},
     };
-}
-
-std::string noEpilogue(const Target &t)
-{
-    if (t.pattern.program.empty())
-        return {};
-    return "the elementwise ops after " + t.pattern.anchor + " (" + t.pattern.program.text() + ") are not fused by it";
 }
 
 } // namespace kf::builtin::ideas

@@ -1,5 +1,6 @@
-// 2-D max and average pooling, alone or with elementwise ops before it (read through Input) and
-// after it (applied by Output): a thread per few adjacent outputs of a row.
+// 1-, 2- and 3-D max and average pooling, alone or with elementwise ops before it (read through
+// Input) and after it (applied by Output): a thread per few adjacent outputs of a row. A 1-D
+// window is a 2-D one of height 1, a 2-D one a 3-D one of depth 1.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -10,7 +11,7 @@ namespace kf::builtin::ideas {
 namespace {
 
 struct Pool {
-    std::int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+    std::int64_t planes = 0, d = 1, h = 1, w = 0, od = 1, oh = 1, ow = 0;
 };
 
 std::string poolOf(const Target &t, Pool &out)
@@ -19,15 +20,17 @@ std::string poolOf(const Target &t, Pool &out)
     if (!p.pool)
         return "the pattern has no pooling";
     const Shape &x = p.input.shape;
-    if (x.size() < 3)
+    const std::size_t dims = std::size_t(p.pool->dims);
+    if (x.size() < dims + 1)
         return "pooling of a tensor of rank " + std::to_string(x.size());
     const Shape &o = p.pool->outShape;
     if (o.size() != x.size())
         return "the pooled shape does not match the input's rank";
-    out.h = x[x.size() - 2], out.w = x.back();
-    out.oh = o[o.size() - 2], out.ow = o.back();
-    out.planes = numel(x) / std::max<std::int64_t>(out.h * out.w, 1);
-    if (out.h >= INT_MAX / 2 || out.w >= INT_MAX / 2)
+    auto at = [&](const Shape &s, std::size_t fromEnd) { return fromEnd <= dims ? s[s.size() - fromEnd] : 1; };
+    out.d = at(x, 3), out.h = at(x, 2), out.w = at(x, 1);
+    out.od = at(o, 3), out.oh = at(o, 2), out.ow = at(o, 1);
+    out.planes = numel(x) / std::max<std::int64_t>(out.d * out.h * out.w, 1);
+    if (out.d >= INT_MAX / 2 || out.h >= INT_MAX / 2 || out.w >= INT_MAX / 2)
         return "a plane dim does not fit an int";
     if (p.outDtype != DType::F32)
         return "the result is " + toString(p.outDtype) + ", not float32";
@@ -44,7 +47,7 @@ Pool pool(const Target &t)
 std::int64_t slots(const Target &t, int outs)
 {
     const Pool p = pool(t);
-    return p.planes * p.oh * cdiv(p.ow, outs);
+    return p.planes * p.od * p.oh * cdiv(p.ow, outs);
 }
 
 } // namespace
@@ -93,6 +96,9 @@ void addPool(std::vector<IdeaDef> &out)
                 const Pool g = pool(t);
                 const PoolSpec &s = *t.pattern.pool;
                 v["PLANES"] = std::to_string(g.planes);
+                v["IN_D"] = std::to_string(g.d), v["OUT_D"] = std::to_string(g.od);
+                v["KD"] = std::to_string(s.kernelD), v["STRIDE_D"] = std::to_string(s.strideD);
+                v["PAD_D"] = std::to_string(s.padD), v["DIL_D"] = std::to_string(s.dilationD);
                 v["IN_H"] = std::to_string(g.h), v["IN_W"] = std::to_string(g.w);
                 v["OUT_H"] = std::to_string(g.oh), v["OUT_W"] = std::to_string(g.ow);
                 v["KH"] = std::to_string(s.kernel[0]), v["KW"] = std::to_string(s.kernel[1]);

@@ -203,7 +203,7 @@ std::string Pattern::summary() const
         return reduceOp + " over " + (row.outer * row.inner == 1 ? std::string("all elements") : dims()) + " of " +
             of(input) + (row.keepdim ? " (keepdim)" : "") + then();
     case PatternKind::Softmax:
-        return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input);
+        return std::string(logSoftmax ? "log_softmax" : "softmax") + " over " + dims() + " of " + of(input) + then();
     case PatternKind::LayerNorm:
     case PatternKind::RMSNorm: {
         std::string s = anchor == "aten::instance_norm" ? "instance_norm of " + of(input)
@@ -252,15 +252,11 @@ std::string Pattern::summary() const
         if (!program.empty())
             s += ", then " + program.text();
         if (pool)
-            s += ", then " + pool->op.substr(6) + " " + std::to_string(pool->kernel[0]) + "x" +
-                std::to_string(pool->kernel[1]) + " stride " + std::to_string(pool->stride[0]) +
-                (pool->pad[0] || pool->pad[1] ? " padding " + std::to_string(pool->pad[0]) : "");
+            s += ", then " + poolText();
         return s + (tail ? ", then " + tail->summary() : "");
     }
     case PatternKind::Pool:
-        return (pool ? pool->op.substr(6) : std::string("pool")) + " " + std::to_string(pool ? pool->kernel[0] : 0) +
-            "x" + std::to_string(pool ? pool->kernel[1] : 0) + " stride " + std::to_string(pool ? pool->stride[0] : 0) +
-            " of " + of(input) + then();
+        return poolText() + " of " + of(input) + then();
     case PatternKind::Normalize:
         return program.text() + " over " + shapeText(program.shape) + ", acc = " + reduceOp + " over " + dims() +
             " of " + of(input);
@@ -269,6 +265,30 @@ std::string Pattern::summary() const
             then();
     }
     return "?";
+}
+
+std::string Pattern::poolText() const
+{
+    if (!pool)
+        return "pool";
+    const PoolSpec &p = *pool;
+    // Per-dim values, outermost first: D (3-D), H (2-D and 3-D), W.
+    auto perDim = [&](std::int64_t d, const std::int64_t *hw) {
+        std::vector<std::int64_t> v;
+        if (p.dims == 3)
+            v.push_back(d);
+        if (p.dims >= 2)
+            v.push_back(hw[0]);
+        v.push_back(hw[1]);
+        return v;
+    };
+    std::string kernel;
+    for (std::int64_t k : perDim(p.kernelD, p.kernel))
+        kernel += (kernel.empty() ? "" : "x") + std::to_string(k);
+    const auto stride = perDim(p.strideD, p.stride), pad = perDim(p.padD, p.pad);
+    const bool padded = std::any_of(pad.begin(), pad.end(), [](std::int64_t v) { return v != 0; });
+    return p.op.substr(6) + " " + kernel + " stride " + std::to_string(stride[0]) +
+        (padded ? " padding " + std::to_string(pad[0]) : "");
 }
 
 Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &problem)

@@ -2,7 +2,7 @@
 // The op patterns the built-in generator recognises in a reference's op graph: elementwise chains,
 // reductions along one dim or to a scalar (losses included), softmax / log_softmax, LayerNorm,
 // RMSNorm, GroupNorm and InstanceNorm, elementwise ops around a reduction (x / sum(|x|), L2 norm,
-// RMSNorm written out over any dim), 2-D pooling, cumulative sums and products, matrix products
+// RMSNorm written out over any dim), 1-, 2- and 3-D pooling, cumulative sums and products, matrix products
 // and Conv2D with their epilogues (and a pooling after the convolution). Tensors are named as the
 // problem names them; sizes come from the problem's tensor specs, so the generated kernels can
 // bake them in.
@@ -88,10 +88,14 @@ struct GemmSpec {
     double alpha = 1, beta = 1;
 };
 
+// A 1-, 2- or 3-D pooling window. The (H, W) arrays hold a 2-D window, a 3-D one's last two dims,
+// and a 1-D one in W (H is then a window of 1); the D fields hold a 3-D window's first dim.
 struct PoolSpec {
     std::string op; // "aten::max_pool2d"
     bool max = true;
+    int dims = 2;
     std::int64_t kernel[2]{1, 1}, stride[2]{1, 1}, pad[2]{0, 0}, dilation[2]{1, 1};
+    std::int64_t kernelD = 1, strideD = 1, padD = 0, dilationD = 1;
     bool ceilMode = false, countIncludePad = true;
     std::int64_t divisor = 0; // avg_pool2d's divisor_override, 0 when none
     Shape outShape;
@@ -151,6 +155,8 @@ struct Pattern {
 
     // "softmax over dim 1 of x [4096, 65536]": one line for comments and idea texts.
     std::string summary() const;
+    // "max_pool3d 2x2x2 stride 2": the pooling in words.
+    std::string poolText() const;
 };
 
 // `outer` applied to the result of `inner` (its Acc(0)), as one program over their common shape.

@@ -442,31 +442,45 @@ Shape productShape(const Op &op, const Shape &a, const Shape &b)
     return s;
 }
 
-// The 2-D poolings: NCHW out of a window over NCHW.
+// The poolings: the last 1, 2 or 3 dims of the input windowed, the others kept.
 Shape windowedShape(const Op &op, const Shape &x)
 {
-    const std::string &n = op.name;
-    auto pair = [&](std::size_t k, std::int64_t dflt, std::int64_t out[2]) {
+    const int dims = poolDims(op.name);
+    const bool max = op.name.rfind("aten::max_", 0) == 0;
+    auto list = [&](std::size_t k, std::int64_t dflt) {
+        std::vector<std::int64_t> v(std::size_t(dims), dflt);
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        out[0] = out[1] = dflt;
         if (l && !l->empty())
-            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+            for (int i = 0; i < dims; ++i)
+                v[std::size_t(i)] = (*l)[l->size() == 1 ? 0 : std::min<std::size_t>(std::size_t(i), l->size() - 1)];
+        return v;
     };
-    std::int64_t k[2], s[2], p[2], d[2]{1, 1};
-    pair(1, 1, k), pair(2, 0, s), pair(3, 0, p);
+    auto k = list(1, 1), s = list(2, 0), p = list(3, 0), d = max ? list(4, 1) : std::vector<std::int64_t>(3, 1);
     auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
     if (!strides || strides->empty())
-        s[0] = k[0], s[1] = k[1]; // no stride: stride = kernel
-    if (n == "aten::max_pool2d")
-        pair(4, 1, d);
-    const std::size_t ck = n == "aten::max_pool2d" ? 5 : 4;
+        s = k; // no stride: stride = kernel
+    const std::size_t ck = max ? 5 : 4;
     const bool ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
-    if (x.size() != 4)
+    if (x.size() < std::size_t(dims) + 1)
         return recordedShape(op);
-    return Shape{x[0], x[1], windowOut(x[2], k[0], s[0], p[0], d[0], ceil), windowOut(x[3], k[1], s[1], p[1], d[1], ceil)};
+    Shape out = x;
+    for (int i = 0; i < dims; ++i) {
+        std::int64_t &o = out[x.size() - std::size_t(dims) + std::size_t(i)];
+        o = windowOut(o, k[std::size_t(i)], s[std::size_t(i)], p[std::size_t(i)], d[std::size_t(i)], ceil);
+    }
+    return out;
 }
 
 } // namespace
+
+int poolDims(const std::string &op)
+{
+    for (const char *kind : {"aten::max_pool", "aten::avg_pool"})
+        for (int d = 1; d <= 3; ++d)
+            if (op == kind + std::to_string(d) + "d")
+                return d;
+    return 0;
+}
 
 Result<Shape> Graph::inferShape(const Op &op) const
 {
@@ -497,7 +511,7 @@ Result<Shape> Graph::inferShape(const Op &op) const
         auto c = op.in.size() > 1 ? convGeometry(op, x, in(1)) : Result<ConvSpec>(unsupportedOp(n));
         return c ? c->outShape : recordedShape(op);
     }
-    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d")
+    if (poolDims(n))
         return windowedShape(op, x);
     if (isElementwiseOp(n)) {
         Shape s = x;

@@ -116,6 +116,8 @@ bool isConvOp(const std::string &op);
 // weight); names of the operands are left to the caller.
 Result<ConvSpec> convGeometry(const Op &op, const Shape &x, const Shape &w);
 
+// max_pool1d/2d/3d and avg_pool1d/2d/3d, and how many dims their window has (0: not a pooling).
+int poolDims(const std::string &op);
 // The row ops: reductions (losses and norms too), softmax, norms, pooling, scans.
 bool isRowOp(const Op &op);
 

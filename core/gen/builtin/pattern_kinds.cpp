@@ -99,23 +99,38 @@ Result<std::pair<int, int>> reducedDims(const Op &op, const Shape &x, std::size_
     return std::pair<int, int>{d.front(), int(d.size())};
 }
 
-// The window of max_pool2d(self, kernel, stride, padding, dilation, ceil_mode) or
-// avg_pool2d(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override).
+// The window of max_poolNd(self, kernel, stride, padding, dilation, ceil_mode) or
+// avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad[, divisor_override]).
 PoolSpec poolSpec(const Graph &g, const Op &op)
 {
     PoolSpec s;
     s.op = op.name;
-    s.max = op.name == "aten::max_pool2d";
-    auto pair = [&](std::size_t k, std::int64_t out[2]) {
+    s.max = op.name.rfind("aten::max_", 0) == 0;
+    s.dims = poolDims(op.name);
+    // Per-dim values, outermost first, a single number standing for every dim.
+    auto dimsOf = [&](std::size_t k, std::int64_t dflt) {
+        std::vector<std::int64_t> v(std::size_t(s.dims), dflt);
         auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
         if (l && !l->empty())
-            out[0] = (*l)[0], out[1] = l->size() > 1 ? (*l)[1] : (*l)[0];
+            for (std::size_t i = 0; i < v.size(); ++i)
+                v[i] = (*l)[l->size() == 1 ? 0 : std::min(i, l->size() - 1)];
+        return v;
     };
-    pair(1, s.kernel);
-    s.stride[0] = s.kernel[0], s.stride[1] = s.kernel[1]; // no stride: stride = kernel
-    pair(2, s.stride), pair(3, s.pad);
-    if (s.max)
-        pair(4, s.dilation);
+    auto kernel = dimsOf(1, 1), stride = dimsOf(2, 0), pad = dimsOf(3, 0), dilation = dimsOf(s.max ? 4 : 99, 1);
+    auto strides = op.in.size() > 2 ? intList(op.in[2].constant) : std::nullopt;
+    if (!strides || strides->empty())
+        stride = kernel; // no stride: stride = kernel
+    // The last dim is W, the one before H, a 3-D window's first D.
+    const int n = s.dims;
+    for (int i = 0; i < n; ++i) {
+        const std::size_t from = std::size_t(i);
+        const int slot = i - (n - 2); // -1: D, 0: H, 1: W
+        if (slot < 0)
+            s.kernelD = kernel[from], s.strideD = stride[from], s.padD = pad[from], s.dilationD = dilation[from];
+        else
+            s.kernel[slot] = kernel[from], s.stride[slot] = stride[from], s.pad[slot] = pad[from],
+            s.dilation[slot] = dilation[from];
+    }
     std::size_t ceil = s.max ? 5 : 4;
     s.ceilMode = ceil < op.in.size() && flag(op.in[ceil]);
     if (!s.max)
@@ -150,8 +165,7 @@ bool isRowOp(const Op &op)
 {
     const std::string &n = op.name;
     return isReduction(op) || isSoftmax(n) || isVectorNorm(n) || isLoss(n) || isScan(n) || n == "aten::layer_norm" ||
-        n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" || n == "aten::max_pool2d" ||
-        n == "aten::avg_pool2d";
+        n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" || poolDims(n) > 0;
 }
 
 namespace {
@@ -486,10 +500,12 @@ Status matchRowKind(const Graph &g, const Op &op, const Shape &x, const Op *flip
         return groupNormRows(g, op, x, m.p);
     if (isReduction(op) || isVectorNorm(n) || isLoss(n))
         return reducePatternRows(g, op, x, m);
-    if (n == "aten::max_pool2d" || n == "aten::avg_pool2d") {
+    if (const int dims = poolDims(n)) {
+        if (x.size() < std::size_t(dims) + 1)
+            return unsupportedOp(n, "of a tensor of rank " + std::to_string(x.size()));
         m.p.kind = PatternKind::Pool;
         m.p.pool = poolSpec(g, op);
-        m.p.row = geometry(x, 2, 2, false);
+        m.p.row = geometry(x, int(x.size()) - dims, dims, false);
         return Ok{};
     }
     if (isScan(n))

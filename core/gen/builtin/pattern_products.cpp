@@ -194,6 +194,8 @@ Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes,
         ends.push_back(c.out[0]);
     }
     const std::string want = op.name.substr(op.name.find("::") + 2) + "_out";
+    // Ending at the result would leave nothing for the rest (and recognise the same graph again).
+    ends.erase(std::remove(ends.begin(), ends.end(), g.result()), ends.end());
     for (auto end = ends.rbegin(); end != ends.rend(); ++end)
         if (auto p = splitAt(nodes, g.problem(), *end, g.shape(*end), want))
             return std::move(*p);
