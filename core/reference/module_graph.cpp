@@ -1,9 +1,11 @@
 #include "module_graph.h"
+#include "tensors.h"
 #include "torch_shim.h"
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/shape_analysis.h>
 
 #include <cstdio>
 #include <map>
@@ -78,6 +80,61 @@ void takeBranchesThatDoNotRaise(Graph &g)
             continue;
         torch::jit::WithInsertPoint guard(n);
         n->replaceInput(0, g.insertConstant(!raises(blocks[0])));
+    }
+}
+
+// `x.dim()` of a value whose rank the problem's shapes fix, as a constant: nn.InstanceNorm's
+// forward branches on its input's rank (unsqueezing a 3-D input), and with the rank known the
+// branch not taken folds away. The graph's inputs get the problem's shapes, libtorch propagates
+// them, and the shapes are erased again afterwards, so nothing else sees them. A graph libtorch
+// cannot propagate through is left as it was.
+void foldRanks(const std::shared_ptr<Graph> &g, const Problem &p)
+{
+    // Input 0 is the module itself; then the inputs, then the parameters.
+    std::vector<const TensorSpec *> specs;
+    for (const auto &in : p.inputs)
+        specs.push_back(&in);
+    for (const auto &param : p.params)
+        specs.push_back(&param);
+    if (g->inputs().size() != specs.size() + 1)
+        return;
+    try {
+        for (std::size_t i = 0; i < specs.size(); ++i)
+            g->inputs()[i + 1]->setType(c10::TensorType::createContiguous(
+                torchDtype(specs[i]->dtype), c10::Device(c10::kCPU), c10::IntArrayRef(specs[i]->shape)));
+        torch::jit::PropagateInputShapes(g);
+        std::vector<Node *> dims;
+        collect(g->block(), c10::aten::dim, dims);
+        for (Node *n : dims) {
+            auto t = n->input(0)->type()->cast<c10::TensorType>();
+            if (!t || !t->dim())
+                continue;
+            torch::jit::WithInsertPoint guard(n);
+            n->output()->replaceAllUsesWith(g->insertConstant(std::int64_t(*t->dim())));
+        }
+    } catch (const std::exception &) {
+        // Ranks stay unknown; the branches stay for the generator to report.
+    }
+    torch::jit::EraseShapeInformation(g);
+}
+
+// `v is None` where v is a list or a tensor (a pooling's stride given as a list): never true.
+// Constant propagation leaves it because the list is built at run time, and with it the branch
+// that replaces a missing stride by the kernel size.
+void foldNoneChecks(Graph &g)
+{
+    auto none = [](const Value *v) { return v->type()->kind() == c10::TypeKind::NoneType; };
+    auto never = [&](const Value *v) { return !none(v) && !v->type()->cast<c10::OptionalType>(); };
+    for (auto kind : {c10::aten::__is__, c10::aten::__isnot__}) {
+        std::vector<Node *> checks;
+        collect(g.block(), kind, checks);
+        for (Node *n : checks) {
+            const Value *a = n->input(0), *b = n->input(1);
+            if (!((none(a) && never(b)) || (none(b) && never(a))))
+                continue;
+            torch::jit::WithInsertPoint guard(n);
+            n->output()->replaceAllUsesWith(g.insertConstant(kind == c10::aten::__isnot__));
+        }
     }
 }
 
@@ -251,6 +308,8 @@ Result<LoweredModule> lowerModule(const Problem &p)
 
     if (Status s = l.attributes(m._ivalue()); !s)
         return s.error();
+    foldRanks(l.graph, p);
+    foldNoneChecks(g);
     takeBranchesThatDoNotRaise(g);
     torch::jit::ConstantPropagation(l.graph);
     torch::jit::EliminateDeadCode(l.graph);

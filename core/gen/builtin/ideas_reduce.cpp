@@ -13,19 +13,9 @@ std::int64_t rows(const Target &t) { return t.pattern.row.outer; }
 std::int64_t len(const Target &t) { return t.pattern.row.len; }
 std::int64_t outputs(const Target &t) { return t.pattern.row.outer * t.pattern.row.inner; }
 
-// The templates finish each output with the elementwise ops after the reduction when those read
-// no tensors.
-std::string epilogueFits(const Target &t)
-{
-    if (t.pattern.program.leaves.empty())
-        return {};
-    return "the elementwise ops after the reduction read tensors (" + t.pattern.program.text() +
-        "), which is not fused";
-}
-
 std::string lastDimOnly(const Target &t)
 {
-    return t.pattern.row.inner == 1 ? epilogueFits(t) : "the reduced dim is not the last (a column reduction)";
+    return t.pattern.row.inner == 1 ? "" : "the reduced dim is not the last (a column reduction)";
 }
 
 // A block or a warp per row: fewer rows than SMs leave most of the GPU idle (a loss would run on
@@ -39,7 +29,7 @@ std::string rowsFillTheGpu(const Target &t)
 
 std::string notLastDim(const Target &t)
 {
-    return t.pattern.row.inner > 1 ? epilogueFits(t) : "the reduced dim is the last (a row reduction)";
+    return t.pattern.row.inner > 1 ? "" : "the reduced dim is the last (a row reduction)";
 }
 
 std::string vecFits(const Point &p, std::int64_t n, const std::string &what)
@@ -73,7 +63,7 @@ void addReduce(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             if (outputs(t) < t.sms)
                 return std::to_string(outputs(t)) + " outputs would keep fewer threads busy than the GPU has SMs";
-            return epilogueFits(t);
+            return {};
         },
         .estimate =
             [](const Target &t, const Point &p) {

@@ -358,8 +358,13 @@ Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &probl
     }
     if (rows.size() > 1)
         return finish(matchRowStages(g, nodes, rows));
-    if (rows.size() == 1)
-        return finish(matchRows(g, rows[0]));
+    if (rows.size() == 1) {
+        auto one = matchRows(g, rows[0]);
+        if (!one && one.error().code == ErrorCode::Unsupported)
+            if (auto split = matchRowStages(g, nodes, rows))
+                return finish(std::move(split));
+        return finish(std::move(one));
+    }
 
     if (problem.outputs[0].dtype != DType::F32)
         return makeError(ErrorCode::Unsupported,

@@ -129,8 +129,9 @@ Result<Pattern> matchMatmul(const Graph &, int gemm);
 Result<Pattern> matchProducts(const Graph &, const std::vector<OpNode> &nodes, const std::vector<int> &gemms);
 // A convolution (with its epilogue and pooling) whose result goes on to more than that.
 Result<Pattern> matchConvProducts(const Graph &, const std::vector<OpNode> &nodes, int conv);
-// Several row ops in a chain: the first (with the elementwise ops after it) written to a scratch
-// buffer, the rest recognised as a problem of its own over it.
+// Several row ops in a chain, or one followed by what its own epilogue cannot do (an elementwise
+// op that reads another tensor after a reduction): the first (with the elementwise ops after it)
+// written to a scratch buffer, the rest recognised as a problem of its own over it.
 Result<Pattern> matchRowStages(const Graph &, const std::vector<OpNode> &nodes, const std::vector<int> &rows);
 // The product of a matmul, mm, bmm, addmm, baddbmm or linear op of leaf operands.
 Result<GemmSpec> gemmSpecOf(const Graph &, int gemm);

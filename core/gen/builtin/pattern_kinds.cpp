@@ -582,6 +582,10 @@ Status matchRowEpilogue(const Graph &g, const Op &op, const Shape &x, RowMatch &
         return prog.error();
     p.program = *prog;
     m.used.insert(eb.used().begin(), eb.used().end());
+    // A reduction's templates finish each output with ops on its value alone; one that reads
+    // another tensor (a bias added to a row's minimum) makes the rest a stage of its own.
+    if (p.kind == PatternKind::Reduce && !p.program.leaves.empty())
+        return unsupportedOp(n, "followed by elementwise ops that read other tensors (" + p.program.text() + ")");
     if (p.kind == PatternKind::Normalize && !usesAcc(p.program))
         return unsupportedOp(n, "whose result is not used");
     return Ok{};

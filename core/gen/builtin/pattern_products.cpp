@@ -199,7 +199,9 @@ Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes,
     for (auto end = ends.rbegin(); end != ends.rend(); ++end)
         if (auto p = splitAt(nodes, g.problem(), *end, g.shape(*end), want))
             return std::move(*p);
-    return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + op.name);
+    if (rows.size() > 1)
+        return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + op.name);
+    return unsupportedOp(op.name, "followed by what no pattern computes");
 }
 
 Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &gemms)
