@@ -195,7 +195,7 @@ double opFlops(const OpNode &o)
     if (k == "aten::layer_norm" || k == "aten::batch_norm" || k == "aten::group_norm")
         return 8.0 * inN;
     if (k == "aten::sum" || k == "aten::mean" || k == "aten::max" || k == "aten::min" || k == "aten::argmax" ||
-        k == "aten::amax" || k == "aten::norm")
+        k == "aten::amax" || k == "aten::norm" || k.rfind("aten::adaptive_avg_pool", 0) == 0)
         return inN;
     if (k.rfind("prim::", 0) == 0 || k == "aten::view" || k == "aten::reshape" || k == "aten::permute" ||
         k == "aten::transpose" || k == "aten::contiguous" || k == "aten::size" || k == "aten::flatten" ||

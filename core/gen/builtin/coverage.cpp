@@ -69,10 +69,12 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "problem of its own"});
         g.push_back({"pooling",
                      {"aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d", "aten::avg_pool1d",
-                      "aten::avg_pool2d", "aten::avg_pool3d"},
+                      "aten::avg_pool2d", "aten::avg_pool3d", "aten::adaptive_avg_pool1d", "aten::adaptive_avg_pool2d",
+                      "aten::adaptive_avg_pool3d"},
                      "1-, 2- and 3-D max and average pooling with any window, stride, padding, dilation and ceil "
                      "mode (count_include_pad and divisor_override as PyTorch has them), after an elementwise "
-                     "prologue and before elementwise ops"});
+                     "prologue and before elementwise ops; adaptive average pooling to one value per plane (a "
+                     "mean, as a reduction) or to sizes that divide the input's"});
         g.push_back({"scan",
                      {"aten::cumsum", "aten::cumprod", "aten::flip"},
                      "cumulative sums and products along one dim, from its end between two flips of that dim, "

@@ -482,6 +482,29 @@ int poolDims(const std::string &op)
     return 0;
 }
 
+int adaptiveDims(const std::string &op)
+{
+    for (int d = 1; d <= 3; ++d)
+        if (op == "aten::adaptive_avg_pool" + std::to_string(d) + "d")
+            return d;
+    return 0;
+}
+
+std::vector<std::int64_t> adaptiveSizes(const Op &op, const Shape &x)
+{
+    const int dims = adaptiveDims(op.name);
+    std::vector<std::int64_t> out;
+    const nlohmann::json sizes = op.in.size() > 1 ? op.in[1].constant : nlohmann::json();
+    for (int i = 0; i < dims && std::size_t(dims) <= x.size(); ++i) {
+        const std::int64_t in = x[x.size() - std::size_t(dims) + std::size_t(i)];
+        const nlohmann::json &v = sizes.is_array() && std::size_t(i) < sizes.size() ? sizes[std::size_t(i)]
+            : sizes.is_number_integer()                                            ? sizes
+                                                                                   : nlohmann::json();
+        out.push_back(v.is_number_integer() ? v.get<std::int64_t>() : in);
+    }
+    return out;
+}
+
 Result<Shape> Graph::inferShape(const Op &op) const
 {
     auto in = [&](std::size_t k) -> const Shape & { return value(op.in[k].value).shape; };
@@ -513,6 +536,12 @@ Result<Shape> Graph::inferShape(const Op &op) const
     }
     if (poolDims(n))
         return windowedShape(op, x);
+    if (const int dims = adaptiveDims(n); dims && x.size() >= std::size_t(dims)) {
+        Shape s(x.begin(), x.end() - dims);
+        for (std::int64_t o : adaptiveSizes(op, x))
+            s.push_back(o);
+        return s;
+    }
     if (isElementwiseOp(n)) {
         Shape s = x;
         for (std::size_t k = 1; k < op.in.size(); ++k) {

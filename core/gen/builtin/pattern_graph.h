@@ -118,6 +118,10 @@ Result<ConvSpec> convGeometry(const Op &op, const Shape &x, const Shape &w);
 
 // max_pool1d/2d/3d and avg_pool1d/2d/3d, and how many dims their window has (0: not a pooling).
 int poolDims(const std::string &op);
+// adaptive_avg_pool1d/2d/3d: how many dims it pools (0: not one).
+int adaptiveDims(const std::string &op);
+// The output sizes an adaptive pooling asks for over the last dims of `x` (None keeps a size).
+std::vector<std::int64_t> adaptiveSizes(const Op &op, const Shape &x);
 // The row ops: reductions (losses and norms too), softmax, norms, pooling, scans.
 bool isRowOp(const Op &op);
 

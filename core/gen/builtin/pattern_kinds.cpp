@@ -165,7 +165,8 @@ bool isRowOp(const Op &op)
 {
     const std::string &n = op.name;
     return isReduction(op) || isSoftmax(n) || isVectorNorm(n) || isLoss(n) || isScan(n) || n == "aten::layer_norm" ||
-        n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" || poolDims(n) > 0;
+        n == "aten::rms_norm" || n == "aten::group_norm" || n == "aten::instance_norm" || poolDims(n) > 0 ||
+        adaptiveDims(n) > 0;
 }
 
 namespace {
@@ -392,6 +393,44 @@ Status groupNormRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
     return Ok{};
 }
 
+// Adaptive average pooling: to one value per plane it is the mean over the pooled dims (keepdim);
+// to sizes that divide the input's it is average pooling with a window and stride of the ratio
+// (PyTorch's windows, floor(i * in / out) to ceil((i + 1) * in / out), are exactly those then).
+Status adaptiveRows(const Graph &g, const Op &op, const Shape &x, Pattern &p)
+{
+    const int dims = adaptiveDims(op.name);
+    if (x.size() < std::size_t(dims) + 1)
+        return unsupportedOp(op.name, "of a tensor of rank " + std::to_string(x.size()));
+    const std::vector<std::int64_t> out = adaptiveSizes(op, x);
+    const std::size_t first = x.size() - std::size_t(dims);
+    if (std::all_of(out.begin(), out.end(), [](std::int64_t o) { return o == 1; })) {
+        p.kind = PatternKind::Reduce;
+        p.reduceOp = "mean";
+        p.row = geometry(x, int(first), dims, true);
+        return Ok{};
+    }
+    PoolSpec s;
+    s.op = op.name;
+    s.max = false;
+    s.dims = dims;
+    for (int i = 0; i < dims; ++i) {
+        const std::int64_t in = x[first + std::size_t(i)], o = out[std::size_t(i)];
+        if (o < 1 || in % o != 0)
+            return unsupportedOp(op.name, "to a size that does not divide the input's (" + std::to_string(in) +
+                                              " to " + std::to_string(o) + ")");
+        const int slot = i - (dims - 2); // -1: D, 0: H, 1: W
+        if (slot < 0)
+            s.kernelD = s.strideD = in / o;
+        else
+            s.kernel[slot] = s.stride[slot] = in / o;
+    }
+    s.outShape = g.shape(op.out[0]);
+    p.kind = PatternKind::Pool;
+    p.pool = s;
+    p.row = geometry(x, int(first), dims, false);
+    return Ok{};
+}
+
 // sum, mean, amax, argmax, max along a dim ...: the reduced dims, and whether the values or the
 // indices are the result.
 Status reductionRows(const Graph &g, const Op &op, const Shape &x, RowMatch &m)
@@ -508,6 +547,8 @@ Status matchRowKind(const Graph &g, const Op &op, const Shape &x, const Op *flip
         m.p.row = geometry(x, int(x.size()) - dims, dims, false);
         return Ok{};
     }
+    if (adaptiveDims(n))
+        return adaptiveRows(g, op, x, m.p);
     if (isScan(n))
         return scanRows(g, op, x, flipIn, m);
     return unsupportedOp(n);
