@@ -657,11 +657,12 @@ def convert(path, name, out_dir, args):
     if eager is not None:
         with torch.no_grad():
             saved.to(device)
-            got = outputs_of(path, call(path, f"the {method}d module", saved, *make_inputs(device)),
-                             f"the {method}d module")
+            done = "scripted" if method == "script" else "traced"
+            got = outputs_of(path, call(path, f"the {done} module", saved, *make_inputs(device)),
+                             f"the {done} module")
         for i, (a, b) in enumerate(zip(got, eager)):
             if not same_result(a, b):
-                raise Failure(f"{path}: the {method}d module's output {i} differs from the eager model's")
+                raise Failure(f"{path}: the {done} module's output {i} differs from the eager model's")
         del got, eager
     else:
         notes.append("not run here (too large for the CPU): the worker runs the module when it loads the problem")

@@ -242,20 +242,26 @@ Result<Pattern> matchProducts(const Graph &g, const std::vector<OpNode> &nodes, 
 Result<Pattern> matchConvProducts(const Graph &g, const std::vector<OpNode> &nodes, int conv)
 {
     // The latest place first: after a pooling that follows the convolution (its epilogue between
-    // them), so the convolution's templates keep the pooling; else right after the convolution.
+    // them), so the convolution's templates keep the pooling; else after the elementwise ops that
+    // alone read the convolution (an activation costs nothing in a compute-bound epilogue, and
+    // the rest reads its result instead of computing it on every read); else right after it.
     const Op &op = g.ops()[std::size_t(conv)];
     std::vector<std::string> ends;
     std::string v = op.out[0];
+    bool pooled = false;
     for (auto next = g.consumers(v); next.size() == 1; next = g.consumers(v)) {
         const Op &c = g.ops()[std::size_t(next[0])];
         if (c.name == "aten::max_pool2d" || c.name == "aten::avg_pool2d") {
             ends.push_back(c.out[0]);
+            pooled = true;
             break;
         }
         if (!isElementwiseOp(c.name) && !isAlias(c.name))
             break;
         v = c.out[0];
     }
+    if (!pooled && v != op.out[0] && v != g.result())
+        ends.push_back(v);
     ends.push_back(op.out[0]);
     Error first = unsupportedOp(op.name);
     for (std::size_t i = 0; i < ends.size(); ++i) {

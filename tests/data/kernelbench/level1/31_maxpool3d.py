@@ -3,7 +3,7 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """MaxPool3d 3x3x3, stride 2, padding 1, dilation 3, on 16 volumes of 32 channels of 128^3."""
+    """MaxPool3d 3x3x3, stride 2, padding 1, dilation 3, on 16 volumes of 32 channels of 96^3."""
 
     def __init__(self, kernel_size, stride, padding, dilation):
         super().__init__()
@@ -14,7 +14,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.rand(16, 32, 128, 128, 128)]
+    return [torch.rand(16, 32, 96, 96, 96)]
 
 
 def get_init_inputs():

@@ -1,0 +1,122 @@
+// Candidates of the row patterns run on the host, thread by thread, against PyTorch on the CPU
+// (tools/emulate-on-host.py): logsumexp, softmax down the columns and with an epilogue, 1-D and
+// 3-D pooling, and chains of stages. A wrong index, a reduction that combines badly or an epilogue
+// read from the wrong place shows here on a machine without a GPU; the GPU test stays the judge of
+// what only a GPU does (timing, inline PTX). Skips without a Python with PyTorch, NumPy and
+// tomllib, or without g++.
+#include "gen/builtin/catalogue.h"
+#include "gen/builtin/pattern.h"
+#include "support.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace kf;
+using namespace kf::builtin;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QString out;
+};
+
+Run run(const QString &program, const QStringList &args, int timeoutMs)
+{
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs))
+        p.kill();
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAll()};
+}
+
+// KF_PYTHON, python3 on PATH, or Debian's own: the first with what the emulator imports.
+QString emulatorPython()
+{
+    QStringList candidates;
+    if (!qEnvironmentVariableIsEmpty("KF_PYTHON"))
+        candidates << qEnvironmentVariable("KF_PYTHON");
+    candidates << "python3"
+               << "/usr/bin/python3";
+    for (const QString &p : candidates)
+        if (run(p, {"-c", "import torch, numpy, tomllib"}, 120000).code == 0)
+            return p;
+    return {};
+}
+
+} // namespace
+
+class TestBuiltinEmulated : public QObject {
+    Q_OBJECT
+
+    QString m_python;
+
+private slots:
+    void initTestCase()
+    {
+        test::useSourceTemplates();
+        m_python = emulatorPython();
+    }
+
+    void candidateMatchesPyTorch_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("idea");
+        const std::vector<std::pair<const char *, const char *>> cases{
+            {"logsumexp_rows", "reduce_grid"},
+            {"logsumexp_channels", "reduce_columns"},
+            {"log_softmax_written_out", "normalize_split"},
+            {"softmax_channels", "softmax_columns"},
+            {"softmax_epilogue", "softmax_three_pass"},
+            {"softmax_epilogue", "softmax_online"},
+            {"softmax_epilogue", "softmax_split_row"},
+            {"maxpool3d_dilated", "pool2d_window"},
+            {"avgpool1d_unpadded_count", "pool2d_window"},
+            // Chains: a convolution, a min over depth, a softmax over channels; a convolution, a
+            // 3-D pooling, a softmax; a product, a group norm, a min.
+            {"conv3d_min_softmax", "conv_direct"},
+            {"conv3d_maxpool_softmax", "conv_direct"},
+            {"linear_groupnorm_min", "gemv_dot"},
+        };
+        for (const auto &[problem, idea] : cases)
+            QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea);
+    }
+
+    void candidateMatchesPyTorch()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, idea);
+        if (m_python.isEmpty())
+            QSKIP("no Python with PyTorch, NumPy and tomllib to run the reference");
+        if (run("g++", {"--version"}, 30000).code != 0)
+            QSKIP("no g++ to compile the kernels for the host");
+        const Problem p = test::ownProblem(problem, "small");
+        auto pattern = recognise(test::ownGraph(problem), p);
+        QVERIFY2(pattern.ok(), pattern.ok() ? "" : pattern.error().text().c_str());
+        const Target t = makeTarget(*pattern, p, 132, 9);
+        const IdeaDef *def = findIdea(idea.toStdString());
+        QVERIFY(def);
+        const std::string why = def->whyNot(t);
+        QVERIFY2(why.empty(), why.c_str());
+        auto source = renderIdea(*def, t, validPoints(*def, t).front());
+        QVERIFY2(source.ok(), source.ok() ? "" : source.error().text().c_str());
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(idea + ".cu");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(source->data(), qint64(source->size()));
+        out.close();
+        const QString toml = QStringLiteral(KF_SOURCE_DIR "/tests/builtin/data/problems/") + problem + ".toml";
+        const Run r = run(m_python, {QStringLiteral(KF_SOURCE_DIR "/tools/emulate-on-host.py"), toml, file,
+                                     "--variant", "small"},
+                          10 * 60 * 1000);
+        QVERIFY2(r.code == 0 && r.out.contains(" OK"), qPrintable(r.out.right(3000)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBuiltinEmulated)
+#include "test_emulated.moc"
