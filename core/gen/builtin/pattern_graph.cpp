@@ -445,28 +445,13 @@ Shape productShape(const Op &op, const Shape &a, const Shape &b)
 // The poolings: the last 1, 2 or 3 dims of the input windowed, the others kept.
 Shape windowedShape(const Op &op, const Shape &x)
 {
-    const int dims = poolDims(op.name);
-    const bool max = op.name.rfind("aten::max_", 0) == 0;
-    auto list = [&](std::size_t k, std::int64_t dflt) {
-        std::vector<std::int64_t> v(std::size_t(dims), dflt);
-        auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        if (l && !l->empty())
-            for (int i = 0; i < dims; ++i)
-                v[std::size_t(i)] = (*l)[l->size() == 1 ? 0 : std::min<std::size_t>(std::size_t(i), l->size() - 1)];
-        return v;
-    };
-    auto k = list(1, 1), s = list(2, 0), p = list(3, 0), d = max ? list(4, 1) : std::vector<std::int64_t>(3, 1);
-    auto strides = intList(op.in.size() > 2 ? op.in[2].constant : nlohmann::json());
-    if (!strides || strides->empty())
-        s = k; // no stride: stride = kernel
-    const std::size_t ck = max ? 5 : 4;
-    const bool ceil = ck < op.in.size() && op.in[ck].constant.is_boolean() && op.in[ck].constant.get<bool>();
-    if (x.size() < std::size_t(dims) + 1)
+    const PoolWindow w = poolWindow(op);
+    if (x.size() < std::size_t(w.dims) + 1)
         return recordedShape(op);
     Shape out = x;
-    for (int i = 0; i < dims; ++i) {
-        std::int64_t &o = out[x.size() - std::size_t(dims) + std::size_t(i)];
-        o = windowOut(o, k[std::size_t(i)], s[std::size_t(i)], p[std::size_t(i)], d[std::size_t(i)], ceil);
+    for (std::size_t i = 0; i < std::size_t(w.dims); ++i) {
+        std::int64_t &o = out[x.size() - std::size_t(w.dims) + i];
+        o = windowOut(o, w.kernel[i], w.stride[i], w.pad[i], w.dilation[i], w.ceil);
     }
     return out;
 }
@@ -480,6 +465,31 @@ int poolDims(const std::string &op)
             if (op == kind + std::to_string(d) + "d")
                 return d;
     return 0;
+}
+
+// max_poolNd(self, kernel, stride, padding, dilation, ceil_mode) or
+// avg_poolNd(self, kernel, stride, padding, ceil_mode, ...).
+PoolWindow poolWindow(const Op &op)
+{
+    PoolWindow w;
+    w.dims = poolDims(op.name);
+    w.max = op.name.rfind("aten::max_", 0) == 0;
+    auto perDim = [&](std::size_t k, std::int64_t dflt) {
+        std::vector<std::int64_t> v(std::size_t(w.dims), dflt);
+        auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
+        if (l && !l->empty())
+            for (std::size_t i = 0; i < v.size(); ++i)
+                v[i] = (*l)[l->size() == 1 ? 0 : std::min(i, l->size() - 1)];
+        return v;
+    };
+    w.kernel = perDim(1, 1), w.stride = perDim(2, 0), w.pad = perDim(3, 0);
+    w.dilation = w.max ? perDim(4, 1) : std::vector<std::int64_t>(std::size_t(w.dims), 1);
+    auto strides = op.in.size() > 2 ? intList(op.in[2].constant) : std::nullopt;
+    if (!strides || strides->empty())
+        w.stride = w.kernel;
+    const std::size_t ceil = w.max ? 5 : 4;
+    w.ceil = ceil < op.in.size() && op.in[ceil].constant.is_boolean() && op.in[ceil].constant.get<bool>();
+    return w;
 }
 
 int adaptiveDims(const std::string &op)

@@ -118,6 +118,14 @@ Result<ConvSpec> convGeometry(const Op &op, const Shape &x, const Shape &w);
 
 // max_pool1d/2d/3d and avg_pool1d/2d/3d, and how many dims their window has (0: not a pooling).
 int poolDims(const std::string &op);
+// A pooling op's window, per pooled dim outermost first (one number in the op stands for every
+// dim; no stride means a stride of the kernel).
+struct PoolWindow {
+    int dims = 0;
+    bool max = false, ceil = false;
+    std::vector<std::int64_t> kernel, stride, pad, dilation;
+};
+PoolWindow poolWindow(const Op &op);
 // adaptive_avg_pool1d/2d/3d: how many dims it pools (0: not one).
 int adaptiveDims(const std::string &op);
 // The output sizes an adaptive pooling asks for over the last dims of `x` (None keeps a size).

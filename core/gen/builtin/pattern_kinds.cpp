@@ -103,36 +103,22 @@ Result<std::pair<int, int>> reducedDims(const Op &op, const Shape &x, std::size_
 // avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad[, divisor_override]).
 PoolSpec poolSpec(const Graph &g, const Op &op)
 {
+    const PoolWindow w = poolWindow(op);
     PoolSpec s;
     s.op = op.name;
-    s.max = op.name.rfind("aten::max_", 0) == 0;
-    s.dims = poolDims(op.name);
-    // Per-dim values, outermost first, a single number standing for every dim.
-    auto dimsOf = [&](std::size_t k, std::int64_t dflt) {
-        std::vector<std::int64_t> v(std::size_t(s.dims), dflt);
-        auto l = k < op.in.size() ? intList(op.in[k].constant) : std::nullopt;
-        if (l && !l->empty())
-            for (std::size_t i = 0; i < v.size(); ++i)
-                v[i] = (*l)[l->size() == 1 ? 0 : std::min(i, l->size() - 1)];
-        return v;
-    };
-    auto kernel = dimsOf(1, 1), stride = dimsOf(2, 0), pad = dimsOf(3, 0), dilation = dimsOf(s.max ? 4 : 99, 1);
-    auto strides = op.in.size() > 2 ? intList(op.in[2].constant) : std::nullopt;
-    if (!strides || strides->empty())
-        stride = kernel; // no stride: stride = kernel
+    s.max = w.max;
+    s.dims = w.dims;
+    s.ceilMode = w.ceil;
     // The last dim is W, the one before H, a 3-D window's first D.
-    const int n = s.dims;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < w.dims; ++i) {
         const std::size_t from = std::size_t(i);
-        const int slot = i - (n - 2); // -1: D, 0: H, 1: W
+        const int slot = i - (w.dims - 2); // -1: D, 0: H, 1: W
         if (slot < 0)
-            s.kernelD = kernel[from], s.strideD = stride[from], s.padD = pad[from], s.dilationD = dilation[from];
+            s.kernelD = w.kernel[from], s.strideD = w.stride[from], s.padD = w.pad[from], s.dilationD = w.dilation[from];
         else
-            s.kernel[slot] = kernel[from], s.stride[slot] = stride[from], s.pad[slot] = pad[from],
-            s.dilation[slot] = dilation[from];
+            s.kernel[slot] = w.kernel[from], s.stride[slot] = w.stride[from], s.pad[slot] = w.pad[from],
+            s.dilation[slot] = w.dilation[from];
     }
-    std::size_t ceil = s.max ? 5 : 4;
-    s.ceilMode = ceil < op.in.size() && flag(op.in[ceil]);
     if (!s.max)
         s.countIncludePad = op.in.size() <= 5 || op.in[5].constant.is_null() || flag(op.in[5]);
     if (!s.max && op.in.size() > 6 && op.in[6].constant.is_number_integer())
