@@ -133,6 +133,18 @@ class InputSpec:
         self.shape, self.dtype, self.dist, self.make, self.note = shape, dtype, dist, make, note
 
 
+class ConstantSpec:
+    """A number among get_inputs()'s items (`A * s` with s = 3.14): the problem's forward takes only
+    tensors, so the number is fixed in the module as the value get_inputs() returned."""
+
+    def __init__(self, value):
+        self.value, self.note = value, None
+
+
+def is_number(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, complex)
+
+
 def drawer(shape, dtype, dist):
     """make(device) for an input drawn as KernelForge draws it: what the checks run on when the
     file's own values are not at hand."""
@@ -281,8 +293,10 @@ def as_inputs(path, result):
     if not isinstance(result, (list, tuple)) or not result:
         raise Failure(f"{path}: get_inputs() must return a non-empty list of tensors")
     for i, x in enumerate(result):
-        if not isinstance(x, torch.Tensor):
-            raise Failure(f"{path}: get_inputs() item {i} is a {type(x).__name__}, not a tensor")
+        if not isinstance(x, torch.Tensor) and not is_number(x):
+            raise Failure(f"{path}: get_inputs() item {i} is a {type(x).__name__}, neither a tensor nor a number")
+    if all(is_number(x) for x in result):
+        raise Failure(f"{path}: get_inputs() returns no tensor")
     return list(result)
 
 
@@ -302,17 +316,21 @@ def input_specs(path, module, seed):
         pass  # it reads values: only a real run can tell
     if meta is not None:
         meta = as_inputs(path, meta)
-        drawn = [meta_spec(path, i, x, *factories.spec(x)) if factories.spec(x) else None
+        drawn = [ConstantSpec(x) if is_number(x) else
+                 meta_spec(path, i, x, *factories.spec(x)) if factories.spec(x) else None
                  for i, x in enumerate(meta)]
         if None not in drawn:
             return drawn
-        if sum(x.numel() for x in meta) > REAL_ELEMENTS:
+        if sum(x.numel() for x in meta if not is_number(x)) > REAL_ELEMENTS:
             return sampled_specs(path, module, seed, meta, drawn, factories)
     torch.manual_seed(seed)
     with Factories("real"):
         inputs = as_inputs(path, call(path, "get_inputs()", module.get_inputs))
     specs = []
     for i, x in enumerate(inputs):
+        if is_number(x):
+            specs.append(ConstantSpec(x))
+            continue
         # A drawn input keeps how it was drawn; the others are named from their values.
         known = drawn[i] if len(drawn) == len(inputs) else None
         dist, note = (known.dist, None) if known else distribution(path, i, x)
@@ -579,6 +597,35 @@ def script_or_trace(path, model, trace_inputs):
                       f"nor traced ({first_line(e)})")
 
 
+def python_literal(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return f'float("{v}")'
+    return repr(v)
+
+
+def with_constants(path, model, names, constants):
+    """`model` with the numbers among its inputs fixed: a module whose forward takes only the
+    tensors and calls the model with those numbers. Its source is a file of its own, since
+    TorchScript reads a class's source."""
+    import importlib.util
+    import torch
+    call_args = [python_literal(constants[i]) if i in constants else n for i, n in enumerate(names)]
+    tensors = [n for i, n in enumerate(names) if i not in constants]
+    source = ("import torch\n\n\nclass WithConstants(torch.nn.Module):\n"
+              "    def __init__(self, model):\n        super().__init__()\n        self.model = model\n\n"
+              f"    def forward(self, {', '.join(tensors)}):\n"
+              f"        return self.model({', '.join(call_args)})\n")
+    folder = tempfile.mkdtemp(prefix="kernelbench-constants-")
+    file = os.path.join(folder, "with_constants.py")
+    with open(file, "w", encoding="utf-8") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location("kernelbench_with_constants", file)
+    wrapper = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = wrapper
+    spec.loader.exec_module(wrapper)
+    return call(path, "the model with its numbers fixed", lambda: wrapper.WithConstants(model)).eval()
+
+
 def toml_string(s):
     return json.dumps(s, ensure_ascii=False)
 
@@ -618,6 +665,13 @@ def convert(path, name, out_dir, args):
         input_names = [identifier(p.name) for p in params[:len(specs)]]
 
     notes = [s.note for s in specs if s.note]
+    constants = {i: s.value for i, s in enumerate(specs) if isinstance(s, ConstantSpec)}
+    if constants:
+        model = with_constants(path, model, input_names, constants)
+        notes += [f"input {i} of forward (`{input_names[i]}`) is the number {v!r} that get_inputs() returns: "
+                  "the problem fixes it" for i, v in constants.items()]
+        specs = [s for i, s in enumerate(specs) if i not in constants]
+        input_names = [n for i, n in enumerate(input_names) if i not in constants]
     device = args.device
     made = {}
 
@@ -688,7 +742,8 @@ def convert(path, name, out_dir, args):
                    _extra_files={"kernelforge.json": json.dumps({"torch": torch.__version__, "source": os.path.basename(path)})})
 
     lines = [f"name = {toml_string(name)}"]
-    doc = (inspect.getdoc(module.Model) or "").strip().split("\n\n")[0]
+    # The class's own docstring: inspect.getdoc would give nn.Module's when the file has none.
+    doc = inspect.cleandoc(module.Model.__dict__.get("__doc__") or "").split("\n\n")[0]
     summary = " ".join(doc.split())
     description = (summary + " " if summary else "") + f"(KernelBench-style file {os.path.basename(path)})"
     lines.append(f"description = {toml_string(description)}")
