@@ -3,8 +3,8 @@
 // Problem {{PROBLEM}}: {{SUMMARY}}
 //
 // GEMM in plain fp32 on the CUDA cores: shared-memory tiles and register tiling.
-//   out[b] = epilogue(A[b] · B[b]),  A [{{M}} x {{K}}],  B [{{K}} x {{N}}] (stored [{{N}} x {{K}}] when
-//   transposed: {{TRANS_B}}),  batch {{BATCH}}.
+//   out[b] = epilogue(A[b] · B[b]),  A [{{M}} x {{K}}] (stored [{{K}} x {{M}}] when transposed: {{TRANS_A}}),
+//   B [{{K}} x {{N}}] (stored [{{N}} x {{K}}] when transposed: {{TRANS_B}}),  batch {{BATCH}}.
 // Idea: each block computes a {{BM}}x{{BN}} tile; each thread a {{TM}}x{{TN}} register tile, as 4x4
 // sub-tiles spread across the block tile so that its 16-byte shared reads are conflict-free. Tiles
 // {{BK}} deep are read with 16-byte loads one step ahead into registers and stored into the other
@@ -20,6 +20,7 @@ constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
 constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between batches (0: shared)
 constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
 constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
+constexpr bool kTransA = {{TRANS_A}};                    // A stored [K, M] (a transposed view)
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
 
 constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
@@ -36,7 +37,7 @@ __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesK = cdiv(kK, kBK);
 
 // 16-byte loads when every row starts on a 16-byte boundary, else single floats.
-constexpr int kVecA = (kK % 4 == 0 && kBatchStrideA % 4 == 0) ? 4 : 1;
+constexpr int kVecA = ((kTransA ? kM : kK) % 4 == 0 && kBatchStrideA % 4 == 0) ? 4 : 1;
 constexpr int kVecB = ((kTransB ? kK : kN) % 4 == 0 && kBatchStrideB % 4 == 0) ? 4 : 1;
 
 static_assert(kTM % 4 == 0 && kTN % 4 == 0, "thread tiles are made of 4x4 sub-tiles");
@@ -47,16 +48,25 @@ static_assert(2 * kBK * (kLdA + kLdB) * 4 <= 48 * 1024, "static shared memory is
 // ---- global -> registers -> shared ----
 {{>gemm_tile_regs}}
 
-// A is stored transposed: element (row, k) of the tile goes to sA[k][row].
+// The A tile is stored k-major: element (row, k) of the tile goes to sA[k][row].
 __device__ __forceinline__ void store_tile(float *sA, float *sB, const TileRegs &r)
 {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
-        constexpr int kPerRow = kBK / kVecA;
         const int c = threadIdx.x + i * kThreads;
-        const int row = c / kPerRow, k = (c % kPerRow) * kVecA;
+        if constexpr (kTransA) {
+            constexpr int kPerRow = kBM / kVecA;
+            const int k = c / kPerRow, row = (c % kPerRow) * kVecA;
+            if constexpr (kVecA == 4)
+                *reinterpret_cast<float4 *>(sA + k * kLdA + row) = make_float4(r.a[i][0], r.a[i][1], r.a[i][2], r.a[i][3]);
+            else
+                sA[k * kLdA + row] = r.a[i][0];
+        } else {
+            constexpr int kPerRow = kBK / kVecA;
+            const int row = c / kPerRow, k = (c % kPerRow) * kVecA;
 #pragma unroll
-        for (int q = 0; q < kVecA; ++q) sA[(k + q) * kLdA + row] = r.a[i][q];
+            for (int q = 0; q < kVecA; ++q) sA[(k + q) * kLdA + row] = r.a[i][q];
+        }
     }
 #pragma unroll
     for (int i = 0; i < kLoadsB; ++i) {

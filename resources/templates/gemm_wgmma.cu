@@ -3,8 +3,8 @@
 // Problem {{PROBLEM}}: {{SUMMARY}}
 //
 // GEMM on Hopper's warpgroup tensor cores (wgmma), operands streamed by the copy engine.
-//   out[b] = epilogue(A[b] · B[b]),  A [{{M}} x {{K}}],  B [{{K}} x {{N}}] (stored [{{N}} x {{K}}] when
-//   transposed: {{TRANS_B}}),  batch {{BATCH}}.
+//   out[b] = epilogue(A[b] · B[b]),  A [{{M}} x {{K}}] (stored [{{K}} x {{M}}] when transposed: {{TRANS_A}}),
+//   B [{{K}} x {{N}}] (stored [{{N}} x {{K}}] when transposed: {{TRANS_B}}),  batch {{BATCH}}.
 // Two launches:
 // 1. split_tiles re-lays both operands out as the tensor cores read them: K-major tiles of
 //    BM (or BN) rows x 128 bytes (32 TF32 or 64 fp16 values), each row swizzled (16-byte chunk j
@@ -41,6 +41,7 @@ constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between bat
 constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
 constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
 constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared by every batch
+constexpr bool kTransA = {{TRANS_A}};                    // A stored [K, M] (a transposed view)
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
 
 constexpr bool kHalf = {{HALF}};                         // fp16 operands (else TF32)
@@ -126,9 +127,10 @@ __device__ __forceinline__ void put_pair(Elem *tiles, long long partStride, long
     }
 }
 
-// Rows of A (and of a transposed B) are K-contiguous: consecutive threads take consecutive
-// pairs of one row. Rows of a plain B are N-contiguous: consecutive threads take consecutive
-// rows (n) of one pair, so each of the eight reads is coalesced across the warp.
+// Rows of a plain A (and of a transposed B) are K-contiguous: consecutive threads take
+// consecutive pairs of one row. Rows of a plain B (and of a transposed A) are N- (M-) contiguous:
+// consecutive threads take consecutive rows (n or m) of one pair, so each of the eight reads is
+// coalesced across the warp.
 extern "C" __global__ void __launch_bounds__(256)
 split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tileWords)
 {
@@ -136,16 +138,30 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
     long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     float v[kPairK];
     if (idx < kRowsA * kTilesK * 4) {
-        const int pair = idx % 4;
-        const int tk = (idx / 4) % kTilesK;
-        const long long rowAll = idx / (4 * kTilesK);
-        const int image = rowAll / (kTilesM * kBM);
-        const int rowInImage = rowAll % (kTilesM * kBM);
-        const int k0 = tk * kBK + pair * kPairK;
-        const float *src = A + image * kBatchStrideA + (long long)rowInImage * kK;
+        int image, rowInImage, tk, pair;
+        if constexpr (kTransA) {
+            rowInImage = idx % (kTilesM * kBM);
+            const long long rest = idx / (kTilesM * kBM);
+            pair = rest % 4;
+            tk = (rest / 4) % kTilesK;
+            image = rest / (4 * kTilesK);
+            const int k0 = tk * kBK + pair * kPairK;
+            const float *src = A + image * kBatchStrideA + rowInImage;
 #pragma unroll
-        for (int i = 0; i < kPairK; ++i)
-            v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
+            for (int i = 0; i < kPairK; ++i)
+                v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * kM) : 0.0f;
+        } else {
+            pair = idx % 4;
+            tk = (idx / 4) % kTilesK;
+            const long long rowAll = idx / (4 * kTilesK);
+            image = rowAll / (kTilesM * kBM);
+            rowInImage = rowAll % (kTilesM * kBM);
+            const int k0 = tk * kBK + pair * kPairK;
+            const float *src = A + image * kBatchStrideA + (long long)rowInImage * kK;
+#pragma unroll
+            for (int i = 0; i < kPairK; ++i)
+                v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
+        }
         const long long tile = ((long long)image * kParts * kTilesM + rowInImage / kBM) * kTilesK + tk;
         put_pair(tiles, kPartA, tile * kTileA, rowInImage % kBM, pair, v);
         return;

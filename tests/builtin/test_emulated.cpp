@@ -1,9 +1,9 @@
 // Candidates of the row patterns run on the host, thread by thread, against PyTorch on the CPU
 // (tools/emulate-on-host.py): logsumexp, softmax down the columns and with an epilogue, 1-D and
-// 3-D pooling, and chains of stages. A wrong index, a reduction that combines badly or an epilogue
-// read from the wrong place shows here on a machine without a GPU; the GPU test stays the judge of
-// what only a GPU does (timing, inline PTX). Skips without a Python with PyTorch, NumPy and
-// tomllib, or without g++.
+// 3-D pooling, chains of stages, and products of a transposed A. A wrong index, a reduction that
+// combines badly or an epilogue read from the wrong place shows here on a machine without a GPU;
+// the GPU test stays the judge of what only a GPU does (timing, inline PTX). Skips without a
+// Python with PyTorch, NumPy and tomllib, or without g++.
 #include "gen/builtin/catalogue.h"
 #include "gen/builtin/pattern.h"
 #include "support.h"
@@ -79,6 +79,9 @@ private slots:
             {"conv3d_min_softmax", "conv_direct"},
             {"conv3d_maxpool_softmax", "conv_direct"},
             {"linear_groupnorm_min", "gemv_dot"},
+            // A first operand stored transposed: read down its columns into the k-major tile.
+            {"matmul_transposed_a", "gemm_tiled_fp32"},
+            {"bmm_transposed_both", "gemm_tiled_fp32"},
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea);

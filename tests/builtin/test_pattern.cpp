@@ -219,6 +219,8 @@ private slots:
             "32, 64, 64], then clamp(acc, -0.2, 0.2), then softmax over dim 1 of max_pool3d_out [32, 16, 16, 32, 32], "
             "then acc * 2");
         row("softmax_epilogue", "softmax", "softmax over dim 1 of x [4096, 8192], then sigmoid((acc * 100) + bias)");
+        row("matmul_transposed_a", "matmul", "matrix product A^T @ B (M 2048, N 4096, K 8192)");
+        row("bmm_transposed_both", "matmul", "matrix product A^T @ B^T (M 512, N 768, K 1024), then relu(acc)");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -234,7 +236,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 54); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 56); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -119,8 +119,11 @@ struct Gemm {
 };
 // "" when the templates take the pattern's product (filled into `g`), else why not.
 std::string gemmOf(const Target &, Gemm &g);
-// The placeholders every product template shares: M, N, K, BATCH, the batch strides, TRANS_B, A,
-// B and the epilogue (for template `id`).
+// "" when the pattern's A is stored by rows ([M, K]), else why a template that reads only such an A
+// cannot take it.
+std::string rowsOfA(const Target &);
+// The placeholders every product template shares: M, N, K, BATCH, the batch strides, TRANS_A,
+// TRANS_B, A, B and the epilogue (for template `id`).
 TemplateValues gemmValues(const std::string &id, const Target &);
 // The matrix-vector idea that streams the pattern's product ("gemv_dot", "gemv_stream"), or "":
 // the GEMM templates leave such products to it.

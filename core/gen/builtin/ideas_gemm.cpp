@@ -124,8 +124,6 @@ std::string gemmOf(const Target &t, Gemm &g)
         return std::to_string(p.gemms.size()) + " matrix products in one kernel (the templates compute one)";
     const GemmSpec &s = p.gemms[0];
     g.spec = &s;
-    if (s.transA)
-        return "a transposed first operand is not supported";
     if (p.outDtype != DType::F32)
         return "the result is " + toString(p.outDtype) + ", not float32";
     const TensorSpec *a = t.problem ? t.problem->tensor(s.a) : nullptr;
@@ -164,6 +162,14 @@ std::string gemmOf(const Target &t, Gemm &g)
     return {};
 }
 
+std::string rowsOfA(const Target &t)
+{
+    Gemm g;
+    return gemmOf(t, g).empty() && g.spec->transA ? "A is stored [K, M] (a transposed view), which this template "
+                                                    "does not read"
+                                                  : std::string();
+}
+
 namespace {
 
 std::string gemmApplies(const Target &t)
@@ -175,6 +181,14 @@ std::string gemmApplies(const Target &t)
         return "a product with " + std::to_string(std::min(g.spec->m, g.spec->n)) +
             (g.spec->m < g.spec->n ? " rows" : " columns") + " is streamed by " + gemv + ", not tiled";
     return {};
+}
+
+// The mma.sync templates read A's rows K-contiguous only.
+std::string mmaApplies(const Target &t)
+{
+    if (auto why = rowsOfA(t); !why.empty())
+        return why;
+    return gemmApplies(t);
 }
 
 Gemm gemm(const Target &t)
@@ -212,6 +226,7 @@ TemplateValues gemmValues(const std::string &id, const Target &t)
         {"A_BATCH_STRIDE", std::to_string(g.strideA)},
         {"B_BATCH_STRIDE", std::to_string(g.strideB)},
         {"C_BATCH_STRIDE", std::to_string(g.strideC)},
+        {"TRANS_A", s.transA ? "true" : "false"},
         {"TRANS_B", s.transB ? "true" : "false"},
         {"A", s.a},
         {"B", s.b},
@@ -265,9 +280,11 @@ std::string copiesFit(const Target &t, const Point &p, int threads, bool equalSh
     const Gemm g = gemm(t);
     const GemmSpec &s = *g.spec;
     const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
-    const int vecA = s.k % 4 == 0 && g.strideA % 4 == 0 ? 4 : 1;
+    const int vecA = (s.transA ? s.m : s.k) % 4 == 0 && g.strideA % 4 == 0 ? 4 : 1;
     const int vecB = (s.transB ? s.k : s.n) % 4 == 0 && g.strideB % 4 == 0 ? 4 : 1;
-    if (auto why = copiesSpread(threads, bm, bk, vecA, equalShare); !why.empty())
+    if (auto why = s.transA ? copiesSpread(threads, bk, bm, vecA, equalShare)
+                            : copiesSpread(threads, bm, bk, vecA, equalShare);
+        !why.empty())
         return why;
     return s.transB ? copiesSpread(threads, bn, bk, vecB, equalShare) : copiesSpread(threads, bk, bn, vecB, equalShare);
 }
@@ -546,7 +563,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .needs = {"gemm_tiled_fp32"},
         .space = tf32x3Space(),
         .repairOrder = {"STAGES", "BK", "BN"},
-        .applies = gemmApplies,
+        .applies = mmaApplies,
         .check = tf32x3Fits,
         .estimate =
             [](const Target &t, const Point &p) {
@@ -648,7 +665,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
                 return why;
-            return gemmApplies(t);
+            return mmaApplies(t);
         },
         .check = [](const Target &t, const Point &p) { return mmaFits(t, kTf32Tiles, p); },
         .estimate =
@@ -672,7 +689,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "an fp16 product (about 5e-4 relative error per operand)"); !why.empty())
                 return why;
-            return gemmApplies(t);
+            return mmaApplies(t);
         },
         .check = [](const Target &t, const Point &p) -> std::string {
             if (auto why = tileListed(kFp16Tiles, p); !why.empty())

@@ -86,7 +86,7 @@ TemplateValues splitValues(const std::string &id, const Target &t, std::int64_t 
 std::string gemvTakes(const Target &t)
 {
     Gemm g;
-    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul)
+    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul || !rowsOfA(t).empty())
         return {};
     if (!dotLines(g).empty())
         return "gemv_dot";
@@ -114,6 +114,8 @@ void addGemv(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             Gemm g;
             if (auto why = gemmOf(t, g); !why.empty())
+                return why;
+            if (auto why = rowsOfA(t); !why.empty())
                 return why;
             if (dotLines(g).empty())
                 return "more than " + std::to_string(kMaxVectors) +
@@ -166,6 +168,8 @@ void addGemv(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             Gemm g;
             if (auto why = gemmOf(t, g); !why.empty())
+                return why;
+            if (auto why = rowsOfA(t); !why.empty())
                 return why;
             if (!streams(g))
                 return "more than " + std::to_string(kMaxStreamRows) + " rows, or B is stored [N, K]";

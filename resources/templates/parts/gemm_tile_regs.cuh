@@ -1,7 +1,7 @@
 // Global -> registers, one tile ahead of the product (gemm_tiled_fp32, gemm_mma_fp16): thread t
-// holds the chunks t, t + kThreads, ... of the A tile (rows of BK/kVecA chunks of kVecA floats) and
-// of the B tile, zero outside the matrices; each template's store_tile puts them into shared
-// memory in its own layout.
+// holds the chunks t, t + kThreads, ... of the A tile (rows of BK/kVecA chunks of kVecA floats, or
+// for an A stored [K, M] BK rows of BM/kVecA chunks) and of the B tile, zero outside the matrices;
+// each template's store_tile puts them into shared memory in its own layout.
 constexpr int kLoadsA = kBM * kBK / kVecA / kThreads;     // per thread and tile
 constexpr int kLoadsB = kBN * kBK / kVecB / kThreads;
 static_assert(kLoadsA * kVecA * kThreads == kBM * kBK, "A tile loads must spread evenly over the threads");
@@ -27,11 +27,18 @@ __device__ __forceinline__ void load_tile(TileRegs &r, const float *A, const flo
 {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
-        constexpr int kPerRow = kBK / kVecA;
         const int c = threadIdx.x + i * kThreads;
-        const int gm = m0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecA;
-        const bool inside = gm < kM && gk < kK;
-        load_vec<kVecA>(r.a[i], A + (inside ? (long long)gm * kK + gk : 0), inside);
+        if constexpr (kTransA) {
+            constexpr int kPerRow = kBM / kVecA;
+            const int gk = k0 + c / kPerRow, gm = m0 + (c % kPerRow) * kVecA;
+            const bool inside = gk < kK && gm < kM;
+            load_vec<kVecA>(r.a[i], A + (inside ? (long long)gk * kM + gm : 0), inside);
+        } else {
+            constexpr int kPerRow = kBK / kVecA;
+            const int gm = m0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecA;
+            const bool inside = gm < kM && gk < kK;
+            load_vec<kVecA>(r.a[i], A + (inside ? (long long)gm * kK + gk : 0), inside);
+        }
     }
 #pragma unroll
     for (int i = 0; i < kLoadsB; ++i) {

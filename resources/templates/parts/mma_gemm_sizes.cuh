@@ -6,6 +6,9 @@ constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between bat
 constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
 constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
+// The tensor-core tiles read A's rows K-contiguous; the ideas refuse an A stored [K, M].
+constexpr bool kTransA = {{TRANS_A}};
+static_assert(!kTransA, "the mma templates read A stored [M, K]");
 
 constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
 constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile
