@@ -1,9 +1,9 @@
 // Candidates of the row patterns run on the host, thread by thread, against PyTorch on the CPU
 // (tools/emulate-on-host.py): logsumexp, softmax down the columns and with an epilogue, 1-D and
-// 3-D pooling, chains of stages, and products of a transposed A. A wrong index, a reduction that
-// combines badly or an epilogue read from the wrong place shows here on a machine without a GPU;
-// the GPU test stays the judge of what only a GPU does (timing, inline PTX). Skips without a
-// Python with PyTorch, NumPy and tomllib, or without g++.
+// 3-D pooling, chains of stages, products of a transposed A and composite ops. A wrong index, a
+// reduction that combines badly or an epilogue read from the wrong place shows here on a machine
+// without a GPU; the GPU test stays the judge of what only a GPU does (timing, inline PTX). Skips
+// without a Python with PyTorch, NumPy and tomllib, or without g++.
 #include "gen/builtin/catalogue.h"
 #include "gen/builtin/pattern.h"
 #include "support.h"
@@ -82,6 +82,12 @@ private slots:
             // A first operand stored transposed: read down its columns into the k-major tile.
             {"matmul_transposed_a", "gemm_tiled_fp32"},
             {"bmm_transposed_both", "gemm_tiled_fp32"},
+            // Composite ops expanded: three and four stages of row norms and sums, a product
+            // written as einsum, a product with diag(d).
+            {"cosine_similarity_loss", "reduce_split_row"},
+            {"triplet_margin_loss", "reduce_grid"},
+            {"einsum_tensor_matrix", "gemm_tiled_fp32"},
+            {"diag_scaled_rows", "ew_vec4"},
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea);

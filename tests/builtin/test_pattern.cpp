@@ -221,6 +221,20 @@ private slots:
         row("softmax_epilogue", "softmax", "softmax over dim 1 of x [4096, 8192], then sigmoid((acc * 100) + bias)");
         row("matmul_transposed_a", "matmul", "matrix product A^T @ B (M 2048, N 4096, K 8192)");
         row("bmm_transposed_both", "matmul", "matrix product A^T @ B^T (M 512, N 768, K 1024), then relu(acc)");
+        // Composite ops, expanded into the ops the recogniser takes.
+        row("cosine_similarity_loss", "reduce",
+            "sum over dim 1 of (predictions^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), then sum over dim 1 "
+            "of (targets^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), then sum over dim 1 of (predictions * "
+            "targets) [16384, 16384], then mean over all elements of (-(sum_out / (linalg_vector_norm_out * "
+            "linalg_vector_norm_out_2)) + 1) [16384]");
+        row("triplet_margin_loss", "reduce",
+            "sum over dim 1 of (((anchor - positive) + 1e-06)^2) [16384, 8192], then sqrt(acc), then sum over dim 1 of "
+            "(((anchor - negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then sum over dim 1 of (((positive - "
+            "negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then mean over all elements of "
+            "(clamp((linalg_vector_norm_out - min(linalg_vector_norm_out_2, linalg_vector_norm_out_3)) + 2, 0, inf)) "
+            "[16384]");
+        row("einsum_tensor_matrix", "matmul", "matrix product A @ W (M 256, N 768, K 512), then tanh(acc)");
+        row("diag_scaled_rows", "elementwise", "elementwise out = d * B over [8192, 8192]");
         row("activations_more", "elementwise",
             "elementwise out = ((((selu(x) + celu(x, 2)) + (hardshrink(x, 0.5) + threshold(x, 0.5, -1))) + (((atan(x) + "
             "tan(tanh(x))) + sinh(tanh(x))) + cosh(tanh(x)))) + ((log2(abs(x) + 1) + log10(abs(x) + 1)) + "
@@ -236,7 +250,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 56); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 60); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -78,11 +78,18 @@ struct Stages {
 
     void add(std::string text, const std::string &space)
     {
-        for (const std::string &k : fileWideNames(text))
+        const auto own = fileWideNames(text);
+        std::set<std::string> taken(own.begin(), own.end());
+        for (const std::string &k : own)
             if (!names.insert(k).second) {
-                const std::string renamed = k + "_" + space;
+                // A stage that is itself a chain already holds names with suffixes: the new name
+                // must be free in the file and in this stage.
+                std::string renamed = k + "_" + space;
+                for (int i = 2; names.count(renamed) || taken.count(renamed); ++i)
+                    renamed = k + "_" + space + std::to_string(i);
                 text = std::regex_replace(text, std::regex("\\b" + k + "\\b"), renamed);
                 names.insert(renamed);
+                taken.insert(renamed);
             }
         std::string kept;
         std::size_t at = 0;

@@ -22,12 +22,14 @@ const std::vector<CoverageGroup> &coverageGroups()
              {"aten::sum", "aten::mean", "aten::prod", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
               "aten::argmin", "aten::logsumexp", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm",
               "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div",
-              "aten::soft_margin_loss"},
+              "aten::soft_margin_loss", "aten::cosine_similarity", "aten::pairwise_distance",
+              "aten::triplet_margin_loss"},
              "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
              "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
              "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
              "along a dim return values or indices; sums accumulate in double; logsumexp keeps a running "
-             "maximum and a double sum of exp(x - max) in one pass"});
+             "maximum and a double sum of exp(x - max) in one pass; cosine similarity, pairwise distances and the "
+             "triplet margin loss are written as row norms and sums (a stage each) and what combines them"});
         g.push_back({"normalize",
                      {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::logsumexp", "aten::norm",
                       "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::expand_as", "aten::expand"},
@@ -48,8 +50,10 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "aten::rms_norm, or x * rsqrt(mean(x^2, -1, keepdim) + eps) [* weight] (x / sqrt(...) too) "
                      "over the last dim (other dims: the normalize pattern)"});
         g.push_back({"matmul",
-                     {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm"},
-                     "one product of problem tensors (transposed views too) with a bias and an elementwise epilogue "
+                     {"aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm", "aten::baddbmm",
+                      "aten::einsum", "aten::diag"},
+                     "one product of problem tensors (transposed views too; an einsum of two operands that sums one "
+                     "index; diag(v) @ B as a broadcast product) with a bias and an elementwise epilogue "
                      "(inference batch_norm folds into it), batched or not; products with at most 16 rows or columns "
                      "(matrix-vector) are streamed with split K, and a long K under a small output is split across "
                      "blocks on the tensor cores; after a row op on the product (a softmax, sum, max or norm of "

@@ -291,8 +291,9 @@ std::string Pattern::poolText() const
         (padded ? " padding " + std::to_string(pad[0]) : "");
 }
 
-Result<Pattern> recognise(const std::vector<OpNode> &nodes, const Problem &problem)
+Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &problem)
 {
+    const std::vector<OpNode> nodes = detail::expandComposites(graph, problem);
     if (problem.outputs.size() != 1)
         return makeError(ErrorCode::Unsupported,
                          "the built-in generator writes one output; this problem has " +

@@ -15,16 +15,6 @@ bool isScalarOp(const std::string &op)
     return ops.count(op) > 0;
 }
 
-// "%x.1" -> "x": TorchScript names graph inputs after the forward's arguments, with a version suffix.
-std::string stem(const std::string &valueName)
-{
-    std::string s = valueName.rfind('%', 0) == 0 ? valueName.substr(1) : valueName;
-    auto dot = s.rfind('.');
-    if (dot != std::string::npos && dot + 1 < s.size() &&
-        std::all_of(s.begin() + long(dot) + 1, s.end(), [](unsigned char c) { return std::isdigit(c); }))
-        s.resize(dot);
-    return s;
-}
 
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
 {
@@ -39,6 +29,17 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
 }
 
 } // namespace
+
+// "%x.1" -> "x": TorchScript names graph inputs after the forward's arguments, with a version suffix.
+std::string tensorOfValue(const std::string &valueName)
+{
+    std::string s = valueName.rfind('%', 0) == 0 ? valueName.substr(1) : valueName;
+    auto dot = s.rfind('.');
+    if (dot != std::string::npos && dot + 1 < s.size() &&
+        std::all_of(s.begin() + long(dot) + 1, s.end(), [](unsigned char c) { return std::isdigit(c); }))
+        s.resize(dot);
+    return s;
+}
 
 std::int64_t windowOut(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil)
 {
@@ -142,7 +143,7 @@ std::string Graph::throughAliases(const std::string &name) const
 
 std::string Graph::matchTensor(const std::string &valueName) const
 {
-    std::string s = stem(valueName);
+    std::string s = tensorOfValue(valueName);
     for (const auto &t : m_problem.inputs)
         if (t.name == s)
             return s;
@@ -158,6 +159,8 @@ Status Graph::build(const std::vector<OpNode> &nodes)
     // Lists of constants (a pooling window, reduced dims): a graph the worker did not run carries
     // the list's value only at its construction.
     std::map<std::string, nlohmann::json> lists;
+    // Lists of tensors (cat, stack, einsum's operands): an op that reads one computes with tensors.
+    std::set<std::string> tensorLists;
     for (const OpNode &n : nodes) {
         if (n.op == "prim::Constant")
             continue;
@@ -204,6 +207,12 @@ Status Graph::build(const std::vector<OpNode> &nodes)
         if (n.op.rfind("prim::", 0) == 0) {
             if (n.op == "prim::TupleConstruct" && !n.outputs.empty())
                 lastTuple = n.outputs[0];
+            if (n.op == "prim::ListConstruct" && !n.outputs.empty() &&
+                std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string &v) {
+                    auto it = m_values.find(v);
+                    return it != m_values.end() ? it->second.kind != Value::Kind::Other : !matchTensor(v).empty();
+                }))
+                tensorLists.insert(n.outputs[0]);
             for (const auto &o : n.outputs)
                 m_values[o] = Value{};
             continue;
@@ -233,6 +242,9 @@ Status Graph::build(const std::vector<OpNode> &nodes)
             anyTensor = anyTensor || o.tensor;
             op.in.push_back(std::move(o));
         }
+        if (!anyTensor && std::any_of(n.inputs.begin(), n.inputs.end(),
+                                      [&](const std::string &v) { return tensorLists.count(v) > 0; }))
+            return unsupportedOp(n.op, "of a list of tensors");
         if (isScalarOp(n.op) || !anyTensor) {
             for (const auto &o : n.outputs)
                 m_values[o] = Value{};

@@ -133,6 +133,13 @@ std::vector<std::int64_t> adaptiveSizes(const Op &op, const Shape &x);
 // The row ops: reductions (losses and norms too), softmax, norms, pooling, scans.
 bool isRowOp(const Op &op);
 
+// The graph with its composite ops (cosine_similarity, pairwise_distance, triplet_margin_loss, an
+// einsum that is a matrix product, a product with diag(v)) written as ops the matchers take
+// (pattern_expand.cpp); other nodes unchanged.
+std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Problem &problem);
+// "%x.1" -> "x": the problem tensor a graph value names (TorchScript adds a version suffix).
+std::string tensorOfValue(const std::string &valueName);
+
 // The per-kind matchers (pattern_kinds.cpp); each is tried on the whole graph.
 Result<Pattern> matchRows(const Graph &, int anchor);
 // One matrix product with its elementwise epilogue.

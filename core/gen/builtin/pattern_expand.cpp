@@ -1,0 +1,272 @@
+// Composite aten ops written as the ops the recogniser takes: cosine similarity and pairwise
+// distances as norms and sums of the rows, the triplet margin loss from two such distances, a
+// product with a diagonal matrix as a broadcast product, and the einsum equations that are matrix
+// products. The reference keeps the composite op; only the generator sees the expansion.
+#include "gen/builtin/pattern_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace kf::builtin::detail {
+
+namespace {
+
+using json = nlohmann::json;
+
+// One operand of an emitted op: a value of the graph, or a constant.
+struct Arg {
+    std::string value;
+    json constant;
+    static Arg of(const std::string &v) { return {v, json()}; }
+    static Arg number(double c) { return {{}, c}; }
+    static Arg integer(std::int64_t c) { return {{}, c}; }
+    static Arg list(std::vector<std::int64_t> c) { return {{}, json(c)}; }
+    static Arg flag(bool c) { return {{}, c}; }
+    static Arg none() { return {{}, json()}; }
+};
+
+class Emitter {
+public:
+    explicit Emitter(std::vector<OpNode> &out) : m_out(out) {}
+
+    // Appends `op(args)`; its result is named `name`, or a fresh name none of the problem's
+    // tensors can have ('~' is not in an identifier).
+    std::string op(const std::string &op, const std::vector<Arg> &args, const Shape &shape = {},
+                   const std::string &name = {})
+    {
+        OpNode n;
+        n.op = op;
+        for (const Arg &a : args) {
+            n.inputs.push_back(a.value.empty() ? "%kf~c" + std::to_string(m_next++) : a.value);
+            n.constants.push_back(a.value.empty() ? a.constant : json());
+            n.inputShapes.emplace_back();
+        }
+        n.outputs = {name.empty() ? "%kf~v" + std::to_string(m_next++) : name};
+        n.outputShapes = {shape};
+        m_out.push_back(std::move(n));
+        return m_out.back().outputs[0];
+    }
+
+private:
+    std::vector<OpNode> &m_out;
+    int m_next = 0;
+};
+
+double numberAt(const OpNode &n, std::size_t i, double otherwise)
+{
+    return i < n.constants.size() && n.constants[i].is_number() ? n.constants[i].get<double>() : otherwise;
+}
+
+Shape shapeAt(const OpNode &n, std::size_t i)
+{
+    return i < n.inputShapes.size() ? Shape(n.inputShapes[i].begin(), n.inputShapes[i].end()) : Shape{};
+}
+
+Shape outShape(const OpNode &n) { return n.outputShapes.empty() ? Shape{} : Shape(n.outputShapes[0]); }
+
+// Two operands that may differ in shape (broadcast): the expansions below assume they do not.
+bool sameShapes(const OpNode &n, std::size_t a, std::size_t b)
+{
+    const Shape x = shapeAt(n, a), y = shapeAt(n, b);
+    return x.empty() || y.empty() || x == y;
+}
+
+// cosine_similarity(x1, x2, dim, eps) = sum(x1 * x2, dim) / (max(|x1|, eps) * max(|x2|, eps)), the
+// norms taken along dim: what PyTorch computes, up to rounding. Shapes are left to the recogniser
+// (a graph the worker did not run has none), so dims stay as given, negative ones too.
+bool cosineSimilarity(const OpNode &n, Emitter &e)
+{
+    if (n.inputs.size() < 4 || !sameShapes(n, 0, 1) || !n.constants[2].is_number_integer())
+        return false;
+    const std::int64_t dim = n.constants[2].get<std::int64_t>();
+    const double eps = numberAt(n, 3, 1e-8);
+    auto norm = [&](const std::string &v) {
+        const std::string l2 = e.op("aten::linalg_vector_norm",
+                                    {Arg::of(v), Arg::integer(2), Arg::list({dim}), Arg::flag(false), Arg::none()});
+        return e.op("aten::clamp_min", {Arg::of(l2), Arg::number(eps)});
+    };
+    const std::string n1 = norm(n.inputs[0]), n2 = norm(n.inputs[1]);
+    const std::string dot = e.op("aten::mul", {Arg::of(n.inputs[0]), Arg::of(n.inputs[1])});
+    const std::string sum = e.op("aten::sum", {Arg::of(dot), Arg::list({dim}), Arg::flag(false), Arg::none()});
+    const std::string both = e.op("aten::mul", {Arg::of(n1), Arg::of(n2)});
+    e.op("aten::div", {Arg::of(sum), Arg::of(both)}, outShape(n), n.outputs[0]);
+    return true;
+}
+
+// |x1 - x2 + eps|_p along the last dim (pairwise_distance).
+std::string distance(Emitter &e, const std::string &x1, const std::string &x2, double p, double eps, bool keepdim,
+                     const Shape &shape = {}, const std::string &name = {})
+{
+    const std::string diff = e.op("aten::sub", {Arg::of(x1), Arg::of(x2), Arg::integer(1)});
+    const std::string shifted = e.op("aten::add", {Arg::of(diff), Arg::number(eps), Arg::integer(1)});
+    return e.op("aten::linalg_vector_norm",
+                {Arg::of(shifted), Arg::number(p), Arg::list({-1}), Arg::flag(keepdim), Arg::none()}, shape, name);
+}
+
+// pairwise_distance(x1, x2, p, eps, keepdim)
+bool pairwiseDistance(const OpNode &n, Emitter &e)
+{
+    if (n.inputs.size() < 5 || !sameShapes(n, 0, 1))
+        return false;
+    const bool keep = n.constants[4].is_boolean() && n.constants[4].get<bool>();
+    distance(e, n.inputs[0], n.inputs[1], numberAt(n, 2, 2), numberAt(n, 3, 1e-6), keep, outShape(n), n.outputs[0]);
+    return true;
+}
+
+// triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
+// max(d(a, p) - d(a, n) + margin, 0), with d(a, n) the smaller of d(a, n) and d(p, n) when swap.
+bool tripletMarginLoss(const OpNode &n, Emitter &e)
+{
+    if (n.inputs.size() < 8 || !sameShapes(n, 0, 1) || !sameShapes(n, 0, 2) || !n.constants[7].is_number_integer())
+        return false;
+    const double margin = numberAt(n, 3, 1), p = numberAt(n, 4, 2), eps = numberAt(n, 5, 1e-6);
+    const bool swap = n.constants[6].is_boolean() && n.constants[6].get<bool>();
+    const int reduction = n.constants[7].get<int>(); // 0 none, 1 mean, 2 sum
+    if (reduction < 0 || reduction > 2)
+        return false;
+    const std::string pos = distance(e, n.inputs[0], n.inputs[1], p, eps, false);
+    std::string neg = distance(e, n.inputs[0], n.inputs[2], p, eps, false);
+    if (swap)
+        neg = e.op("aten::minimum", {Arg::of(neg), Arg::of(distance(e, n.inputs[1], n.inputs[2], p, eps, false))});
+    const std::string gap = e.op("aten::sub", {Arg::of(pos), Arg::of(neg), Arg::integer(1)});
+    const std::string shifted = e.op("aten::add", {Arg::of(gap), Arg::number(margin), Arg::integer(1)});
+    if (reduction == 0) {
+        e.op("aten::clamp_min", {Arg::of(shifted), Arg::number(0)}, outShape(n), n.outputs[0]);
+        return true;
+    }
+    const std::string hinge = e.op("aten::clamp_min", {Arg::of(shifted), Arg::number(0)});
+    e.op(reduction == 1 ? "aten::mean" : "aten::sum", {Arg::of(hinge), Arg::none()}, Shape{}, n.outputs[0]);
+    return true;
+}
+
+// An einsum of two operands that is one matrix product: a single index summed, the others kept in
+// order: "bijl,lk->bijk" (B a matrix), "bij,bjk->bik" and the same with either operand's last two
+// indices swapped (a transposed view, which the product templates read).
+bool einsumProduct(const OpNode &n, const std::vector<OpNode> &nodes, Emitter &e)
+{
+    if (n.constants.empty() || !n.constants[0].is_string() || n.inputs.size() < 2)
+        return false;
+    const OpNode *list = nullptr;
+    for (const OpNode &l : nodes)
+        if (l.op == "prim::ListConstruct" && !l.outputs.empty() && l.outputs[0] == n.inputs[1])
+            list = &l;
+    if (!list || list->inputs.size() != 2)
+        return false;
+    std::string eq = n.constants[0].get<std::string>();
+    eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+    const auto arrow = eq.find("->"), comma = eq.find(',');
+    if (arrow == std::string::npos || comma == std::string::npos || comma > arrow ||
+        eq.find('.') != std::string::npos)
+        return false;
+    std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1), o = eq.substr(arrow + 2);
+    auto distinct = [](std::string s) {
+        std::sort(s.begin(), s.end());
+        return std::adjacent_find(s.begin(), s.end()) == s.end();
+    };
+    if (a.size() < 2 || b.size() < 2 || !distinct(a) || !distinct(b) || !distinct(o))
+        return false;
+    std::string summed;
+    for (char c : a)
+        if (b.find(c) != std::string::npos && o.find(c) == std::string::npos)
+            summed += c;
+    if (summed.size() != 1)
+        return false;
+    const char k = summed[0];
+    std::string A = list->inputs[0], B = list->inputs[1];
+    auto transposed = [&](const std::string &v, std::string &letters) {
+        std::swap(letters[letters.size() - 1], letters[letters.size() - 2]);
+        return e.op("aten::transpose", {Arg::of(v), Arg::integer(-2), Arg::integer(-1)});
+    };
+    if (a.back() != k && a[a.size() - 2] == k)
+        A = transposed(A, a);
+    if (b.size() == 2) {
+        // [rows..., k] @ [k, n]: any number of leading dims on A.
+        if (b[0] != k)
+            B = transposed(B, b);
+        if (a.back() != k || b[0] != k || o != a.substr(0, a.size() - 1) + b[1])
+            return false;
+    } else {
+        // Batched: the same leading indices, then [i, k] @ [k, j].
+        if (b.back() == k)
+            B = transposed(B, b);
+        const std::string batch = a.substr(0, a.size() - 2);
+        if (a.size() != b.size() || a.back() != k || b[b.size() - 2] != k || b.substr(0, b.size() - 2) != batch ||
+            o != batch + a[a.size() - 2] + b.back())
+            return false;
+    }
+    e.op("aten::matmul", {Arg::of(A), Arg::of(B)}, outShape(n), n.outputs[0]);
+    return true;
+}
+
+// The rank of a node's first operand: as the worker recorded it, or the problem tensor's.
+std::size_t rankOf(const OpNode &n, const Problem &problem)
+{
+    if (!shapeAt(n, 0).empty())
+        return shapeAt(n, 0).size();
+    const TensorSpec *t = problem.tensor(tensorOfValue(n.inputs[0]));
+    return t ? t->shape.size() : 0;
+}
+
+// How many ops read each value.
+std::map<std::string, int> readers(const std::vector<OpNode> &nodes)
+{
+    std::map<std::string, int> r;
+    for (const OpNode &n : nodes)
+        for (const std::string &v : n.inputs)
+            ++r[v];
+    return r;
+}
+
+bool isMatrixProduct(const std::string &op) { return op == "aten::matmul" || op == "aten::mm"; }
+
+} // namespace
+
+std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Problem &problem)
+{
+    const std::map<std::string, int> reads = readers(nodes);
+    // diag(v) read only by a matrix product: diag(v) @ B scales B's rows by v, B @ diag(v) its
+    // columns, exactly (every other term of the sum is a zero).
+    std::map<std::string, std::string> diagonal; // diag's value -> v
+    for (const OpNode &n : nodes)
+        if (n.op == "aten::diag" && n.inputs.size() >= 1 && rankOf(n, problem) == 1 && !n.outputs.empty() &&
+            numberAt(n, 1, 0) == 0 && reads.count(n.outputs[0]) && reads.at(n.outputs[0]) == 1)
+            diagonal[n.outputs[0]] = n.inputs[0];
+    std::vector<OpNode> out;
+    Emitter e(out);
+    for (const OpNode &n : nodes) {
+        const std::size_t before = out.size();
+        bool done = false;
+        if (n.op == "aten::cosine_similarity")
+            done = cosineSimilarity(n, e);
+        else if (n.op == "aten::pairwise_distance")
+            done = pairwiseDistance(n, e);
+        else if (n.op == "aten::triplet_margin_loss")
+            done = tripletMarginLoss(n, e);
+        else if (n.op == "aten::einsum")
+            done = einsumProduct(n, nodes, e);
+        else if (n.op == "aten::diag" && !n.outputs.empty() && diagonal.count(n.outputs[0]))
+            done = std::any_of(nodes.begin(), nodes.end(), [&](const OpNode &m) {
+                return isMatrixProduct(m.op) && m.inputs.size() >= 2 &&
+                    (m.inputs[0] == n.outputs[0]) != (m.inputs[1] == n.outputs[0]);
+            });
+        else if (isMatrixProduct(n.op) && n.inputs.size() >= 2 &&
+                 (diagonal.count(n.inputs[0]) != 0) != (diagonal.count(n.inputs[1]) != 0)) {
+            if (diagonal.count(n.inputs[0])) {
+                const std::string &v = diagonal.at(n.inputs[0]);
+                const std::string column = e.op("aten::unsqueeze", {Arg::of(v), Arg::integer(1)});
+                e.op("aten::mul", {Arg::of(column), Arg::of(n.inputs[1])}, outShape(n), n.outputs[0]);
+            } else {
+                e.op("aten::mul", {Arg::of(n.inputs[0]), Arg::of(diagonal.at(n.inputs[1]))}, outShape(n), n.outputs[0]);
+            }
+            done = true;
+        }
+        if (!done) {
+            out.resize(before);
+            out.push_back(n);
+        }
+    }
+    return out;
+}
+
+} // namespace kf::builtin::detail
