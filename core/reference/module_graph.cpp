@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/shape_analysis.h>
+#include <torch/csrc/jit/passes/symbolic_shape_analysis.h>
 
 #include <cstdio>
 #include <map>
@@ -86,8 +87,10 @@ void takeBranchesThatDoNotRaise(Graph &g)
 // `x.dim()` of a value whose rank the problem's shapes fix, as a constant: nn.InstanceNorm's
 // forward branches on its input's rank (unsqueezing a 3-D input), and with the rank known the
 // branch not taken folds away. The graph's inputs get the problem's shapes, libtorch propagates
-// them, and the shapes are erased again afterwards, so nothing else sees them. A graph libtorch
-// cannot propagate through is left as it was.
+// them, and the shapes are erased again afterwards, so nothing else sees them. The older
+// propagation stops at ops it has no rule for (aten::linear); the shape functions of the symbolic
+// analysis go on from there (an instance norm of a linear layer's unsqueezed output). A graph
+// libtorch cannot propagate through is left as it was.
 void foldRanks(const std::shared_ptr<Graph> &g, const Problem &p)
 {
     // Input 0 is the module itself; then the inputs, then the parameters.
@@ -103,6 +106,12 @@ void foldRanks(const std::shared_ptr<Graph> &g, const Problem &p)
             g->inputs()[i + 1]->setType(c10::TensorType::createContiguous(
                 torchDtype(specs[i]->dtype), c10::Device(c10::kCPU), c10::IntArrayRef(specs[i]->shape)));
         torch::jit::PropagateInputShapes(g);
+        try {
+            std::shared_ptr<Graph> graph = g;
+            torch::jit::PropagateShapesOnGraph(graph);
+        } catch (const std::exception &) {
+            // What the first propagation found still folds.
+        }
         std::vector<Node *> dims;
         collect(g->block(), c10::aten::dim, dims);
         for (Node *n : dims) {
