@@ -127,10 +127,49 @@ __device__ __forceinline__ void put_pair(Elem *tiles, long long partStride, long
     }
 }
 
-// Rows of a plain A (and of a transposed B) are K-contiguous: consecutive threads take
-// consecutive pairs of one row. Rows of a plain B (and of a transposed A) are N- (M-) contiguous:
-// consecutive threads take consecutive rows (n or m) of one pair, so each of the eight reads is
-// coalesced across the warp.
+// Where one thread's pair of chunks lands: operand image, tile row (m or n), K step, pair.
+struct PairAt {
+    int image, row, tk, pair;
+};
+
+// An operand stored [rows, K] (a plain A, a transposed B): consecutive threads take consecutive
+// pairs of one row, so the reads are K-contiguous.
+__device__ __forceinline__ PairAt along_rows(long long idx, int padded, const float *op, long long batchStride,
+                                             int rows, float (&v)[kPairK])
+{
+    PairAt p;
+    p.pair = idx % 4;
+    p.tk = (idx / 4) % kTilesK;
+    const long long rowAll = idx / (4 * kTilesK);
+    p.image = rowAll / padded;
+    p.row = rowAll % padded;
+    const int k0 = p.tk * kBK + p.pair * kPairK;
+    const float *src = op + p.image * batchStride + (long long)p.row * kK;
+#pragma unroll
+    for (int i = 0; i < kPairK; ++i)
+        v[i] = (p.row < rows && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
+    return p;
+}
+
+// An operand stored [K, rows] (a plain B, a transposed A): consecutive threads take consecutive
+// rows of one pair, so each of the eight reads is coalesced across the warp.
+__device__ __forceinline__ PairAt down_columns(long long idx, int padded, const float *op, long long batchStride,
+                                               int rows, float (&v)[kPairK])
+{
+    PairAt p;
+    p.row = idx % padded;
+    const long long rest = idx / padded;
+    p.pair = rest % 4;
+    p.tk = (rest / 4) % kTilesK;
+    p.image = rest / (4 * kTilesK);
+    const int k0 = p.tk * kBK + p.pair * kPairK;
+    const float *src = op + p.image * batchStride + p.row;
+#pragma unroll
+    for (int i = 0; i < kPairK; ++i)
+        v[i] = (p.row < rows && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * rows) : 0.0f;
+    return p;
+}
+
 extern "C" __global__ void __launch_bounds__(256)
 split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tileWords)
 {
@@ -138,62 +177,18 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
     long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     float v[kPairK];
     if (idx < kRowsA * kTilesK * 4) {
-        int image, rowInImage, tk, pair;
-        if constexpr (kTransA) {
-            rowInImage = idx % (kTilesM * kBM);
-            const long long rest = idx / (kTilesM * kBM);
-            pair = rest % 4;
-            tk = (rest / 4) % kTilesK;
-            image = rest / (4 * kTilesK);
-            const int k0 = tk * kBK + pair * kPairK;
-            const float *src = A + image * kBatchStrideA + rowInImage;
-#pragma unroll
-            for (int i = 0; i < kPairK; ++i)
-                v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * kM) : 0.0f;
-        } else {
-            pair = idx % 4;
-            tk = (idx / 4) % kTilesK;
-            const long long rowAll = idx / (4 * kTilesK);
-            image = rowAll / (kTilesM * kBM);
-            rowInImage = rowAll % (kTilesM * kBM);
-            const int k0 = tk * kBK + pair * kPairK;
-            const float *src = A + image * kBatchStrideA + (long long)rowInImage * kK;
-#pragma unroll
-            for (int i = 0; i < kPairK; ++i)
-                v[i] = (rowInImage < kM && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
-        }
-        const long long tile = ((long long)image * kParts * kTilesM + rowInImage / kBM) * kTilesK + tk;
-        put_pair(tiles, kPartA, tile * kTileA, rowInImage % kBM, pair, v);
+        const PairAt p = kTransA ? down_columns(idx, kTilesM * kBM, A, kBatchStrideA, kM, v)
+                                 : along_rows(idx, kTilesM * kBM, A, kBatchStrideA, kM, v);
+        const long long tile = ((long long)p.image * kParts * kTilesM + p.row / kBM) * kTilesK + p.tk;
+        put_pair(tiles, kPartA, tile * kTileA, p.row % kBM, p.pair, v);
         return;
     }
     idx -= kRowsA * kTilesK * 4;
     if (idx >= kRowsB * kTilesK * 4) return;
-    int image, rowInImage, tk, pair;
-    if constexpr (kTransB) {
-        pair = idx % 4;
-        tk = (idx / 4) % kTilesK;
-        const long long rowAll = idx / (4 * kTilesK);
-        image = rowAll / (kTilesN * kBN);
-        rowInImage = rowAll % (kTilesN * kBN);
-        const int k0 = tk * kBK + pair * kPairK;
-        const float *src = B + image * kBatchStrideB + (long long)rowInImage * kK;
-#pragma unroll
-        for (int i = 0; i < kPairK; ++i)
-            v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
-    } else {
-        rowInImage = idx % (kTilesN * kBN);
-        const long long rest = idx / (kTilesN * kBN);
-        pair = rest % 4;
-        tk = (rest / 4) % kTilesK;
-        image = rest / (4 * kTilesK);
-        const int k0 = tk * kBK + pair * kPairK;
-        const float *src = B + image * kBatchStrideB + rowInImage;
-#pragma unroll
-        for (int i = 0; i < kPairK; ++i)
-            v[i] = (rowInImage < kN && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * kN) : 0.0f;
-    }
-    const long long tile = ((long long)image * kParts * kTilesN + rowInImage / kBN) * kTilesK + tk;
-    put_pair(tiles + kImageFloatsA, kPartB, tile * kTileB, rowInImage % kBN, pair, v);
+    const PairAt p = kTransB ? along_rows(idx, kTilesN * kBN, B, kBatchStrideB, kN, v)
+                             : down_columns(idx, kTilesN * kBN, B, kBatchStrideB, kN, v);
+    const long long tile = ((long long)p.image * kParts * kTilesN + p.row / kBN) * kTilesK + p.tk;
+    put_pair(tiles + kImageFloatsA, kPartB, tile * kTileB, p.row % kBN, p.pair, v);
 }
 
 // ---- 2. the product ----

@@ -23,36 +23,34 @@ __device__ __forceinline__ void load_vec(float (&v)[kVec], const float *src, boo
     }
 }
 
+// Chunk c (kVec floats) of a tile kCols wide whose corner is (r0, c0) in a row-major rows x cols
+// matrix, zero outside the matrix.
+template <int kVec, int kCols>
+__device__ __forceinline__ void load_chunk(float (&v)[kVec], const float *m, int rows, int cols, int r0, int c0, int c)
+{
+    constexpr int kPerRow = kCols / kVec;
+    const int gr = r0 + c / kPerRow, gc = c0 + (c % kPerRow) * kVec;
+    const bool inside = gr < rows && gc < cols;
+    load_vec<kVec>(v, m + (inside ? (long long)gr * cols + gc : 0), inside);
+}
+
+// A is [M, K] or, transposed, stored [K, M]; B is [K, N] or, transposed, stored [N, K].
 __device__ __forceinline__ void load_tile(TileRegs &r, const float *A, const float *B, int m0, int n0, int k0)
 {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
         const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransA) {
-            constexpr int kPerRow = kBM / kVecA;
-            const int gk = k0 + c / kPerRow, gm = m0 + (c % kPerRow) * kVecA;
-            const bool inside = gk < kK && gm < kM;
-            load_vec<kVecA>(r.a[i], A + (inside ? (long long)gk * kM + gm : 0), inside);
-        } else {
-            constexpr int kPerRow = kBK / kVecA;
-            const int gm = m0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecA;
-            const bool inside = gm < kM && gk < kK;
-            load_vec<kVecA>(r.a[i], A + (inside ? (long long)gm * kK + gk : 0), inside);
-        }
+        if constexpr (kTransA)
+            load_chunk<kVecA, kBM>(r.a[i], A, kK, kM, k0, m0, c);
+        else
+            load_chunk<kVecA, kBK>(r.a[i], A, kM, kK, m0, k0, c);
     }
 #pragma unroll
     for (int i = 0; i < kLoadsB; ++i) {
         const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransB) {
-            constexpr int kPerRow = kBK / kVecB;
-            const int gn = n0 + c / kPerRow, gk = k0 + (c % kPerRow) * kVecB;
-            const bool inside = gn < kN && gk < kK;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gn * kK + gk : 0), inside);
-        } else {
-            constexpr int kPerRow = kBN / kVecB;
-            const int gk = k0 + c / kPerRow, gn = n0 + (c % kPerRow) * kVecB;
-            const bool inside = gk < kK && gn < kN;
-            load_vec<kVecB>(r.b[i], B + (inside ? (long long)gk * kN + gn : 0), inside);
-        }
+        if constexpr (kTransB)
+            load_chunk<kVecB, kBK>(r.b[i], B, kN, kK, n0, k0, c);
+        else
+            load_chunk<kVecB, kBN>(r.b[i], B, kK, kN, k0, n0, c);
     }
 }
