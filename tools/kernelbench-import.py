@@ -16,6 +16,7 @@ result. Files that cannot be converted are listed with the reason, one line each
 status is 0 when all converted, 1 when some did not, 2 on bad usage.
 """
 import argparse
+import atexit
 import concurrent.futures
 import copy
 import inspect
@@ -23,6 +24,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -615,7 +617,9 @@ def with_constants(path, model, names, constants):
               "    def __init__(self, model):\n        super().__init__()\n        self.model = model\n\n"
               f"    def forward(self, {', '.join(tensors)}):\n"
               f"        return self.model({', '.join(call_args)})\n")
+    # Each file imports in a process of its own: the folder goes when that process ends.
     folder = tempfile.mkdtemp(prefix="kernelbench-constants-")
+    atexit.register(shutil.rmtree, folder, True)
     file = os.path.join(folder, "with_constants.py")
     with open(file, "w", encoding="utf-8") as f:
         f.write(source)

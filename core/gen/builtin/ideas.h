@@ -119,9 +119,9 @@ struct Gemm {
 };
 // "" when the templates take the pattern's product (filled into `g`), else why not.
 std::string gemmOf(const Target &, Gemm &g);
-// "" when the pattern's A is stored by rows ([M, K]), else why a template that reads only such an A
+// "" when the product's A is stored by rows ([M, K]), else why a template that reads only such an A
 // cannot take it.
-std::string rowsOfA(const Target &);
+std::string rowsOfA(const Gemm &g);
 // The placeholders every product template shares: M, N, K, BATCH, the batch strides, TRANS_A,
 // TRANS_B, A, B and the epilogue (for template `id`).
 TemplateValues gemmValues(const std::string &id, const Target &);

@@ -162,12 +162,10 @@ std::string gemmOf(const Target &t, Gemm &g)
     return {};
 }
 
-std::string rowsOfA(const Target &t)
+std::string rowsOfA(const Gemm &g)
 {
-    Gemm g;
-    return gemmOf(t, g).empty() && g.spec->transA ? "A is stored [K, M] (a transposed view), which this template "
-                                                    "does not read"
-                                                  : std::string();
+    return g.spec && g.spec->transA ? "A is stored [K, M] (a transposed view), which this template does not read"
+                                    : std::string();
 }
 
 namespace {
@@ -183,19 +181,19 @@ std::string gemmApplies(const Target &t)
     return {};
 }
 
-// The mma.sync templates read A's rows K-contiguous only.
-std::string mmaApplies(const Target &t)
-{
-    if (auto why = rowsOfA(t); !why.empty())
-        return why;
-    return gemmApplies(t);
-}
-
 Gemm gemm(const Target &t)
 {
     Gemm g;
     gemmOf(t, g);
     return g;
+}
+
+// The mma.sync templates read A's rows K-contiguous only.
+std::string mmaApplies(const Target &t)
+{
+    if (auto why = gemmApplies(t); !why.empty())
+        return why;
+    return rowsOfA(gemm(t));
 }
 
 double gemmFlops(const Gemm &g)

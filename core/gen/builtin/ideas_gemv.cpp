@@ -86,7 +86,7 @@ TemplateValues splitValues(const std::string &id, const Target &t, std::int64_t 
 std::string gemvTakes(const Target &t)
 {
     Gemm g;
-    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul || !rowsOfA(t).empty())
+    if (!gemmOf(t, g).empty() || t.pattern.kind != PatternKind::Matmul || !rowsOfA(g).empty())
         return {};
     if (!dotLines(g).empty())
         return "gemv_dot";
@@ -115,7 +115,7 @@ void addGemv(std::vector<IdeaDef> &out)
             Gemm g;
             if (auto why = gemmOf(t, g); !why.empty())
                 return why;
-            if (auto why = rowsOfA(t); !why.empty())
+            if (auto why = rowsOfA(g); !why.empty())
                 return why;
             if (dotLines(g).empty())
                 return "more than " + std::to_string(kMaxVectors) +
@@ -169,7 +169,7 @@ void addGemv(std::vector<IdeaDef> &out)
             Gemm g;
             if (auto why = gemmOf(t, g); !why.empty())
                 return why;
-            if (auto why = rowsOfA(t); !why.empty())
+            if (auto why = rowsOfA(g); !why.empty())
                 return why;
             if (!streams(g))
                 return "more than " + std::to_string(kMaxStreamRows) + " rows, or B is stored [N, K]";

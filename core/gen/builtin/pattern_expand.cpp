@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 
 namespace kf::builtin::detail {
 
@@ -173,28 +172,29 @@ bool einsumProduct(const OpNode &n, const std::vector<OpNode> &nodes, Emitter &e
     if (summed.size() != 1)
         return false;
     const char k = summed[0];
-    std::string A = list->inputs[0], B = list->inputs[1];
-    auto transposed = [&](const std::string &v, std::string &letters) {
-        std::swap(letters[letters.size() - 1], letters[letters.size() - 2]);
-        return e.op("aten::transpose", {Arg::of(v), Arg::integer(-2), Arg::integer(-1)});
-    };
-    if (a.back() != k && a[a.size() - 2] == k)
-        A = transposed(A, a);
+    // k in an operand's second-last place: a transposed view of it.
+    const bool transA = a.back() != k && a[a.size() - 2] == k;
+    const bool transB = b.size() == 2 ? b[0] != k : b.back() == k;
+    if (transA)
+        std::swap(a[a.size() - 1], a[a.size() - 2]);
+    if (transB)
+        std::swap(b[b.size() - 1], b[b.size() - 2]);
+    bool product;
     if (b.size() == 2) {
         // [rows..., k] @ [k, n]: any number of leading dims on A.
-        if (b[0] != k)
-            B = transposed(B, b);
-        if (a.back() != k || b[0] != k || o != a.substr(0, a.size() - 1) + b[1])
-            return false;
+        product = a.back() == k && b[0] == k && o == a.substr(0, a.size() - 1) + b[1];
     } else {
         // Batched: the same leading indices, then [i, k] @ [k, j].
-        if (b.back() == k)
-            B = transposed(B, b);
         const std::string batch = a.substr(0, a.size() - 2);
-        if (a.size() != b.size() || a.back() != k || b[b.size() - 2] != k || b.substr(0, b.size() - 2) != batch ||
-            o != batch + a[a.size() - 2] + b.back())
-            return false;
+        product = a.size() == b.size() && a.back() == k && b[b.size() - 2] == k &&
+            b.substr(0, b.size() - 2) == batch && o == batch + a[a.size() - 2] + b.back();
     }
+    if (!product)
+        return false;
+    auto view = [&](const std::string &v, bool transposed) {
+        return transposed ? e.op("aten::transpose", {Arg::of(v), Arg::integer(-2), Arg::integer(-1)}) : v;
+    };
+    const std::string A = view(list->inputs[0], transA), B = view(list->inputs[1], transB);
     e.op("aten::matmul", {Arg::of(A), Arg::of(B)}, outShape(n), n.outputs[0]);
     return true;
 }
@@ -208,34 +208,39 @@ std::size_t rankOf(const OpNode &n, const Problem &problem)
     return t ? t->shape.size() : 0;
 }
 
-// How many ops read each value.
-std::map<std::string, int> readers(const std::vector<OpNode> &nodes)
+bool isMatrixProduct(const std::string &op) { return op == "aten::matmul" || op == "aten::mm"; }
+
+// The diag(v) whose only reader is a matrix product that has it as one operand, the other not a
+// diag: diag's value -> v. diag(v) @ B scales B's rows by v, B @ diag(v) its columns, exactly
+// (every other term of the sum is a zero).
+std::map<std::string, std::string> diagonals(const std::vector<OpNode> &nodes, const Problem &problem)
 {
-    std::map<std::string, int> r;
+    std::map<std::string, int> reads;
     for (const OpNode &n : nodes)
         for (const std::string &v : n.inputs)
-            ++r[v];
-    return r;
+            ++reads[v];
+    std::map<std::string, std::string> diag;
+    for (const OpNode &n : nodes)
+        if (n.op == "aten::diag" && !n.inputs.empty() && !n.outputs.empty() && rankOf(n, problem) == 1 &&
+            numberAt(n, 1, 0) == 0 && reads[n.outputs[0]] == 1)
+            diag[n.outputs[0]] = n.inputs[0];
+    std::map<std::string, std::string> scaled;
+    for (const OpNode &m : nodes)
+        if (isMatrixProduct(m.op) && m.inputs.size() >= 2 && diag.count(m.inputs[0]) != diag.count(m.inputs[1])) {
+            const std::string &d = diag.count(m.inputs[0]) ? m.inputs[0] : m.inputs[1];
+            scaled[d] = diag[d];
+        }
+    return scaled;
 }
-
-bool isMatrixProduct(const std::string &op) { return op == "aten::matmul" || op == "aten::mm"; }
 
 } // namespace
 
 std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Problem &problem)
 {
-    const std::map<std::string, int> reads = readers(nodes);
-    // diag(v) read only by a matrix product: diag(v) @ B scales B's rows by v, B @ diag(v) its
-    // columns, exactly (every other term of the sum is a zero).
-    std::map<std::string, std::string> diagonal; // diag's value -> v
-    for (const OpNode &n : nodes)
-        if (n.op == "aten::diag" && n.inputs.size() >= 1 && rankOf(n, problem) == 1 && !n.outputs.empty() &&
-            numberAt(n, 1, 0) == 0 && reads.count(n.outputs[0]) && reads.at(n.outputs[0]) == 1)
-            diagonal[n.outputs[0]] = n.inputs[0];
+    const std::map<std::string, std::string> diagonal = diagonals(nodes, problem);
     std::vector<OpNode> out;
     Emitter e(out);
     for (const OpNode &n : nodes) {
-        const std::size_t before = out.size();
         bool done = false;
         if (n.op == "aten::cosine_similarity")
             done = cosineSimilarity(n, e);
@@ -246,12 +251,9 @@ std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Pro
         else if (n.op == "aten::einsum")
             done = einsumProduct(n, nodes, e);
         else if (n.op == "aten::diag" && !n.outputs.empty() && diagonal.count(n.outputs[0]))
-            done = std::any_of(nodes.begin(), nodes.end(), [&](const OpNode &m) {
-                return isMatrixProduct(m.op) && m.inputs.size() >= 2 &&
-                    (m.inputs[0] == n.outputs[0]) != (m.inputs[1] == n.outputs[0]);
-            });
+            done = true; // its product reads v instead
         else if (isMatrixProduct(n.op) && n.inputs.size() >= 2 &&
-                 (diagonal.count(n.inputs[0]) != 0) != (diagonal.count(n.inputs[1]) != 0)) {
+                 (diagonal.count(n.inputs[0]) || diagonal.count(n.inputs[1]))) {
             if (diagonal.count(n.inputs[0])) {
                 const std::string &v = diagonal.at(n.inputs[0]);
                 const std::string column = e.op("aten::unsqueeze", {Arg::of(v), Arg::integer(1)});
@@ -261,10 +263,9 @@ std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Pro
             }
             done = true;
         }
-        if (!done) {
-            out.resize(before);
+        // Each expansion checks the node before it emits anything.
+        if (!done)
             out.push_back(n);
-        }
     }
     return out;
 }

@@ -15,7 +15,6 @@ bool isScalarOp(const std::string &op)
     return ops.count(op) > 0;
 }
 
-
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
 {
     Shape out(std::max(a.size(), b.size()), 1);
