@@ -48,42 +48,42 @@ static_assert(2 * kBK * (kLdA + kLdB) * 4 <= 48 * 1024, "static shared memory is
 // ---- global -> registers -> shared ----
 {{>gemm_tile_regs}}
 
-// The A tile is stored k-major: element (row, k) of the tile goes to sA[k][row].
+// Chunk c of a tile into a k-major shared tile s (row stride ld). kAlongK: the chunk runs along k
+// (an operand stored [rows, K]), so its values go down one column of s; else it runs along the
+// rows (an operand stored [K, rows]) and is one contiguous store.
+template <int kVec, int kCols, bool kAlongK>
+__device__ __forceinline__ void store_chunk(float *s, int ld, const float (&v)[kVec], int c)
+{
+    constexpr int kPerRow = kCols / kVec;
+    const int outer = c / kPerRow, inner = (c % kPerRow) * kVec;
+    if constexpr (kAlongK) {
+#pragma unroll
+        for (int q = 0; q < kVec; ++q) s[(inner + q) * ld + outer] = v[q];
+    } else if constexpr (kVec == 4) {
+        *reinterpret_cast<float4 *>(s + outer * ld + inner) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+        s[outer * ld + inner] = v[0];
+    }
+}
+
+// Both tiles are stored k-major: element (row, k) of A's goes to sA[k][row], (k, n) of B's to sB[k][n].
 __device__ __forceinline__ void store_tile(float *sA, float *sB, const TileRegs &r)
 {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
         const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransA) {
-            constexpr int kPerRow = kBM / kVecA;
-            const int k = c / kPerRow, row = (c % kPerRow) * kVecA;
-            if constexpr (kVecA == 4)
-                *reinterpret_cast<float4 *>(sA + k * kLdA + row) = make_float4(r.a[i][0], r.a[i][1], r.a[i][2], r.a[i][3]);
-            else
-                sA[k * kLdA + row] = r.a[i][0];
-        } else {
-            constexpr int kPerRow = kBK / kVecA;
-            const int row = c / kPerRow, k = (c % kPerRow) * kVecA;
-#pragma unroll
-            for (int q = 0; q < kVecA; ++q) sA[(k + q) * kLdA + row] = r.a[i][q];
-        }
+        if constexpr (kTransA)
+            store_chunk<kVecA, kBM, false>(sA, kLdA, r.a[i], c);
+        else
+            store_chunk<kVecA, kBK, true>(sA, kLdA, r.a[i], c);
     }
 #pragma unroll
     for (int i = 0; i < kLoadsB; ++i) {
         const int c = threadIdx.x + i * kThreads;
-        if constexpr (kTransB) {
-            constexpr int kPerRow = kBK / kVecB;
-            const int n = c / kPerRow, k = (c % kPerRow) * kVecB;
-#pragma unroll
-            for (int q = 0; q < kVecB; ++q) sB[(k + q) * kLdB + n] = r.b[i][q];
-        } else {
-            constexpr int kPerRow = kBN / kVecB;
-            const int k = c / kPerRow, n = (c % kPerRow) * kVecB;
-            if constexpr (kVecB == 4)
-                *reinterpret_cast<float4 *>(sB + k * kLdB + n) = make_float4(r.b[i][0], r.b[i][1], r.b[i][2], r.b[i][3]);
-            else
-                sB[k * kLdB + n] = r.b[i][0];
-        }
+        if constexpr (kTransB)
+            store_chunk<kVecB, kBK, true>(sB, kLdB, r.b[i], c);
+        else
+            store_chunk<kVecB, kBN, false>(sB, kLdB, r.b[i], c);
     }
 }
 
