@@ -155,8 +155,7 @@ bool einsumProduct(const OpNode &n, const std::vector<OpNode> &nodes, Emitter &e
     std::string eq = n.constants[0].get<std::string>();
     eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
     const auto arrow = eq.find("->"), comma = eq.find(',');
-    if (arrow == std::string::npos || comma == std::string::npos || comma > arrow ||
-        eq.find('.') != std::string::npos)
+    if (arrow == std::string::npos || comma == std::string::npos || comma > arrow || eq.find('.') != std::string::npos)
         return false;
     std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1), o = eq.substr(arrow + 2);
     auto distinct = [](std::string s) {
@@ -186,8 +185,8 @@ bool einsumProduct(const OpNode &n, const std::vector<OpNode> &nodes, Emitter &e
     } else {
         // Batched: the same leading indices, then [i, k] @ [k, j].
         const std::string batch = a.substr(0, a.size() - 2);
-        product = a.size() == b.size() && a.back() == k && b[b.size() - 2] == k &&
-            b.substr(0, b.size() - 2) == batch && o == batch + a[a.size() - 2] + b.back();
+        product = a.size() == b.size() && a.back() == k && b[b.size() - 2] == k && b.substr(0, b.size() - 2) == batch &&
+            o == batch + a[a.size() - 2] + b.back();
     }
     if (!product)
         return false;
