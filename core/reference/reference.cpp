@@ -6,7 +6,9 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/jit.h>
 
+#include <algorithm>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 namespace kf::ref {
@@ -158,7 +160,23 @@ std::vector<OpNode> Reference::trace(const std::vector<torch::Tensor> &inputs, c
         o.flops = opFlops(o);
         nodes.push_back(std::move(o));
     }
+    discountDiagonalProducts(nodes);
     return nodes;
+}
+
+void discountDiagonalProducts(std::vector<OpNode> &nodes)
+{
+    std::set<std::string> diagonals;
+    for (OpNode &o : nodes) {
+        if (o.op == "aten::diag" && !o.inputShapes.empty() && o.inputShapes[0].size() == 1 && !o.outputs.empty())
+            diagonals.insert(o.outputs[0]);
+        if (o.op != "aten::matmul" && o.op != "aten::mm")
+            continue;
+        const bool diagonal = std::any_of(o.inputs.begin(), o.inputs.end(),
+                                          [&](const std::string &v) { return diagonals.count(v) > 0; });
+        if (diagonal && !o.outputShapes.empty())
+            o.flops = double(product(o.outputShapes[0]));
+    }
 }
 
 double opFlops(const OpNode &o)
@@ -199,7 +217,7 @@ double opFlops(const OpNode &o)
         return inN;
     if (k.rfind("prim::", 0) == 0 || k == "aten::view" || k == "aten::reshape" || k == "aten::permute" ||
         k == "aten::transpose" || k == "aten::contiguous" || k == "aten::size" || k == "aten::flatten" ||
-        k == "aten::unsqueeze" || k == "aten::squeeze" || k == "aten::expand")
+        k == "aten::unsqueeze" || k == "aten::squeeze" || k == "aten::expand" || k == "aten::diag")
         return 0;
     if (k == "aten::gelu" || k == "aten::silu" || k == "aten::sigmoid" || k == "aten::tanh" || k == "aten::exp" ||
         k == "aten::log" || k == "aten::rsqrt" || k == "aten::sqrt")

@@ -37,5 +37,9 @@ private:
 
 // FLOPs of one op given its argument and result shapes (0 for ops that move data only).
 double opFlops(const OpNode &);
+// A product with diag(v) scales rows or columns: one multiply per output element, not a full
+// product's 2K. Counting the full product would put the physical floor above what a kernel that
+// scales needs, and mark a correct, fast kernel suspect.
+void discountDiagonalProducts(std::vector<OpNode> &nodes);
 
 } // namespace kf::ref

@@ -206,10 +206,23 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
     return makeError(ErrorCode::UnknownOp, "unknown op '" + op + "'");
 }
 
+// Tensors of several GB are allocated and freed in turn (fp64 copies, references, poisoned
+// outputs); the caching allocator's fixed segments fragment under that pattern until a problem
+// that fits in memory fails to allocate. Expandable segments map what is needed instead. A
+// setting of the user's own wins; both names are set because libtorch renamed the variable.
+void preferExpandableSegments()
+{
+    if (std::getenv("PYTORCH_ALLOC_CONF") || std::getenv("PYTORCH_CUDA_ALLOC_CONF"))
+        return;
+    setenv("PYTORCH_ALLOC_CONF", "expandable_segments:True", 0);
+    setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 0);
+}
+
 } // namespace
 
 int runWorker(int argc, char **argv)
 {
+    preferExpandableSegments();
     State s;
     for (int i = 1; i < argc; ++i)
         if (std::string(argv[i]) == "--compile")

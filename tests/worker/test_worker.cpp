@@ -50,6 +50,26 @@ private slots:
             QVERIFY2(n.op.rfind("prim::", 0) == 0 || !n.outputShapes.empty(), n.op.c_str());
     }
 
+    // diag(d) @ B costs a multiply per output element: counted as a full product, the physical
+    // floor would sit above a correct kernel that scales the rows, and mark it suspect.
+    void diagonalProductCountsItsScaling()
+    {
+        auto p = loadProblemFile(KF_SOURCE_DIR "/tests/builtin/data/problems/diag_scaled_rows.toml", "small");
+        QVERIFY2(p.ok(), p.ok() ? "" : p.error().text().c_str());
+        WorkerClient w(test::workerConfig());
+        QVERIFY(w.start().ok());
+        auto l = w.load(*p);
+        QVERIFY2(l.ok(), l.ok() ? "" : l.error().text().c_str());
+        bool sawProduct = false;
+        for (const OpNode &n : l->graph)
+            if (n.op == "aten::matmul") {
+                sawProduct = true;
+                QCOMPARE(n.flops, 30.0 * 22.0);
+            }
+        QVERIFY(sawProduct);
+        QCOMPARE(l->flops, 30.0 * 22.0);
+    }
+
     void badReferenceNamesTheFile()
     {
         auto p = test::seedProblem("softmax", "small");
