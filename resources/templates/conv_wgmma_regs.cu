@@ -69,7 +69,10 @@ static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
+// The row shift takes the high half of the packed shift and the column shift the low 16 bits; a tap
+// past K is marked by a row shift of kOutside, which must leave every window (from -PAD_H) below
+// the input, and a pixel past M by corners of -2 kOutside, which no shift brings back inside.
+static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < 0x10000 && kInH + kPadH <= kOutside,
               "sizes must fit the packed (r, s) shifts");
 
 {{>tf32_split}}

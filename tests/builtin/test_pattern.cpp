@@ -188,6 +188,8 @@ private slots:
         row("conv1d_dilated_relu", "conv",
             "conv1d of x with weight (stride 2, padding 4, dilation 2) + bias, then relu(acc)");
         row("conv1d_same", "conv", "conv1d of x with weight (stride 1, padding 4, dilation 3)");
+        row("conv2d_dilated_strided", "conv",
+            "conv2d of x with weight (stride 2, padding 2, dilation 2) + bias, then acc * sigmoid(acc)");
         row("conv3d_relu", "conv", "conv3d of x with weight (stride 1, padding 1) + bias, then relu(acc)");
         row("conv_depthwise", "conv", "conv2d of x with weight (stride 1, padding 1, groups 64) + bias");
         row("conv_transpose2d_tanh", "conv",
@@ -250,7 +252,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 60); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 61); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -1,6 +1,6 @@
-// Conv2D (groups 1, dilation 1) as an implicit GEMM on the tensor cores, with its bias and
-// elementwise epilogue: 3xTF32 (fp32-accurate) or, under the loose policy, single-pass TF32; and
-// with a max pooling after it, the pooling fused into the epilogue.
+// Conv1D and Conv2D (groups 1, any stride, padding and dilation) as an implicit GEMM on the tensor
+// cores, with its bias and elementwise epilogue: 3xTF32 (fp32-accurate) or, under the loose
+// policy, single-pass TF32; and with a max pooling after it, the pooling fused into the epilogue.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -13,8 +13,10 @@ namespace {
 
 constexpr double kTf32Tflops = 494; // dense H200 rate
 
+// A 1-D convolution is the 2-D one of height 1: the same memory, one row of taps.
 struct Conv {
     std::int64_t batch = 0, inC = 0, inH = 0, inW = 0, outC = 0, kh = 0, kw = 0, outH = 0, outW = 0;
+    std::int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1;
     std::int64_t pixels() const { return outH * outW; }
     std::int64_t gemmM() const { return batch * pixels(); }
     std::int64_t taps() const { return inC * kh * kw; }
@@ -57,27 +59,34 @@ std::string convOf(const Target &t, Conv &c)
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (s.dims != 2)
-        return "a " + std::to_string(s.dims) + "-D convolution (the direct convolution takes it)";
+    if (s.dims == 3)
+        return "a 3-D convolution (the direct convolution takes it)";
     if (s.transposed)
         return "a transposed convolution (the direct convolution takes it)";
     if (s.groups != 1)
         return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
-    if (s.dilation[0] != 1 || s.dilation[1] != 1)
-        return "dilated convolution is left to the direct convolution";
     if (auto why = convOperands(t); !why.empty())
         return why;
     const TensorSpec *x = t.problem->tensor(s.x), *w = t.problem->tensor(s.weight);
-    if (x->shape.size() != 4 || w->shape.size() != 4 || s.outShape.size() != 4)
-        return "only batched 4-D inputs are supported";
-    c.batch = x->shape[0], c.inC = x->shape[1], c.inH = x->shape[2], c.inW = x->shape[3];
-    c.outC = w->shape[0], c.kh = w->shape[2], c.kw = w->shape[3];
-    c.outH = s.outShape[2], c.outW = s.outShape[3];
+    const std::size_t rank = std::size_t(s.dims) + 2;
+    if (x->shape.size() != rank || w->shape.size() != rank || s.outShape.size() != rank)
+        return "only batched inputs are supported";
+    c.batch = x->shape[0], c.inC = x->shape[1], c.inW = x->shape.back();
+    c.outC = w->shape[0], c.kw = w->shape.back(), c.outW = s.outShape.back();
+    const int last = s.dims - 1; // the width's entry in stride, pad and dilation
+    c.strideW = s.stride[last], c.padW = s.pad[last], c.dilW = s.dilation[last];
+    if (s.dims == 2) {
+        c.inH = x->shape[2], c.kh = w->shape[2], c.outH = s.outShape[2];
+        c.strideH = s.stride[0], c.padH = s.pad[0], c.dilH = s.dilation[0];
+    } else {
+        c.inH = c.kh = c.outH = 1;
+    }
     if (w->shape[1] != c.inC)
         return "the weight's input channels do not match the input";
     if (numel(x->shape) >= INT_MAX || double(c.gemmM()) * double(c.outC) >= double(INT_MAX))
         return "the tensors are too large for 32-bit offsets";
-    if (c.inH >= 0x4000 || c.inW >= 0x4000 || c.kh >= 0x4000 || c.kw >= 0x4000)
+    // The templates pack a tap's row shift above its column shift in one int (parts/conv_tap_table.cuh).
+    if ((c.kh - 1) * c.dilH >= 0x4000 || c.inH + c.padH > 0x4000 || (c.kw - 1) * c.dilW >= 0x10000)
         return "the input or kernel is too large for the packed tap shifts";
     if (p.program.shape != s.outShape)
         return "the epilogue reshapes the convolution's output";
@@ -205,12 +214,12 @@ TemplateValues convValues(const std::string &id, const Target &t)
         {"OUT_C", std::to_string(c.outC)},
         {"KH", std::to_string(c.kh)},
         {"KW", std::to_string(c.kw)},
-        {"STRIDE_H", std::to_string(s.stride[0])},
-        {"STRIDE_W", std::to_string(s.stride[1])},
-        {"PAD_H", std::to_string(s.pad[0])},
-        {"PAD_W", std::to_string(s.pad[1])},
-        {"DIL_H", std::to_string(s.dilation[0])},
-        {"DIL_W", std::to_string(s.dilation[1])},
+        {"STRIDE_H", std::to_string(c.strideH)},
+        {"STRIDE_W", std::to_string(c.strideW)},
+        {"PAD_H", std::to_string(c.padH)},
+        {"PAD_W", std::to_string(c.padW)},
+        {"DIL_H", std::to_string(c.dilH)},
+        {"DIL_W", std::to_string(c.dilW)},
         {"OUT_H", std::to_string(c.outH)},
         {"OUT_W", std::to_string(c.outW)},
         {"X", s.x},
@@ -218,7 +227,7 @@ TemplateValues convValues(const std::string &id, const Target &t)
     };
     Leaf bias;
     if (!s.bias.empty())
-        bias = Leaf{s.bias, {c.outC}, {c.outC, 1, 1}}; // per output channel
+        bias = Leaf{s.bias, {c.outC}, s.dims == 1 ? Shape{c.outC, 1} : Shape{c.outC, 1, 1}}; // per output channel
     // NCHW output, row = b * OH*OW + p and col = the channel: p innermost, then col, then b.
     const std::string p = std::to_string(c.pixels());
     const std::vector<IndexSegment> index{{1, c.pixels(), "(row % " + p + ")"},

@@ -46,7 +46,10 @@ static_assert(kThreads % (kBK / kVecB) == 0 && kBN % (kThreads / (kBK / kVecB)) 
               "B tile copies must spread evenly over the threads");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < kOutside && kInH < kOutside && kInW < kOutside,
+// The row shift takes the high half of the packed shift and the column shift the low 16 bits; a tap
+// past K is marked by a row shift of kOutside, which must leave every window (from -PAD_H) below
+// the input, and a pixel past M by corners of -2 kOutside, which no shift brings back inside.
+static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < 0x10000 && kInH + kPadH <= kOutside,
               "sizes must fit the packed (r, s) shifts");
 
 // ---- asynchronous copies (cp.async), zero-filling what lies outside ----
