@@ -19,7 +19,7 @@
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @launch pool_fill grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 1024)) block(256) args({{OUT}})
-// @launch conv_pool grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_pool grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
 
 {{>conv_mma_tiles}}
 

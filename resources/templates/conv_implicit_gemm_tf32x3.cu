@@ -16,7 +16,7 @@
 // {{MIN_BLOCKS}} block(s) per SM. Edge tiles are predicated, so any sizes work.
 // @problem {{PROBLEM}}
 // @precision tf32x3
-// @launch conv_tf32x3 grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_tf32x3 grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
 
 {{>conv_mma_tiles}}
 

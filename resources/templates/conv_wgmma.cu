@@ -24,12 +24,12 @@
 //    merged with atomics) measured 35% slower than this extra pass on the seed conv + max-pool.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
+// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
@@ -65,8 +65,6 @@ constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 constexpr int kThreadsPerRow = 128 * kProducers / kBM;
 constexpr int kTapsPerThread = kBK / kThreadsPerRow;
 
-// A tap past Kdim, or a pixel past M, gets a shift that fails the bounds check: it reads as 0.
-constexpr int kOutside = 0x4000;
 
 // Two blocks per SM where their shared memory fits and each thread keeps at least 85 registers
 // (registers are capped to allow the second block): enough for 16 taps in flight and one
@@ -84,12 +82,8 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-// The row shift takes the high half of the packed shift and the column shift the low 16 bits; a tap
-// past K is marked by a row shift of kOutside, which must leave every window (from -PAD_H) below
-// the input, and a pixel past M by corners of -2 kOutside, which no shift brings back inside.
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < 0x10000 && kInH + kPadH <= kOutside,
-              "sizes must fit the packed (r, s) shifts");
+// ---- the gather: a tap's offset and shifts, a pixel's window corner ----
+{{>conv_taps}}
 
 {{>tf32_split}}
 
@@ -130,13 +124,8 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
         // Producer warpgroups: thread i gathers pixel m0 + i % BM, taps part i / BM of each step.
         const int row = threadIdx.x % kBM, part = threadIdx.x / kBM;
         const int m = m0 + row;
-        int corner = 0, ih0 = -2 * kOutside, iw0 = -2 * kOutside; // a pixel past M reads zeros
-        if (m < kGemmM) {
-            const int b = m / kPixels, p = m % kPixels;
-            ih0 = (p / kOutW) * kStrideH - kPadH;
-            iw0 = (p % kOutW) * kStrideW - kPadW;
-            corner = b * kInC * kInH * kInW + ih0 * kInW + iw0;
-        }
+        int corner, id0, ih0, iw0;
+        pixel_corner(m, corner, id0, ih0, iw0); // a pixel past M reads zeros
         const float *wBase = wtiles + (long long)tileN * kTilesK * kTileB;
         // The taps of step kt for this thread; their loads are issued one step ahead.
         const auto gather = [&](int kt, float (&v)[kTapsPerThread]) {
@@ -144,9 +133,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
 #pragma unroll
             for (int j = 0; j < kTapsPerThread; ++j) {
                 const int2 tap = taps[tap0 + j];
-                const bool inside = (unsigned)(ih0 + (tap.y >> 16)) < (unsigned)kInH &&
-                                    (unsigned)(iw0 + (tap.y & 0xffff)) < (unsigned)kInW;
-                v[j] = inside ? __ldg(x + corner + tap.x) : 0.0f;
+                v[j] = tap_inside(id0, ih0, iw0, tap.y) ? __ldg(x + corner + tap.x) : 0.0f;
             }
         };
         float next[kTapsPerThread];

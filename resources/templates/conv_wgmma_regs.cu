@@ -25,12 +25,12 @@
 // 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
+// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma_regs grid(cdiv({{BATCH}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{IN_C}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma_regs grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
@@ -59,8 +59,6 @@ constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 // the tap table, then the barriers.
 constexpr int kStageBytes = kParts * kBN * kBK * 4;
 
-// A tap past Kdim, or a pixel past M, gets a shift that fails the bounds check: it reads as 0.
-constexpr int kOutside = 0x4000;
 
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
@@ -68,12 +66,8 @@ static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-// The row shift takes the high half of the packed shift and the column shift the low 16 bits; a tap
-// past K is marked by a row shift of kOutside, which must leave every window (from -PAD_H) below
-// the input, and a pixel past M by corners of -2 kOutside, which no shift brings back inside.
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < 0x10000 && kInH + kPadH <= kOutside,
-              "sizes must fit the packed (r, s) shifts");
+// ---- the gather: a tap's offset and shifts, a pixel's window corner ----
+{{>conv_taps}}
 
 {{>tf32_split}}
 
@@ -130,18 +124,10 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     // fragment rows are pixels `row` and `row + 8`, its columns taps lane % 4 (+4) of each k8 slice.
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32, quad = lane % 4;
     const int row = wg * 64 + warp * 16 + lane / 4;
-    int corner[2], ih0[2], iw0[2];
+    int corner[2], id0[2], ih0[2], iw0[2];
 #pragma unroll
-    for (int p = 0; p < 2; ++p) {
-        const int m = m0 + row + 8 * p;
-        corner[p] = 0, ih0[p] = -2 * kOutside, iw0[p] = -2 * kOutside; // a pixel past M reads zeros
-        if (m < kGemmM) {
-            const int b = m / kPixels, pix = m % kPixels;
-            ih0[p] = (pix / kOutW) * kStrideH - kPadH;
-            iw0[p] = (pix % kOutW) * kStrideW - kPadW;
-            corner[p] = b * kInC * kInH * kInW + ih0[p] * kInW + iw0[p];
-        }
-    }
+    for (int p = 0; p < 2; ++p)
+        pixel_corner(m0 + row + 8 * p, corner[p], id0[p], ih0[p], iw0[p]); // a pixel past M reads zeros
     // Step kt's fragment values: v[2j + p] is pixel p at tap 32 kt + 4 j + quad, so slice kk's
     // fragment is v[4 kk .. 4 kk + 3].
     const auto gather = [&](int kt, float (&v)[16]) {
@@ -150,9 +136,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
             const int2 tap = taps[kt * kBK + 4 * j + quad];
 #pragma unroll
             for (int p = 0; p < 2; ++p) {
-                const bool inside = (unsigned)(ih0[p] + (tap.y >> 16)) < (unsigned)kInH &&
-                                    (unsigned)(iw0[p] + (tap.y & 0xffff)) < (unsigned)kInW;
-                v[2 * j + p] = inside ? __ldg(x + corner[p] + tap.x) : 0.0f;
+                v[2 * j + p] = tap_inside(id0[p], ih0[p], iw0[p], tap.y) ? __ldg(x + corner[p] + tap.x) : 0.0f;
             }
         }
     };

@@ -218,22 +218,25 @@ private slots:
         // The fp16 loads need rows of a multiple of 4 floats.
         QVERIFY(
             QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
-        // A plain conv2d is the tensor-core ideas' alone; a 3-D or transposed one the direct idea's.
-        QVERIFY(QString::fromStdString(findIdea("conv_direct")->whyNot(targetOf("seed/conv2d", Policy::Strict)))
-                    .contains("implicit GEMM"));
-        for (const char *own : {"conv3d_relu", "conv_transpose2d_tanh"}) {
+        // A convolution of 1, 2 or 3 dims with groups 1, dilated or not, is the tensor-core ideas' alone
+        // (from 16 output channels); a transposed or grouped one the direct idea's.
+        for (const char *own : {"conv1d_dilated_relu", "conv3d_relu", "conv2d_dilated_strided"}) {
+            const Target other = ownTarget(own, Policy::Strict, "");
+            QVERIFY(QString::fromStdString(findIdea("conv_direct")->whyNot(other)).contains("implicit GEMM"));
+            for (const char *id : {"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"})
+                QVERIFY2(findIdea(id)->whyNot(other).empty(), (std::string(own) + ": " + id).c_str());
+            // At four output channels a tensor-core tile is mostly padding: the direct idea applies too.
+            QVERIFY(findIdea("conv_direct")->whyNot(ownTarget(own, Policy::Strict, "small")).empty());
+        }
+        for (const char *own : {"conv_transpose2d_tanh", "conv_depthwise"}) {
             const Target other = ownTarget(own, Policy::Strict, "");
             QVERIFY(findIdea("conv_direct")->whyNot(other).empty());
             for (const char *id : {"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"})
-                QVERIFY(QString::fromStdString(findIdea(id)->whyNot(other)).contains("the direct convolution takes it"));
+                QVERIFY(QString::fromStdString(findIdea(id)->whyNot(other)).contains("the direct convolution"));
         }
-        // Groups and dilation are named.
         t = targetOf("seed/conv2d", Policy::Strict);
         t.pattern.conv->groups = 3;
         QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("groups = 3"));
-        t = targetOf("seed/conv2d", Policy::Strict);
-        t.pattern.conv->dilation[0] = 2;
-        QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("dilat"));
         // Two products in one graph are taken, each written to its buffer; a tail that no idea
         // computes is named (here, a tail made a matrix product of no products).
         QVERIFY(makeBuiltinGenerator()->supports(contextOf("level2/swiglu", Policy::Strict)).ok());
@@ -415,12 +418,21 @@ private slots:
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("%1 conv_avgpool_sigmoid_sum@%2").arg(idea, variant)))
                     << QString(idea) << "own/conv_avgpool_sigmoid_sum" << QString(variant) << false;
-        // Every other convolution: 1-D, 3-D, transposed, grouped, depthwise, dilated, pooled.
-        for (const char *own : {"conv1d_dilated_relu", "conv1d_same", "conv3d_relu", "conv_depthwise",
-                                "conv_transpose2d_tanh", "conv_transpose3d_groups", "conv_grouped_dilated_maxpool"})
+        // The implicit GEMM of 1-D, 3-D and dilated convolutions.
+        for (const char *idea : {"conv_wgmma", "conv_wgmma_regs", "conv_implicit_gemm_tf32x3"})
+            for (const char *own : {"conv1d_dilated_relu", "conv1d_same", "conv3d_relu", "conv2d_dilated_strided"})
+                for (const char *variant : {"", "small"})
+                    QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
+                        << QString(idea) << QString("own/") + own << QString(variant) << false;
+        // The direct convolution: transposed, grouped, depthwise (and, with few output channels, any).
+        for (const char *own : {"conv_depthwise", "conv_transpose2d_tanh", "conv_transpose3d_groups",
+                                "conv_grouped_dilated_maxpool"})
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("conv_direct %1@%2").arg(own, variant)))
                     << "conv_direct" << QString("own/") + own << QString(variant) << true;
+        for (const char *own : {"conv1d_dilated_relu", "conv3d_relu"})
+            QTest::newRow(qPrintable(QString("conv_direct %1@small").arg(own)))
+                << "conv_direct" << QString("own/") + own << QString("small") << true;
         // A long K: the product split into slices of K, summed by a third kernel.
         for (const char *variant : {"", "small"})
             QTest::newRow(qPrintable(QString("gemm_wgmma_tf32x3 matmul_large_k@%1").arg(variant)))

@@ -1,6 +1,7 @@
-// Conv1D and Conv2D (groups 1, any stride, padding and dilation) as an implicit GEMM on the tensor
-// cores, with its bias and elementwise epilogue: 3xTF32 (fp32-accurate) or, under the loose
-// policy, single-pass TF32; and with a max pooling after it, the pooling fused into the epilogue.
+// Convolutions of 1, 2 and 3 dims (groups 1, any stride, padding and dilation) as an implicit
+// GEMM on the tensor cores, with the bias and elementwise epilogue: 3xTF32 (fp32-accurate) or,
+// under the loose policy, single-pass TF32; and with a 2-D max pooling after it, the pooling fused
+// into the epilogue.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -13,13 +14,14 @@ namespace {
 
 constexpr double kTf32Tflops = 494; // dense H200 rate
 
-// A 1-D convolution is the 2-D one of height 1: the same memory, one row of taps.
+// A 1-D or 2-D convolution is the 3-D one of depth (and height) 1: the same memory, fewer taps.
 struct Conv {
-    std::int64_t batch = 0, inC = 0, inH = 0, inW = 0, outC = 0, kh = 0, kw = 0, outH = 0, outW = 0;
-    std::int64_t strideH = 1, strideW = 1, padH = 0, padW = 0, dilH = 1, dilW = 1;
-    std::int64_t pixels() const { return outH * outW; }
+    std::int64_t batch = 0, inC = 0, inD = 1, inH = 1, inW = 0, outC = 0, kd = 1, kh = 1, kw = 0, outD = 1, outH = 1,
+                 outW = 0;
+    std::int64_t strideD = 1, strideH = 1, strideW = 1, padD = 0, padH = 0, padW = 0, dilD = 1, dilH = 1, dilW = 1;
+    std::int64_t pixels() const { return outD * outH * outW; }
     std::int64_t gemmM() const { return batch * pixels(); }
-    std::int64_t taps() const { return inC * kh * kw; }
+    std::int64_t taps() const { return inC * kd * kh * kw; }
     double flops() const { return 2.0 * double(gemmM()) * double(outC) * double(taps()); }
 };
 
@@ -59,8 +61,6 @@ std::string convOf(const Target &t, Conv &c)
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (s.dims == 3)
-        return "a 3-D convolution (the direct convolution takes it)";
     if (s.transposed)
         return "a transposed convolution (the direct convolution takes it)";
     if (s.groups != 1)
@@ -71,22 +71,27 @@ std::string convOf(const Target &t, Conv &c)
     const std::size_t rank = std::size_t(s.dims) + 2;
     if (x->shape.size() != rank || w->shape.size() != rank || s.outShape.size() != rank)
         return "only batched inputs are supported";
-    c.batch = x->shape[0], c.inC = x->shape[1], c.inW = x->shape.back();
-    c.outC = w->shape[0], c.kw = w->shape.back(), c.outW = s.outShape.back();
-    const int last = s.dims - 1; // the width's entry in stride, pad and dilation
-    c.strideW = s.stride[last], c.padW = s.pad[last], c.dilW = s.dilation[last];
-    if (s.dims == 2) {
-        c.inH = x->shape[2], c.kh = w->shape[2], c.outH = s.outShape[2];
-        c.strideH = s.stride[0], c.padH = s.pad[0], c.dilH = s.dilation[0];
-    } else {
-        c.inH = c.kh = c.outH = 1;
+    c.batch = x->shape[0], c.inC = x->shape[1], c.outC = w->shape[0];
+    // Spatial dims right-aligned into (depth, height, width); those a convolution lacks stay 1.
+    std::int64_t *in[3] = {&c.inD, &c.inH, &c.inW}, *k[3] = {&c.kd, &c.kh, &c.kw}, *out[3] = {&c.outD, &c.outH, &c.outW};
+    std::int64_t *stride[3] = {&c.strideD, &c.strideH, &c.strideW}, *pad[3] = {&c.padD, &c.padH, &c.padW};
+    std::int64_t *dil[3] = {&c.dilD, &c.dilH, &c.dilW};
+    for (int j = 0; j < s.dims; ++j) {
+        const int at = 3 - s.dims + j;
+        *in[at] = x->shape[2 + j], *k[at] = w->shape[2 + j], *out[at] = s.outShape[2 + j];
+        *stride[at] = s.stride[j], *pad[at] = s.pad[j], *dil[at] = s.dilation[j];
     }
     if (w->shape[1] != c.inC)
         return "the weight's input channels do not match the input";
     if (numel(x->shape) >= INT_MAX || double(c.gemmM()) * double(c.outC) >= double(INT_MAX))
         return "the tensors are too large for 32-bit offsets";
-    // The templates pack a tap's row shift above its column shift in one int (parts/conv_tap_table.cuh).
-    if ((c.kh - 1) * c.dilH >= 0x4000 || c.inH + c.padH > 0x4000 || (c.kw - 1) * c.dilW >= 0x10000)
+    // The templates pack a tap's shifts in one int (parts/conv_taps.cuh): 2-D, the row's above the
+    // column's 16 bits; 3-D, 10, 11 and 11 bits.
+    const bool fitsPacked = s.dims == 3
+        ? (c.kd - 1) * c.dilD < 1023 && (c.kh - 1) * c.dilH < 2048 && (c.kw - 1) * c.dilW < 2048 &&
+            c.inD + c.padD <= 1023
+        : (c.kh - 1) * c.dilH < 0x4000 && c.inH + c.padH <= 0x4000 && (c.kw - 1) * c.dilW < 0x10000;
+    if (!fitsPacked)
         return "the input or kernel is too large for the packed tap shifts";
     if (p.program.shape != s.outShape)
         return "the epilogue reshapes the convolution's output";
@@ -209,26 +214,35 @@ TemplateValues convValues(const std::string &id, const Target &t)
     TemplateValues v{
         {"BATCH", std::to_string(c.batch)},
         {"IN_C", std::to_string(c.inC)},
+        {"IN_D", std::to_string(c.inD)},
         {"IN_H", std::to_string(c.inH)},
         {"IN_W", std::to_string(c.inW)},
         {"OUT_C", std::to_string(c.outC)},
+        {"KD", std::to_string(c.kd)},
         {"KH", std::to_string(c.kh)},
         {"KW", std::to_string(c.kw)},
+        {"STRIDE_D", std::to_string(c.strideD)},
         {"STRIDE_H", std::to_string(c.strideH)},
         {"STRIDE_W", std::to_string(c.strideW)},
+        {"PAD_D", std::to_string(c.padD)},
         {"PAD_H", std::to_string(c.padH)},
         {"PAD_W", std::to_string(c.padW)},
+        {"DIL_D", std::to_string(c.dilD)},
         {"DIL_H", std::to_string(c.dilH)},
         {"DIL_W", std::to_string(c.dilW)},
+        {"OUT_D", std::to_string(c.outD)},
         {"OUT_H", std::to_string(c.outH)},
         {"OUT_W", std::to_string(c.outW)},
         {"X", s.x},
         {"WEIGHT", s.weight},
     };
     Leaf bias;
-    if (!s.bias.empty())
-        bias = Leaf{s.bias, {c.outC}, s.dims == 1 ? Shape{c.outC, 1} : Shape{c.outC, 1, 1}}; // per output channel
-    // NCHW output, row = b * OH*OW + p and col = the channel: p innermost, then col, then b.
+    if (!s.bias.empty()) { // per output channel: [C, 1, ...] against [N, C, spatial...]
+        Shape view(std::size_t(s.dims) + 1, 1);
+        view[0] = c.outC;
+        bias = Leaf{s.bias, {c.outC}, view};
+    }
+    // N C spatial output, row = b * pixels + p and col = the channel: p innermost, then col, then b.
     const std::string p = std::to_string(c.pixels());
     const std::vector<IndexSegment> index{{1, c.pixels(), "(row % " + p + ")"},
                                           {c.pixels(), c.outC, "col"},

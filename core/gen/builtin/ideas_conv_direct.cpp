@@ -85,7 +85,9 @@ void addConvDirect(std::vector<IdeaDef> &out)
             Direct c;
             if (auto why = directOf(t, c); !why.empty())
                 return why;
-            if (onTensorCores(t))
+            // Below 16 output channels a tensor-core tile (64 channels and more) is mostly padding,
+            // and the direct convolution stays a candidate.
+            if (onTensorCores(t) && c.outC >= 16)
                 return "the tensor-core ideas take this convolution as an implicit GEMM";
             return {};
         },

@@ -2,16 +2,17 @@
 // _tf32x3 and _pool): sizes and tile shapes, the gather tables, the cp.async tile copies with
 // zero-fill, fragment loads and the TF32 MMA instruction.
 // ---- problem sizes and tile shapes ----
-constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutC = {{OUT_C}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
-constexpr int kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
-constexpr int kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
+constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInD = {{IN_D}}, kInH = {{IN_H}}, kInW = {{IN_W}};
+constexpr int kOutC = {{OUT_C}}, kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};
+constexpr int kStrideD = {{STRIDE_D}}, kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}};
+constexpr int kPadD = {{PAD_D}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
+constexpr int kDilD = {{DIL_D}}, kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
+constexpr int kOutD = {{OUT_D}}, kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
 
-constexpr int kPixels = kOutH * kOutW;
+constexpr int kPixels = kOutD * kOutH * kOutW;
 constexpr int kGemmM = kBatch * kPixels;   // output pixels
 constexpr int kGemmN = kOutC;              // output channels
-constexpr int kGemmK = kInC * kKH * kKW;   // taps
+constexpr int kGemmK = kInC * kKD * kKH * kKW; // taps
 
 constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
 constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile
@@ -32,9 +33,6 @@ constexpr int kLd = kBK + 4;
 constexpr int kStageA = kBM * kLd, kStageB = kBN * kLd;
 constexpr int kStageFloats = kStageA + kStageB;
 
-// A tap past Kdim, or a row past M, gets a shift that fails the bounds check: its copy zero-fills.
-constexpr int kOutside = 0x4000;
-
 // Weight rows start on 16-byte boundaries when Kdim is a multiple of 4: 16-byte copies then.
 constexpr int kVecB = (kGemmK % 4 == 0) ? 4 : 1;
 
@@ -45,32 +43,18 @@ static_assert(kThreads % kBK == 0 && (kBM * kBK) % kThreads == 0, "the A gather 
 static_assert(kThreads % (kBK / kVecB) == 0 && kBN % (kThreads / (kBK / kVecB)) == 0,
               "B tile copies must spread evenly over the threads");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
-static_assert((long long)kBatch * kInC * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
-// The row shift takes the high half of the packed shift and the column shift the low 16 bits; a tap
-// past K is marked by a row shift of kOutside, which must leave every window (from -PAD_H) below
-// the input, and a pixel past M by corners of -2 kOutside, which no shift brings back inside.
-static_assert((kKH - 1) * kDilH < kOutside && (kKW - 1) * kDilW < 0x10000 && kInH + kPadH <= kOutside,
-              "sizes must fit the packed (r, s) shifts");
-
 // ---- asynchronous copies (cp.async), zero-filling what lies outside ----
 {{>cp_async_zfill}}
 
-// ---- the gather tables ----
-// Tap k = (c, r, s): offset of x[., c, r*dil, s*dil] from a window's corner, and the packed shift.
-__device__ __forceinline__ int2 tap_entry(int k)
-{
-    if (k >= kGemmK) return make_int2(0, kOutside << 16);
-    const int c = k / (kKH * kKW), r = (k / kKW) % kKH, s = k % kKW;
-    return make_int2((c * kInH + r * kDilH) * kInW + s * kDilW, (r * kDilH) << 16 | (s * kDilW));
-}
+// ---- the gather tables: a tap's offset and shifts, an output row's window corner ----
+{{>conv_taps}}
 
-// Output row m = (b, oh, ow): offset of its window's corner in x, and the corner (ih0, iw0).
+// Output row m: its corner's offset in x, then the corner (h0, w0, d0).
 __device__ __forceinline__ int4 row_entry(int m)
 {
-    if (m >= kGemmM) return make_int4(0, -2 * kOutside, -2 * kOutside, 0);
-    const int b = m / kPixels, p = m % kPixels;
-    const int ih0 = (p / kOutW) * kStrideH - kPadH, iw0 = (p % kOutW) * kStrideW - kPadW;
-    return make_int4(b * kInC * kInH * kInW + ih0 * kInW + iw0, ih0, iw0, 0);
+    int4 e;
+    pixel_corner(m, e.x, e.w, e.y, e.z);
+    return e;
 }
 
 // ---- tile copies ----
@@ -80,12 +64,11 @@ __device__ __forceinline__ void load_tile_a(float *sA, const float *x, const int
     constexpr int kRowStep = kThreads / kBK;
     const int k = threadIdx.x % kBK;
     const int2 tap = taps[k0 + k];
-    const int dr = tap.y >> 16, ds = tap.y & 0xffff;
 #pragma unroll
     for (int i = 0; i < kBM / kRowStep; ++i) {
         const int row = threadIdx.x / kBK + i * kRowStep;
         const int4 info = rows[row];
-        const bool inside = (unsigned)(info.y + dr) < (unsigned)kInH && (unsigned)(info.z + ds) < (unsigned)kInW;
+        const bool inside = tap_inside(info.w, info.y, info.z, tap.y);
         cp_async<4>(sA + row * kLd + k, inside ? x + info.x + tap.x : x, inside);
     }
 }
