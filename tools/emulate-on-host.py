@@ -198,9 +198,18 @@ def reference(spec, problem_path, tensors):
             getattr(owner, last).data.copy_(tensors[t["name"]])
         with torch.no_grad():
             return module.eval()(*[tensors[t["name"]] for t in spec.get("inputs", [])])
-    env = {"torch": torch, "Tensor": torch.Tensor, "F": torch.nn.functional}
+    env = {"torch": TorchScriptNames(), "Tensor": torch.Tensor, "F": torch.nn.functional}
     exec(ref["source"], env)
-    return env["forward"](*tensors.values())
+    with torch.no_grad():
+        return env["forward"](*tensors.values())
+
+
+class TorchScriptNames:
+    """`torch` as a TorchScript reference sees it: some of its builtins (torch.avg_pool2d, ...) are
+    in torch._C._nn, not attributes of the Python module."""
+
+    def __getattr__(self, name):
+        return getattr(torch, name) if hasattr(torch, name) else getattr(torch._C._nn, name)
 
 
 CTYPES = {"float32": ("float", np.float32), "float64": ("double", np.float64), "int64": ("long long", np.int64)}

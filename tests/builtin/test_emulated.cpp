@@ -75,6 +75,10 @@ private slots:
             {"softmax_epilogue", "softmax_split_row"},
             {"maxpool3d_dilated", "pool2d_window"},
             {"avgpool1d_unpadded_count", "pool2d_window"},
+            // Windows of many taps, a warp per window: averaged with an op before and after, and
+            // overlapping, padded maxima.
+            {"avgpool_wide_windows", "pool_window_warp"},
+            {"maxpool_wide_padded", "pool_window_warp"},
             // Chains: a convolution, a min over depth, a softmax over channels; a convolution, a
             // 3-D pooling, a softmax; a product, a group norm, a min.
             {"conv3d_min_softmax", "conv_direct"},

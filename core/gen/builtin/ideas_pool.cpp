@@ -1,9 +1,11 @@
 // 1-, 2- and 3-D max and average pooling, alone or with elementwise ops before it (read through
-// Input) and after it (applied by Output): a thread per few adjacent outputs of a row. A 1-D
-// window is a 2-D one of height 1, a 2-D one a 3-D one of depth 1.
+// Input) and after it (applied by Output): a thread per few adjacent outputs of a row, or, for
+// windows of many taps, a warp per window. A 1-D window is a 2-D one of height 1, a 2-D one a 3-D
+// one of depth 1.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 
 namespace kf::builtin::ideas {
@@ -50,6 +52,34 @@ std::int64_t slots(const Target &t, int outs)
     return p.planes * p.od * p.oh * cdiv(p.ow, outs);
 }
 
+// The geometry both templates read; GRID is the caller's.
+TemplateValues poolValues(const Target &t)
+{
+    TemplateValues v = rowValues(t);
+    const Pool g = pool(t);
+    const PoolSpec &s = *t.pattern.pool;
+    v["PLANES"] = std::to_string(g.planes);
+    v["IN_D"] = std::to_string(g.d), v["OUT_D"] = std::to_string(g.od);
+    v["KD"] = std::to_string(s.kernelD), v["STRIDE_D"] = std::to_string(s.strideD);
+    v["PAD_D"] = std::to_string(s.padD), v["DIL_D"] = std::to_string(s.dilationD);
+    v["IN_H"] = std::to_string(g.h), v["IN_W"] = std::to_string(g.w);
+    v["OUT_H"] = std::to_string(g.oh), v["OUT_W"] = std::to_string(g.ow);
+    v["KH"] = std::to_string(s.kernel[0]), v["KW"] = std::to_string(s.kernel[1]);
+    v["STRIDE_H"] = std::to_string(s.stride[0]), v["STRIDE_W"] = std::to_string(s.stride[1]);
+    v["PAD_H"] = std::to_string(s.pad[0]), v["PAD_W"] = std::to_string(s.pad[1]);
+    v["DIL_H"] = std::to_string(s.dilation[0]), v["DIL_W"] = std::to_string(s.dilation[1]);
+    v["MAX"] = s.max ? "true" : "false";
+    v["COUNT_PAD"] = s.countIncludePad ? "true" : "false";
+    v["DIVISOR"] = std::to_string(s.divisor);
+    return v;
+}
+
+std::int64_t windowTaps(const Target &t)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    return s.kernelD * s.kernel[0] * s.kernel[1];
+}
+
 } // namespace
 
 void addPool(std::vector<IdeaDef> &out)
@@ -92,24 +122,51 @@ void addPool(std::vector<IdeaDef> &out)
             },
         .values =
             [](const Target &t, const Point &p) {
-                TemplateValues v = rowValues(t);
-                const Pool g = pool(t);
-                const PoolSpec &s = *t.pattern.pool;
-                v["PLANES"] = std::to_string(g.planes);
-                v["IN_D"] = std::to_string(g.d), v["OUT_D"] = std::to_string(g.od);
-                v["KD"] = std::to_string(s.kernelD), v["STRIDE_D"] = std::to_string(s.strideD);
-                v["PAD_D"] = std::to_string(s.padD), v["DIL_D"] = std::to_string(s.dilationD);
-                v["IN_H"] = std::to_string(g.h), v["IN_W"] = std::to_string(g.w);
-                v["OUT_H"] = std::to_string(g.oh), v["OUT_W"] = std::to_string(g.ow);
-                v["KH"] = std::to_string(s.kernel[0]), v["KW"] = std::to_string(s.kernel[1]);
-                v["STRIDE_H"] = std::to_string(s.stride[0]), v["STRIDE_W"] = std::to_string(s.stride[1]);
-                v["PAD_H"] = std::to_string(s.pad[0]), v["PAD_W"] = std::to_string(s.pad[1]);
-                v["DIL_H"] = std::to_string(s.dilation[0]), v["DIL_W"] = std::to_string(s.dilation[1]);
-                v["MAX"] = s.max ? "true" : "false";
-                v["COUNT_PAD"] = s.countIncludePad ? "true" : "false";
-                v["DIVISOR"] = std::to_string(s.divisor);
+                TemplateValues v = poolValues(t);
                 v["GRID"] =
                     std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "pool_window_warp",
+        .title = "Pooling windows of many taps, a warp per window",
+        .text = "Give each output window a warp: the lanes take the window's taps in turn, so a warp reads 32 "
+                "consecutive inputs of a window row (whole cache lines) where a thread per output would read 32 "
+                "windows a window's width apart. Each lane keeps the maximum or the sum of its taps, the warp "
+                "merges them by shuffles, and lane 0 divides an average by the window's size as PyTorch counts it "
+                "and writes the output; elementwise ops before or after the pooling are applied on the way.",
+        .patterns = {PatternKind::Pool},
+        .needs = {"pool2d_window"},
+        .space = {{"BLOCK", {256, 128, 512}, "threads per block (8 warps: 8 windows at a time)"}},
+        .repairOrder = {"BLOCK"},
+        .applies =
+            [](const Target &t) -> std::string {
+                Pool p;
+                if (auto why = poolOf(t, p); !why.empty())
+                    return why;
+                // Below a warp's worth of taps, lanes idle (pool2d_window takes such windows).
+                if (windowTaps(t) < 32)
+                    return "a window of " + std::to_string(windowTaps(t)) + " taps, fewer than a warp's 32 lanes";
+                return {};
+            },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK");
+                const Pool g = pool(t);
+                const double windows = double(g.planes) * double(g.od * g.oh * g.ow);
+                const double blocks = std::min(double(INT_MAX), std::ceil(windows / (block / 32)));
+                return Estimate{traffic(t, 1.0), busy(t, blocks, block), 0.85,
+                                "reads each window's rows as whole cache lines, a warp per window",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = poolValues(t);
+                const Pool g = pool(t);
+                const std::int64_t windows = g.planes * g.od * g.oh * g.ow;
+                v["GRID"] = std::to_string(std::clamp<std::int64_t>(cdiv(windows, p.at("BLOCK") / 32), 1, INT_MAX));
                 return v;
             },
     });
