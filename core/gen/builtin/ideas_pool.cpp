@@ -146,9 +146,12 @@ void addPool(std::vector<IdeaDef> &out)
                 Pool p;
                 if (auto why = poolOf(t, p); !why.empty())
                     return why;
-                // Below a warp's worth of taps, lanes idle (pool2d_window takes such windows).
-                if (windowTaps(t) < 32)
-                    return "a window of " + std::to_string(windowTaps(t)) + " taps, fewer than a warp's 32 lanes";
+                // Narrow or small windows leave lanes idle and spread a warp's loads over many rows:
+                // on the H200, 6x6 windows took 5x pool2d_window's time, 8x12 windows half of it.
+                const std::int64_t taps = windowTaps(t), width = t.pattern.pool->kernel[1];
+                if (taps < 64 || width < 12)
+                    return "a window of " + std::to_string(taps) + " taps, " + std::to_string(width) +
+                        " wide (a warp per window needs at least 64 taps in rows of 12)";
                 return {};
             },
         .estimate =
