@@ -293,6 +293,14 @@ std::string Pattern::poolText() const
 
 Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &problem)
 {
+    // Stages and tails copy the problem for tensors of their own; its text and a module's bytes
+    // (a model's weights: hundreds of MB, once a copy per stage cost a minute) are not theirs.
+    if (!problem.text.empty() || !problem.module.empty()) {
+        Problem lean = problem;
+        lean.text = {};
+        lean.module = {};
+        return recognise(graph, lean);
+    }
     const std::vector<OpNode> nodes = detail::expandComposites(graph, problem);
     if (problem.outputs.size() != 1)
         return makeError(ErrorCode::Unsupported,
