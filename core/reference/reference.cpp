@@ -172,8 +172,8 @@ void discountDiagonalProducts(std::vector<OpNode> &nodes)
             diagonals.insert(o.outputs[0]);
         if (o.op != "aten::matmul" && o.op != "aten::mm")
             continue;
-        const bool diagonal = std::any_of(o.inputs.begin(), o.inputs.end(),
-                                          [&](const std::string &v) { return diagonals.count(v) > 0; });
+        const bool diagonal =
+            std::any_of(o.inputs.begin(), o.inputs.end(), [&](const std::string &v) { return diagonals.count(v) > 0; });
         if (diagonal && !o.outputShapes.empty())
             o.flops = double(product(o.outputShapes[0]));
     }

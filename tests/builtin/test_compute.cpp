@@ -425,8 +425,8 @@ private slots:
                     QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
                         << QString(idea) << QString("own/") + own << QString(variant) << false;
         // The direct convolution: transposed, grouped, depthwise (and, with few output channels, any).
-        for (const char *own : {"conv_depthwise", "conv_transpose2d_tanh", "conv_transpose3d_groups",
-                                "conv_grouped_dilated_maxpool"})
+        for (const char *own :
+             {"conv_depthwise", "conv_transpose2d_tanh", "conv_transpose3d_groups", "conv_grouped_dilated_maxpool"})
             for (const char *variant : {"", "small"})
                 QTest::newRow(qPrintable(QString("conv_direct %1@%2").arg(own, variant)))
                     << "conv_direct" << QString("own/") + own << QString(variant) << true;

@@ -148,8 +148,7 @@ private slots:
         row("group_norm", "layernorm", "group_norm with 8 groups of x [32, 64, 256, 256] (eps 1e-05, weight, bias)");
         row("instance_norm", "layernorm", "instance_norm of x [32, 64, 256, 256] (eps 1e-05)");
         row("relu_maxpool", "pool", "max_pool2d 3x3 stride 2 padding 1 of (relu(x)) [32, 64, 512, 512]");
-        row("avgpool_wide_windows", "pool",
-            "avg_pool2d 8x12 stride 8 of (x - 0.5) [32, 64, 256, 384], then relu(acc)");
+        row("avgpool_wide_windows", "pool", "avg_pool2d 8x12 stride 8 of (x - 0.5) [32, 64, 256, 384], then relu(acc)");
         row("maxpool_wide_padded", "pool", "max_pool2d 12x12 stride 8 padding 4 of x [32, 64, 256, 256]");
         row("maxpool_dilated", "pool", "max_pool2d 4x4 stride 2 padding 2 of x [16, 32, 255, 255], then acc * 2");
         row("avgpool_padded", "pool", "avg_pool2d 3x3 stride 2 padding 1 of x [32, 64, 255, 255]");

@@ -29,25 +29,29 @@ struct Mismatch {
 // Each shape defines the constants the templates define, then includes the part and the check.
 namespace wide3d {
 constexpr int kBatch = 2, kInC = 3, kInD = 5, kInH = 6, kInW = 7, kKD = 3, kKH = 3, kKW = 2;
-constexpr int kStrideD = 2, kStrideH = 1, kStrideW = 2, kPadD = 1, kPadH = 2, kPadW = 0, kDilD = 1, kDilH = 2, kDilW = 1;
+constexpr int kStrideD = 2, kStrideH = 1, kStrideW = 2, kPadD = 1, kPadH = 2, kPadW = 0, kDilD = 1, kDilH = 2,
+              kDilW = 1;
 #include "conv_taps_check.inc"
 } // namespace wide3d
 
 namespace dilated3d { // no padding, dilation in depth
 constexpr int kBatch = 1, kInC = 4, kInD = 4, kInH = 4, kInW = 4, kKD = 2, kKH = 2, kKW = 2;
-constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 1, kPadD = 0, kPadH = 0, kPadW = 0, kDilD = 2, kDilH = 1, kDilW = 1;
+constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 1, kPadD = 0, kPadH = 0, kPadW = 0, kDilD = 2, kDilH = 1,
+              kDilW = 1;
 #include "conv_taps_check.inc"
 } // namespace dilated3d
 
 namespace strided2d {
 constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 9, kInW = 8, kKD = 1, kKH = 3, kKW = 3;
-constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 1, kPadD = 0, kPadH = 2, kPadW = 1, kDilD = 1, kDilH = 2, kDilW = 3;
+constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 1, kPadD = 0, kPadH = 2, kPadW = 1, kDilD = 1, kDilH = 2,
+              kDilW = 3;
 #include "conv_taps_check.inc"
 } // namespace strided2d
 
 namespace long1d { // a row longer than the 2-D row shift's marker
 constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 1, kInW = 20000, kKD = 1, kKH = 1, kKW = 5;
-constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 2, kPadD = 0, kPadH = 0, kPadW = 4, kDilD = 1, kDilH = 1, kDilW = 2;
+constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 2, kPadD = 0, kPadH = 0, kPadW = 4, kDilD = 1, kDilH = 1,
+              kDilW = 2;
 #include "conv_taps_check.inc"
 } // namespace long1d
 
@@ -73,13 +77,14 @@ private slots:
             : which == 2              ? strided2d::check()
                                       : long1d::check();
         QVERIFY2(m.sums > 0, "the shape has sums to compare");
-        QVERIFY2(m.wrong == 0, qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")
-                                              .arg(m.wrong)
-                                              .arg(m.sums)
-                                              .arg(m.pixel)
-                                              .arg(m.channel)
-                                              .arg(m.got)
-                                              .arg(m.want)));
+        QVERIFY2(m.wrong == 0,
+                 qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")
+                                .arg(m.wrong)
+                                .arg(m.sums)
+                                .arg(m.pixel)
+                                .arg(m.channel)
+                                .arg(m.got)
+                                .arg(m.want)));
     }
 };
 

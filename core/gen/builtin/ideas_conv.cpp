@@ -73,7 +73,8 @@ std::string convOf(const Target &t, Conv &c)
         return "only batched inputs are supported";
     c.batch = x->shape[0], c.inC = x->shape[1], c.outC = w->shape[0];
     // Spatial dims right-aligned into (depth, height, width); those a convolution lacks stay 1.
-    std::int64_t *in[3] = {&c.inD, &c.inH, &c.inW}, *k[3] = {&c.kd, &c.kh, &c.kw}, *out[3] = {&c.outD, &c.outH, &c.outW};
+    std::int64_t *in[3] = {&c.inD, &c.inH, &c.inW}, *k[3] = {&c.kd, &c.kh, &c.kw},
+                 *out[3] = {&c.outD, &c.outH, &c.outW};
     std::int64_t *stride[3] = {&c.strideD, &c.strideH, &c.strideW}, *pad[3] = {&c.padD, &c.padH, &c.padW};
     std::int64_t *dil[3] = {&c.dilD, &c.dilH, &c.dilW};
     for (int j = 0; j < s.dims; ++j) {

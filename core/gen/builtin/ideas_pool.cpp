@@ -5,8 +5,8 @@
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
-#include <cmath>
 #include <climits>
+#include <cmath>
 
 namespace kf::builtin::ideas {
 
@@ -141,19 +141,18 @@ void addPool(std::vector<IdeaDef> &out)
         .needs = {"pool2d_window"},
         .space = {{"BLOCK", {256, 128, 512}, "threads per block (8 warps: 8 windows at a time)"}},
         .repairOrder = {"BLOCK"},
-        .applies =
-            [](const Target &t) -> std::string {
-                Pool p;
-                if (auto why = poolOf(t, p); !why.empty())
-                    return why;
-                // Narrow or small windows leave lanes idle and spread a warp's loads over many rows:
-                // on the H200, 6x6 windows took 5x pool2d_window's time, 8x12 windows half of it.
-                const std::int64_t taps = windowTaps(t), width = t.pattern.pool->kernel[1];
-                if (taps < 64 || width < 12)
-                    return "a window of " + std::to_string(taps) + " taps, " + std::to_string(width) +
-                        " wide (a warp per window needs at least 64 taps in rows of 12)";
-                return {};
-            },
+        .applies = [](const Target &t) -> std::string {
+            Pool p;
+            if (auto why = poolOf(t, p); !why.empty())
+                return why;
+            // Narrow or small windows leave lanes idle and spread a warp's loads over many rows:
+            // on the H200, 6x6 windows took 5x pool2d_window's time, 8x12 windows half of it.
+            const std::int64_t taps = windowTaps(t), width = t.pattern.pool->kernel[1];
+            if (taps < 64 || width < 12)
+                return "a window of " + std::to_string(taps) + " taps, " + std::to_string(width) +
+                    " wide (a warp per window needs at least 64 taps in rows of 12)";
+            return {};
+        },
         .estimate =
             [](const Target &t, const Point &p) {
                 const int block = p.at("BLOCK");
