@@ -2,17 +2,7 @@
 // _tf32x3 and _pool): sizes and tile shapes, the gather tables, the cp.async tile copies with
 // zero-fill, fragment loads and the TF32 MMA instruction.
 // ---- problem sizes and tile shapes ----
-constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInD = {{IN_D}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutC = {{OUT_C}}, kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kStrideD = {{STRIDE_D}}, kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}};
-constexpr int kPadD = {{PAD_D}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
-constexpr int kDilD = {{DIL_D}}, kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
-constexpr int kOutD = {{OUT_D}}, kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
-
-constexpr int kPixels = kOutD * kOutH * kOutW;
-constexpr int kGemmM = kBatch * kPixels;   // output pixels
-constexpr int kGemmN = kOutC;              // output channels
-constexpr int kGemmK = kInC * kKD * kKH * kKW; // taps
+{{>conv_geometry}}
 
 constexpr int kBM = {{BM}}, kBN = {{BN}}, kBK = {{BK}};  // block tile
 constexpr int kWM = {{WM}}, kWN = {{WN}};                // warp tile

@@ -1,16 +1,6 @@
-// Convolution sizes (a 1-D or 2-D one has its missing dims at 1) (and the fused pooling's, 0 without one) as the implicit GEMM sees them.
-constexpr int kBatch = {{BATCH}}, kInC = {{IN_C}}, kInD = {{IN_D}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutC = {{OUT_C}}, kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kStrideD = {{STRIDE_D}}, kStrideH = {{STRIDE_H}}, kStrideW = {{STRIDE_W}};
-constexpr int kPadD = {{PAD_D}}, kPadH = {{PAD_H}}, kPadW = {{PAD_W}};
-constexpr int kDilD = {{DIL_D}}, kDilH = {{DIL_H}}, kDilW = {{DIL_W}};
-constexpr int kOutD = {{OUT_D}}, kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
+// Convolution sizes, and the fused pooling's (0 without one).
+{{>conv_geometry}}
 constexpr int kPoolKH = {{POOL_KH}}, kPoolKW = {{POOL_KW}}, kPoolSH = {{POOL_SH}}, kPoolSW = {{POOL_SW}};
 constexpr int kPoolPadH = {{POOL_PAD_H}}, kPoolPadW = {{POOL_PAD_W}};
 constexpr int kPoolOutH = {{POOL_OUT_H}}, kPoolOutW = {{POOL_OUT_W}};
 constexpr bool kPool = kPoolKH > 0;
-
-constexpr int kPixels = kOutD * kOutH * kOutW;
-constexpr int kGemmM = kBatch * kPixels;   // output pixels
-constexpr int kGemmN = kOutC;              // output channels
-constexpr int kGemmK = kInC * kKD * kKH * kKW; // taps
