@@ -65,7 +65,6 @@ constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 constexpr int kThreadsPerRow = 128 * kProducers / kBM;
 constexpr int kTapsPerThread = kBK / kThreadsPerRow;
 
-
 // Two blocks per SM where their shared memory fits and each thread keeps at least 85 registers
 // (registers are capped to allow the second block): enough for 16 taps in flight and one
 // accumulator of up to 96 channels, not for 32 taps, 128 channels or a separate fp32 sum (a K

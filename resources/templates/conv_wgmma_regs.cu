@@ -59,7 +59,6 @@ constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 // the tap table, then the barriers.
 constexpr int kStageBytes = kParts * kBN * kBK * 4;
 
-
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");

@@ -48,6 +48,12 @@ constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 1, kPadD = 0, kPadH = 2, kP
 #include "conv_taps_check.inc"
 } // namespace strided2d
 
+namespace paddedDepth { // a depth of 1 padded by 1 with stride 3: one output depth, all of it padding
+constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 5, kInW = 6, kKD = 1, kKH = 3, kKW = 3;
+constexpr int kStrideD = 3, kStrideH = 1, kStrideW = 1, kPadD = 1, kPadH = 1, kPadW = 1, kDilD = 1, kDilH = 1, kDilW = 1;
+#include "conv_taps_check.inc"
+} // namespace paddedDepth
+
 namespace long1d { // a row longer than the 2-D row shift's marker
 constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 1, kInW = 20000, kKD = 1, kKH = 1, kKW = 5;
 constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 2, kPadD = 0, kPadH = 0, kPadW = 4, kDilD = 1, kDilH = 1,
@@ -67,6 +73,7 @@ private slots:
         QTest::newRow("3-D, dilated depth, no padding") << 1;
         QTest::newRow("2-D, stride, padding, dilation") << 2;
         QTest::newRow("1-D, 20000 long") << 3;
+        QTest::newRow("3-D of depth 1, padded in depth") << 4;
     }
 
     void gatherIsTheConvolution()
@@ -75,7 +82,8 @@ private slots:
         const Mismatch m = which == 0 ? wide3d::check()
             : which == 1              ? dilated3d::check()
             : which == 2              ? strided2d::check()
-                                      : long1d::check();
+            : which == 3              ? long1d::check()
+                                      : paddedDepth::check();
         QVERIFY2(m.sums > 0, "the shape has sums to compare");
         QVERIFY2(m.wrong == 0,
                  qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")

@@ -22,6 +22,8 @@ struct Conv {
     std::int64_t pixels() const { return outD * outH * outW; }
     std::int64_t gemmM() const { return batch * pixels(); }
     std::int64_t taps() const { return inC * kd * kh * kw; }
+    // Whether the gather packs depth shifts too: the rule of kDeep in parts/conv_taps.cuh.
+    bool deep() const { return inD > 1 || kd > 1 || outD > 1 || padD > 0; }
     double flops() const { return 2.0 * double(gemmM()) * double(outC) * double(taps()); }
 };
 
@@ -88,7 +90,7 @@ std::string convOf(const Target &t, Conv &c)
         return "the tensors are too large for 32-bit offsets";
     // The templates pack a tap's shifts in one int (parts/conv_taps.cuh): 2-D, the row's above the
     // column's 16 bits; 3-D, 10, 11 and 11 bits.
-    const bool fitsPacked = s.dims == 3
+    const bool fitsPacked = c.deep()
         ? (c.kd - 1) * c.dilD < 1023 && (c.kh - 1) * c.dilH < 2048 && (c.kw - 1) * c.dilW < 2048 &&
             c.inD + c.padD <= 1023
         : (c.kh - 1) * c.dilH < 0x4000 && c.inH + c.padH <= 0x4000 && (c.kw - 1) * c.dilW < 0x10000;

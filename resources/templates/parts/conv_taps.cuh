@@ -4,7 +4,9 @@
 // << 22 | row << 11 | column. A tap past K gets a shift that leaves every window (from -PAD) past
 // the input (the row shift kOutside in 2-D, the depth shift 1023 in 3-D), and a pixel past M
 // corners of kFar, which no shift brings back inside: both read as 0.
-constexpr bool kDeep = kInD > 1 || kKD > 1;
+// 3-D packing wherever depth matters: a window that moves in depth, or a padded depth (whose
+// windows may lie wholly outside). The ideas decide the same way (ideas_conv.cpp, Conv::deep).
+constexpr bool kDeep = kInD > 1 || kKD > 1 || kOutD > 1 || kPadD > 0;
 constexpr int kOutside = 0x4000;
 constexpr int kFar = -2 * kOutside;
 static_assert((long long)kBatch * kInC * kInD * kInH * kInW < (1LL << 31), "x offsets are 32-bit");
