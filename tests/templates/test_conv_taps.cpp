@@ -50,7 +50,8 @@ constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 1, kPadD = 0, kPadH = 2, kP
 
 namespace paddedDepth { // a depth of 1 padded by 1 with stride 3: one output depth, all of it padding
 constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 5, kInW = 6, kKD = 1, kKH = 3, kKW = 3;
-constexpr int kStrideD = 3, kStrideH = 1, kStrideW = 1, kPadD = 1, kPadH = 1, kPadW = 1, kDilD = 1, kDilH = 1, kDilW = 1;
+constexpr int kStrideD = 3, kStrideH = 1, kStrideW = 1, kPadD = 1, kPadH = 1, kPadW = 1, kDilD = 1, kDilH = 1,
+              kDilW = 1;
 #include "conv_taps_check.inc"
 } // namespace paddedDepth
 
