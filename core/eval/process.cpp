@@ -248,12 +248,19 @@ void Process::readAvailable(int &fd, std::string &into, bool isStdout)
     }
 }
 
-IoStatus Process::writeLine(std::string_view line, Clock::time_point deadline)
+IoStatus Process::writeLine(std::string_view line, Clock::time_point deadline, std::string_view payload)
 {
     std::string data;
     data.reserve(line.size() + 1);
     data.append(line);
     data += '\n';
+    if (IoStatus s = writeAll(data, deadline); s != IoStatus::Ok)
+        return s;
+    return writeAll(payload, deadline);
+}
+
+IoStatus Process::writeAll(std::string_view data, Clock::time_point deadline)
+{
     std::size_t done = 0;
     while (done < data.size()) {
         if (m_in < 0)

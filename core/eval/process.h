@@ -43,8 +43,9 @@ public:
     bool started() const { return m_pid > 0; }
     bool isRunning(); // reaps the child when it has exited
 
-    // Writes `line` and a newline. Eof: the child closed its stdin (or died).
-    IoStatus writeLine(std::string_view line, Clock::time_point deadline);
+    // Writes `line`, a newline and then `payload` as it is (bytes the line announces, like a
+    // module's). Eof: the child closed its stdin (or died).
+    IoStatus writeLine(std::string_view line, Clock::time_point deadline, std::string_view payload = {});
     // Reads one line from stdout, without the newline. Eof: stdout closed (an unterminated last
     // line is dropped). Stderr is drained into the tail while waiting.
     IoStatus readLine(std::string &line, Clock::time_point deadline);
@@ -65,6 +66,7 @@ public:
     std::string lastError() const { return m_error; } // what went wrong on IoStatus::Error
 
 private:
+    IoStatus writeAll(std::string_view data, Clock::time_point deadline);
     void readAvailable(int &fd, std::string &into, bool isStdout);
     void appendStderr(const char *data, std::size_t size);
     void reap(bool block);

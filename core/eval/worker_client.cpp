@@ -267,9 +267,7 @@ Status WorkerClient::ensureRunning()
     m_everStarted = true;
     if (!m_problem)
         return Ok{};
-    json message{
-        {"op", "load"}, {"problem", m_problem->text}, {"path", m_problem->path}, {"variant", m_problem->variant}};
-    WorkerReply reply = exchange(message, m_config.loadTimeout);
+    WorkerReply reply = exchange(loadRequest(*m_problem), m_config.loadTimeout, moduleBytes(*m_problem));
     auto loaded = reply.kind == Kind::Ok ? field<LoadedProblem>(reply.body, "problem", "load")
                                          : Result<LoadedProblem>(replyError(reply, "load"));
     if (!loaded) {
@@ -354,14 +352,14 @@ Status WorkerClient::spawnAndHandshake()
 
 // ---- one request ------------------------------------------------------------------------------
 
-WorkerReply WorkerClient::call(json message, milliseconds timeout)
+WorkerReply WorkerClient::call(json message, milliseconds timeout, std::string_view payload)
 {
     // An interrupt that arrived between requests cancels this one (the worker is already dead).
     if (m_interrupted.exchange(false))
         return WorkerReply{Kind::Cancelled, {}, makeError(ErrorCode::Cancelled, "cancelled"), timeout};
     if (auto running = ensureRunning(); !running)
         return WorkerReply{Kind::NotRunning, {}, running.error(), timeout};
-    return exchange(std::move(message), timeout);
+    return exchange(std::move(message), timeout, payload);
 }
 
 // After stdout closed: give the worker a moment to finish dying (so its exit status is the real
@@ -379,7 +377,7 @@ void WorkerClient::afterDeath()
     m_needsRestart = true;
 }
 
-WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
+WorkerReply WorkerClient::exchange(json message, milliseconds timeout, std::string_view payload)
 {
     if (!m_process)
         return WorkerReply{Kind::NotRunning, {}, makeError(ErrorCode::Worker, "no worker is running"), timeout};
@@ -407,7 +405,7 @@ WorkerReply WorkerClient::exchange(json message, milliseconds timeout)
         return WorkerReply{kind, {}, std::move(error), timeout};
     };
 
-    switch (p.writeLine(dumpLine(message), deadline)) {
+    switch (p.writeLine(dumpLine(message), deadline, payload)) {
     case IoStatus::Ok:
         break;
     // A worker that already exited may have left lines behind (a program that is no worker at
@@ -529,16 +527,31 @@ Result<LoadedProblem> WorkerClient::load(const Problem &problem)
     m_problem.reset();
     m_loaded.reset();
     m_baselineMs = 0;
-    json message{{"op", "load"}, {"problem", problem.text}, {"path", problem.path}, {"variant", problem.variant}};
-    WorkerReply reply = call(message, m_config.loadTimeout);
+    ProblemText sent{problem.text, problem.path, problem.variant, problem.module};
+    WorkerReply reply = call(loadRequest(sent), m_config.loadTimeout, moduleBytes(sent));
     if (reply.kind != Kind::Ok)
         return replyError(reply, "loading " + (problem.path.empty() ? problem.name : problem.path));
     auto loaded = field<LoadedProblem>(reply.body, "problem", "load");
     if (loaded) {
-        m_problem = ProblemText{problem.text, problem.path, problem.variant};
+        m_problem = std::move(sent);
         m_loaded = *loaded;
     }
     return loaded;
+}
+
+// A module's bytes follow the request raw (docs/protocol.md): base64 inside the JSON, then inside
+// the TOML, cost a large model a minute of copying and parsing on both sides.
+json WorkerClient::loadRequest(const ProblemText &problem)
+{
+    json message{{"op", "load"}, {"problem", problem.text}, {"path", problem.path}, {"variant", problem.variant}};
+    if (!moduleBytes(problem).empty())
+        message["module_bytes"] = problem.module->size();
+    return message;
+}
+
+std::string_view WorkerClient::moduleBytes(const ProblemText &problem)
+{
+    return problem.module ? std::string_view(*problem.module) : std::string_view();
 }
 
 Result<BaselineResult> WorkerClient::baseline(int trials)

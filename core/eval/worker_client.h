@@ -128,8 +128,16 @@ public:
     Result<nlohmann::json> request(nlohmann::json message, milliseconds timeout);
 
 private:
-    WorkerReply call(nlohmann::json message, milliseconds timeout);
-    WorkerReply exchange(nlohmann::json message, milliseconds timeout);
+    struct ProblemText {
+        std::string text, path, variant;
+        std::shared_ptr<const std::string> module; // a module problem's bytes, sent after the request
+    };
+
+    // `payload`: raw bytes written right after the request's line, which announces their size.
+    WorkerReply call(nlohmann::json message, milliseconds timeout, std::string_view payload = {});
+    WorkerReply exchange(nlohmann::json message, milliseconds timeout, std::string_view payload = {});
+    static nlohmann::json loadRequest(const ProblemText &problem);
+    static std::string_view moduleBytes(const ProblemText &problem);
     Status ensureRunning();
     Status spawnAndHandshake();
     void retire(bool graceful);
@@ -141,9 +149,6 @@ private:
     std::unique_ptr<Process> m_process;
     mutable std::mutex m_processMutex; // guards the pointer against interrupt()
     std::optional<Hello> m_hello;
-    struct ProblemText {
-        std::string text, path, variant;
-    };
     std::optional<ProblemText> m_problem;
     std::optional<LoadedProblem> m_loaded;
     std::optional<Ceilings> m_ceilings;

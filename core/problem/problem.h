@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,12 +61,15 @@ struct Problem {
     std::string referenceSource;     // TorchScript: def forward(inputs..., params...); for a module
         // problem, the Python it was imported from (for prompts)
     // Module problems (docs/formats.md, "Module problems"): the reference is a saved TorchScript
-    // module. `module` holds its bytes, which travel inside `text` (the [module_data] table that
-    // loadProblemFile appends), so a worker or a session needs no other file.
-    std::string modulePath;  // reference.module as written in the file ("" otherwise)
-    std::string module;      // the .pt file's bytes
-    std::string moduleTorch; // the PyTorch version that saved it, "" when unknown
+    // module. `module` holds its bytes, read from beside the file or from a text's [module_data]
+    // table. They stay out of `text` and are shared between copies: a model's weights can be
+    // hundreds of MB, which base64 in a TOML string made a minute of copying and parsing; they go
+    // to a worker as raw bytes after the load request (docs/protocol.md).
+    std::string modulePath;                    // reference.module as written in the file ("" otherwise)
+    std::shared_ptr<const std::string> module; // the .pt file's bytes; null when not read
+    std::string moduleTorch;                   // the PyTorch version that saved it, "" when unknown
     bool isModule() const { return !modulePath.empty(); }
+    bool hasModuleBytes() const { return module && !module->empty(); }
     Policy policy = Policy::Strict;
     bool normalization = false;       // adds the large-offset trial (mean 1000, std 0.1)
     std::optional<double> flops;      // declared; else derived from the op graph by the worker
@@ -82,8 +86,11 @@ struct Problem {
 // problem's text must carry its module ([module_data]) unless `needModule` is false.
 Result<Problem> parseProblem(const std::string &text, const std::string &path, const std::string &variant = {},
                              bool needModule = true);
-// Reads a problem file; a module problem's module is read from beside it and appended to `text`.
+// Reads a problem file; a module problem's module is read from beside it into `module`.
 Result<Problem> loadProblemFile(const std::string &path, const std::string &variant = {});
+// The problem's text with its module's bytes as a [module_data] table (unless the text has one
+// already), which parseProblem reads back whole: for a session that stands on its own.
+std::string textWithModule(const Problem &problem);
 
 // Problems found under a folder (recursively, *.toml), sorted by relative path; files that fail
 // to parse are returned in `errors` and skipped. Without `readModules`, module problems come

@@ -551,8 +551,8 @@ private:
         if (!n) {
             if (p.isModule() && m_needModule)
                 fail(root.get("reference")->as_table()->get("module"), "reference.module",
-                     "the module's bytes are not in this text: read the file with its module beside it, or send "
-                     "the text that loading it made (with [module_data])");
+                     "the module's bytes are not in this text: read the file with its module beside it, or give "
+                     "a text that carries them (a [module_data] table, as sessions keep it)");
             return;
         }
         if (!p.isModule())
@@ -562,8 +562,8 @@ private:
         const toml::table &t = *n->as_table();
         checkKeys(t, {"base64"}, "module_data");
         const std::string encoded = requireString(t, "base64", "module_data", lineOf(n));
-        p.module = base64Decode(encoded);
-        if (p.module.empty())
+        p.module = std::make_shared<const std::string>(base64Decode(encoded));
+        if (p.module->empty())
             fail(t.get("base64"), "module_data.base64", "holds no module");
     }
 
@@ -646,14 +646,20 @@ private:
 
 std::string readFile(const std::string &path, bool &ok)
 {
-    std::ifstream in(path, std::ios::binary);
+    // Straight into a string of the file's size: a module can be hundreds of MB.
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     ok = bool(in);
     if (!ok)
         return {};
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    ok = !in.bad();
-    return ss.str();
+    const std::streamoff size = in.tellg();
+    ok = size >= 0;
+    if (!ok)
+        return {};
+    std::string bytes(std::size_t(size), '\0');
+    in.seekg(0);
+    in.read(bytes.data(), std::streamsize(bytes.size()));
+    ok = in.gcount() == std::streamsize(bytes.size());
+    return bytes;
 }
 
 std::uint32_t lineOfModule(const std::string &text)
@@ -727,19 +733,26 @@ Result<Problem> loadProblemFile(const std::string &path, const std::string &vari
     if (!ok)
         return makeError(ErrorCode::Io, "cannot read the problem file", path);
     auto p = parseProblem(text, path, variant, false);
-    if (!p || !p->isModule() || !p->module.empty())
+    if (!p || !p->isModule() || p->hasModuleBytes())
         return p;
-    // The module's bytes join the text, which is what travels to workers and into sessions.
     const fs::path file = fs::path(path).parent_path() / p->modulePath;
-    p->module = readFile(file.string(), ok);
-    if (!ok || p->module.empty())
+    std::string bytes = readFile(file.string(), ok);
+    if (!ok || bytes.empty())
         return makeError(ErrorCode::Io, "cannot read the module " + file.string() + " (re-import the problem)",
                          path + ":" + std::to_string(lineOfModule(text)) + ": reference.module");
-    p->text = text + (text.empty() || text.back() == '\n' ? "" : "\n") + "\n# The bytes of " + p->modulePath +
-        ", added when the file was read: a module problem travels whole.\n"
-        "[module_data]\nbase64 = \"" +
-        base64Encode(p->module) + "\"\n";
+    p->module = std::make_shared<const std::string>(std::move(bytes));
     return p;
+}
+
+std::string textWithModule(const Problem &problem)
+{
+    const std::string &text = problem.text;
+    if (!problem.isModule() || !problem.hasModuleBytes() || text.find("\n[module_data]") != std::string::npos)
+        return text;
+    return text + (text.empty() || text.back() == '\n' ? "" : "\n") + "\n# The bytes of " + problem.modulePath +
+        ", added when the problem was saved: a module problem travels whole.\n"
+        "[module_data]\nbase64 = \"" +
+        base64Encode(*problem.module) + "\"\n";
 }
 
 namespace {
@@ -849,7 +862,12 @@ Result<Problem> findProblem(const std::string &nameOrPath, const std::string &va
         }
         if (matches.size() == 1) {
             const Problem &p = matches.front();
-            return variant.empty() ? Result<Problem>(p) : parseProblem(p.text, p.path, variant);
+            if (variant.empty())
+                return p;
+            auto sized = parseProblem(p.text, p.path, variant, false);
+            if (sized && !sized->hasModuleBytes())
+                sized->module = p.module;
+            return sized;
         }
         if (brokenMatch)
             return *brokenMatch;

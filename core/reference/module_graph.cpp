@@ -251,9 +251,11 @@ bool newerTorch(const std::string &a, const std::string &b)
 Result<LoweredModule> lowerModule(const Problem &p)
 {
     const std::string where = (p.path.empty() ? p.name : p.path) + ": reference.module";
+    if (!p.hasModuleBytes())
+        return makeError(ErrorCode::Reference, "the module's bytes did not come with the problem", where);
     torch::jit::Module m;
     try {
-        std::istringstream in(p.module);
+        std::istringstream in(*p.module);
         m = torch::jit::load(in, torch::Device(torch::kCPU));
     } catch (const std::exception &e) {
         const std::string ours = shim::torchVersion();

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -52,6 +53,7 @@ struct State {
     Ceilings ceilings;
     bool haveCeilings = false;
     std::unique_ptr<ref::Evaluator> evaluator;
+    std::optional<std::string> payload; // the raw bytes that followed this request's line
 };
 
 // A worker under compute-sanitizer (KERNELFORGE_NO_CEILINGS, set by the gate) reports findings,
@@ -119,9 +121,11 @@ Result<nlohmann::json> handle(State &s, const nlohmann::json &req)
                          "this worker runs in compile-only mode and does not take '" + op + "'");
     if (op == "load") {
         auto p = parseProblem(req.at("problem").get<std::string>(), req.value("path", "problem.toml"),
-                              req.value("variant", ""));
+                              req.value("variant", ""), !s.payload);
         if (!p)
             return p.error();
+        if (s.payload)
+            p->module = std::make_shared<const std::string>(std::move(*s.payload));
         s.evaluator.reset();
         auto e = ref::Evaluator::load(*p, s.gpu, s.capacity);
         if (!e)
@@ -249,6 +253,24 @@ int runWorker(int argc, char **argv)
             continue;
         }
         reply["id"] = req.value("id", nlohmann::json());
+        s.payload.reset();
+        if (req.contains("module_bytes")) {
+            // Raw bytes follow the line (a module's); a stream that ends inside them leaves
+            // nothing to talk to.
+            if (!req["module_bytes"].is_number_unsigned()) {
+                reply["ok"] = false;
+                reply["error"] = errorJson(makeError(ErrorCode::BadRequest, "module_bytes must be a byte count"));
+                channel.send(reply);
+                continue;
+            }
+            const auto size = req["module_bytes"].get<std::size_t>();
+            std::string bytes(size, '\0');
+            if (!std::cin.read(bytes.data(), std::streamsize(size))) {
+                std::cerr << "kernelforge-worker: the request's " << size << " bytes ended early\n";
+                return 2;
+            }
+            s.payload = std::move(bytes);
+        }
         if (req.value("op", "") == "quit") {
             reply["ok"] = true;
             channel.send(reply);

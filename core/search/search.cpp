@@ -1,6 +1,7 @@
 // The round loop: setup, rounds, stops. Compiling, evaluating and repairing a batch of
 // candidates is in search_batch.cpp.
 #include "search/search.h"
+#include "search/session_setup.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -244,7 +245,7 @@ Status Search::prepare()
     if (meta->problemText.empty()) { // a session made without its problem still gets one
         if (Status s = m_store.setMeta(session_meta::ProblemName, m_problem.name); !s)
             return s;
-        if (Status s = m_store.setMeta(session_meta::ProblemText, m_problem.text); !s)
+        if (Status s = m_store.setMeta(session_meta::ProblemText, sessionProblemText(m_problem)); !s)
             return s;
         if (Status s = m_store.setMeta(session_meta::ProblemVariant, m_problem.variant); !s)
             return s;

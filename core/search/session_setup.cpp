@@ -1,19 +1,15 @@
 #include "search/session_setup.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 namespace kf {
 
 std::string sessionProblemText(const Problem &problem, std::size_t limit)
 {
-    if (!problem.isModule() || problem.text.size() <= limit || problem.path.empty())
+    if (!problem.hasModuleBytes())
         return problem.text;
-    std::ifstream in(problem.path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return in && !text.str().empty() ? text.str() : problem.text;
+    const std::size_t whole = problem.text.size() + (problem.module->size() + 2) / 3 * 4;
+    if (whole > limit && !problem.path.empty())
+        return problem.text; // the file's own text, which names the module file beside it
+    return textWithModule(problem);
 }
 
 SessionMeta sessionMetaFor(const Problem &problem, const std::string &generator, const std::string &writer)

@@ -2,6 +2,7 @@
 // Its behaviour is chosen by options and by markers in the candidate text:
 //   options: --compile (compile-only mode), --protocol N, --exit-early, --garbage-hello,
 //            --hang-hello, --log FILE (appends "start", "load", "verify", "time", "compile" lines
+//            and "module N" for the N raw bytes after a load
 //            with the pid and CLOCK_MONOTONIC nanoseconds), --time-ms N, --verify-ms N,
 //            --compile-ms N (each compile takes that long, as NVRTC with the CUDA headers does),
 //            --start-ms N (before it reads its first request, as CUDA and libtorch take to start),
@@ -338,6 +339,12 @@ int main(int argc, char **argv)
             return 2;
         int id = req.value("id", 0);
         std::string op = req.value("op", "");
+        if (req.contains("module_bytes")) { // raw bytes follow the line, as for the real worker
+            std::string bytes(req.value("module_bytes", std::size_t(0)), '\0');
+            if (!std::cin.read(bytes.data(), std::streamsize(bytes.size())))
+                return 2;
+            logLine("module " + std::to_string(bytes.size()));
+        }
         if (op == "hello") {
             if (opts.hangHello)
                 hang();

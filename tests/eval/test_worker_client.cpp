@@ -245,6 +245,26 @@ private slots:
         QVERIFY(logLines(log, "start")[0] != logLines(log, "start")[1]);
     }
 
+    // A module's bytes (newlines and zeros among them) go raw after the load line, and again to a
+    // restarted worker.
+    void moduleBytesFollowTheLoad()
+    {
+        std::string log = logPath("module.log");
+        WorkerClient client(fakeConfig({"--log", log}));
+        Problem p = fakeProblem();
+        p.modulePath = "m.pt";
+        std::string bytes(3'000'000, '\0');
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = char(i % 251);
+        p.module = std::make_shared<const std::string>(std::move(bytes));
+        QVERIFY(client.load(p).ok());
+        QVERIFY(client.verify("boom", "// FAKE_CRASH\n", "", Policy::Strict).ok());
+        auto next = client.verify("fine", "// fine\n", "", Policy::Strict);
+        QVERIFY2(next.ok(), next.ok() ? "" : next.error().text().c_str());
+        QCOMPARE(q(toString(next->verdict)), QString("correct"));
+        QCOMPARE(logLines(log, "module"), (std::vector<std::string>{"module 3000000", "module 3000000"}));
+    }
+
     void faultReplyRestarts()
     {
         WorkerClient client(fakeConfig());

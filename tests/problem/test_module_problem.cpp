@@ -1,6 +1,6 @@
 // Module problems (docs/formats.md, "Module problems"): the file points at a saved TorchScript
-// module; loading it puts the module's bytes into the text, which is what travels to workers and
-// into sessions. No libtorch here: the bytes are only carried.
+// module; loading it reads the module's bytes into the problem, and the text a session keeps carries
+// them ([module_data]). No libtorch here: the bytes are only carried.
 #include "problem/problem.h"
 
 #include <QtCore/QFile>
@@ -66,17 +66,23 @@ private slots:
         QVERIFY(p->isModule());
         QCOMPARE(p->modulePath, std::string("kb_linear.pt"));
         QCOMPARE(p->moduleTorch, std::string("2.5.1"));
-        QCOMPARE(p->module, kModuleBytes);
+        QVERIFY(p->module);
+        QCOMPARE(*p->module, kModuleBytes);
         QVERIFY(QString::fromStdString(p->referenceSource).contains("class Model"));
         QCOMPARE(p->params[0].attribute, std::string("linear.weight"));
         QCOMPARE(p->params[1].attribute, std::string("scale")); // a parameter of the model itself
         QCOMPARE(p->params[0].fanIn, std::int64_t(8));
 
-        // The text travels whole: parsing it elsewhere (a worker, a session) gives the same module.
-        QVERIFY(QString::fromStdString(p->text).contains("[module_data]"));
-        auto again = parseProblem(p->text, "sent.toml");
+        // The text stays the file's own; the text a session keeps carries the module, and parsing
+        // it elsewhere gives the same module.
+        QVERIFY(!QString::fromStdString(p->text).contains("[module_data]"));
+        const std::string whole = textWithModule(*p);
+        QVERIFY(QString::fromStdString(whole).contains("[module_data]"));
+        QCOMPARE(textWithModule(*parseProblem(whole, "sent.toml")), whole); // not appended twice
+        auto again = parseProblem(whole, "sent.toml");
         QVERIFY2(again, again ? "" : again.error().text().c_str());
-        QCOMPARE(again->module, kModuleBytes);
+        QVERIFY(again->module);
+        QCOMPARE(*again->module, kModuleBytes);
         QCOMPARE(again->params.size(), std::size_t(2));
     }
 

@@ -305,7 +305,8 @@ private slots:
         writeModuleProblem(folder.path(), 3000);
         auto p = loadProblemFile(folder.filePath("m.toml").toStdString());
         QVERIFY2(p, p ? "" : p.error().text().c_str());
-        QCOMPARE(sessionProblemText(*p), p->text); // within the limit: the module travels along
+        QCOMPARE(sessionProblemText(*p), textWithModule(*p)); // within the limit: the module travels along
+        QVERIFY(sessionProblemText(*p).find("[module_data]") != std::string::npos);
         const std::string byName = sessionProblemText(*p, 1000);
         QVERIFY(byName.find("[module_data]") == std::string::npos);
         QVERIFY(byName.find("module = \"m.pt\"") != std::string::npos);

@@ -6,6 +6,7 @@
 
 #include <QDirIterator>
 #include <QTest>
+#include <sys/wait.h>
 
 using namespace kf;
 
@@ -129,12 +130,34 @@ private slots:
         QCOMPARE(codeOf(w, {{"op", "no_such_op"}}), std::string("unknown-op"));
         QCOMPARE(codeOf(w, {{"op", "baseline"}}), std::string("no-problem"));
         QCOMPARE(codeOf(w, {{"op", "load"}}), std::string("bad-request")); // no "problem" field
+        QCOMPARE(codeOf(w, {{"op", "load"}, {"problem", ""}, {"module_bytes", "many"}}), std::string("bad-request"));
 
         WorkerConfig c = test::workerConfig();
         c.argv.push_back("--compile");
         WorkerClient compiler(c);
         QVERIFY(compiler.start().ok());
         QCOMPARE(codeOf(compiler, {{"op", "baseline"}}), std::string("unsupported"));
+    }
+
+    // A request whose announced bytes never all come leaves nothing to talk to: the worker says so
+    // and exits rather than read the next request as bytes.
+    void shortModuleBytesEndTheWorker()
+    {
+        Process p;
+        ProcessOptions o;
+        o.argv = test::workerConfig().argv;
+        QVERIFY(p.start(o).ok());
+        const auto deadline = Clock::now() + std::chrono::seconds(60);
+        QCOMPARE(
+            p.writeLine(R"({"id":1,"op":"load","problem":"","module_bytes":100})", deadline, "only 20 bytes here."),
+            IoStatus::Ok);
+        p.closeStdin();
+        QVERIFY(p.waitForExit(deadline));
+        p.kill(); // reaps it: the group's SIGKILL finds nobody, the status stays the exit's
+        p.drainStderr(Clock::now() + std::chrono::seconds(2));
+        QVERIFY2(p.waitStatus() && WIFEXITED(*p.waitStatus()) && WEXITSTATUS(*p.waitStatus()) == 2,
+                 p.exitDescription().c_str());
+        QVERIFY2(QString::fromStdString(p.stderrTail()).contains("100 bytes ended early"), p.stderrTail().c_str());
     }
 
     // Every test kernel but the two that must not compile builds with NVRTC for sm_90a, and so do

@@ -293,9 +293,8 @@ std::string Pattern::poolText() const
 
 Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &problem)
 {
-    // Stages and tails copy the problem for tensors of their own; its text and a module's bytes
-    // (a model's weights: hundreds of MB, once a copy per stage cost a minute) are not theirs.
-    if (!problem.text.empty() || !problem.module.empty()) {
+    // Stages and tails copy the problem for tensors of their own; its text and module are not theirs.
+    if (!problem.text.empty() || problem.module) {
         Problem lean = problem;
         lean.text = {};
         lean.module = {};
