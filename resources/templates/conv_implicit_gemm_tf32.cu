@@ -12,11 +12,13 @@
 // base offset and window corner into another, so the gather does no division. The weight is
 // already a [N][Kdim] matrix. Operands are rounded to TF32 (cvt.rna) and multiplied by
 // mma.sync.m16n8k8 with fp32 accumulation: ~1e-3 relative per product, inside the loose tolerance.
+// A transposed convolution ({{TRANSPOSED}}) runs as one such GEMM per output phase, gathering its
+// weight [in][out][taps] too (parts/conv_phases.cuh).
 // Tiles: block {{BM}}x{{BN}}x{{BK}}, warp {{WM}}x{{WN}}, {{STAGES}}-stage cp.async pipeline, at least
 // {{MIN_BLOCKS}} block(s) per SM. Edge tiles are predicated, so any sizes work.
 // @problem {{PROBLEM}}
 // @precision tf32
-// @launch conv_tf32 grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, {{BM}}), cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, {{BK}}) * {{BK}} * 8 + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_tf32 grid(cdiv({{ROWS_M}}, {{BM}}), cdiv({{OUT_C}}, {{BN}}), {{PHASES}}) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{TAPS_K}}, {{BK}}) * {{BK}} * {{TAP_BYTES}} + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
 
 {{>conv_mma_tiles}}
 

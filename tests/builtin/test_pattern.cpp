@@ -198,6 +198,11 @@ private slots:
             "conv_transpose2d of x with weight (stride 2, padding 1, output padding 1) + bias, then tanh(acc)");
         row("conv_transpose3d_groups", "conv",
             "conv_transpose3d of x with weight (stride 2, padding 1, groups 2) + bias, then acc * 0.5");
+        row("conv_transpose3d_scale_relu", "conv",
+            "conv_transpose3d of x with weight (stride 2, padding 1, output padding 1) + bias, then relu(acc * 0.5)");
+        row("conv_transpose1d_dilated", "conv",
+            "conv_transpose1d of x with weight (stride 3, padding 1, dilation 2, output padding 2) + bias, then acc * "
+            "sigmoid(acc)");
         row("conv_grouped_dilated_maxpool", "conv",
             "conv2d of x with weight (stride 1, padding 2, dilation 2, groups 4) + bias, then relu(acc), then "
             "max_pool2d 2x2 stride 2");
@@ -254,7 +259,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 63); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 65); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

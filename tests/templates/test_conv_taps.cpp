@@ -6,8 +6,9 @@
 
 #include <vector>
 
-// What the part needs of CUDA, on the host.
+// What the parts need of CUDA, on the host.
 #define __device__
+#define __host__
 #define __forceinline__ inline
 struct int2 {
     int x, y;
@@ -62,6 +63,35 @@ constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 2, kPadD = 0, kPadH = 0, kP
 #include "conv_taps_check.inc"
 } // namespace long1d
 
+// Transposed convolutions, phase by phase (parts/conv_phases.cuh).
+namespace doubling2d { // 4x4, stride 2, padding 1: every phase has 2x2 taps
+constexpr int kBatch = 2, kInC = 3, kInD = 1, kInH = 5, kInW = 4, kKD = 1, kKH = 4, kKW = 4;
+constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 2, kPadD = 0, kPadH = 1, kPadW = 1, kDilD = 1, kDilH = 1,
+              kDilW = 1, kOutPadD = 0, kOutPadH = 1, kOutPadW = 0;
+#include "conv_phases_check.inc"
+} // namespace doubling2d
+
+namespace uneven3d { // 3x3x3, stride 2, padding 1, output padding 1: phases of 1 and 2 taps a dim
+constexpr int kBatch = 2, kInC = 2, kInD = 3, kInH = 4, kInW = 3, kKD = 3, kKH = 3, kKW = 3;
+constexpr int kStrideD = 2, kStrideH = 2, kStrideW = 2, kPadD = 1, kPadH = 1, kPadW = 1, kDilD = 1, kDilH = 1,
+              kDilW = 1, kOutPadD = 1, kOutPadH = 1, kOutPadW = 1;
+#include "conv_phases_check.inc"
+} // namespace uneven3d
+
+namespace dilated1d { // kernel 5, stride 3, dilation 2, padding 1: taps 3 apart within a phase
+constexpr int kBatch = 2, kInC = 2, kInD = 1, kInH = 1, kInW = 9, kKD = 1, kKH = 1, kKW = 5;
+constexpr int kStrideD = 1, kStrideH = 1, kStrideW = 3, kPadD = 0, kPadH = 0, kPadW = 1, kDilD = 1, kDilH = 1,
+              kDilW = 2, kOutPadD = 0, kOutPadH = 0, kOutPadW = 2;
+#include "conv_phases_check.inc"
+} // namespace dilated1d
+
+namespace emptyPhases2d { // stride 2, dilation 2, no padding: the odd phases get no tap at all
+constexpr int kBatch = 1, kInC = 2, kInD = 1, kInH = 3, kInW = 4, kKD = 1, kKH = 2, kKW = 3;
+constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 2, kPadD = 0, kPadH = 0, kPadW = 0, kDilD = 1, kDilH = 2,
+              kDilW = 2, kOutPadD = 0, kOutPadH = 1, kOutPadW = 1;
+#include "conv_phases_check.inc"
+} // namespace emptyPhases2d
+
 } // namespace
 
 class TestConvTaps : public QObject {
@@ -75,6 +105,10 @@ private slots:
         QTest::newRow("2-D, stride, padding, dilation") << 2;
         QTest::newRow("1-D, 20000 long") << 3;
         QTest::newRow("3-D of depth 1, padded in depth") << 4;
+        QTest::newRow("transposed 2-D, 4x4 stride 2") << 5;
+        QTest::newRow("transposed 3-D, phases of 1 and 2 taps") << 6;
+        QTest::newRow("transposed 1-D, stride 3, dilation 2") << 7;
+        QTest::newRow("transposed 2-D, phases without taps") << 8;
     }
 
     void gatherIsTheConvolution()
@@ -84,7 +118,11 @@ private slots:
             : which == 1              ? dilated3d::check()
             : which == 2              ? strided2d::check()
             : which == 3              ? long1d::check()
-                                      : paddedDepth::check();
+            : which == 4              ? paddedDepth::check()
+            : which == 5              ? doubling2d::check()
+            : which == 6              ? uneven3d::check()
+            : which == 7              ? dilated1d::check()
+                                      : emptyPhases2d::check();
         QVERIFY2(m.sums > 0, "the shape has sums to compare");
         QVERIFY2(m.wrong == 0,
                  qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")

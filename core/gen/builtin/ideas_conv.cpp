@@ -1,7 +1,8 @@
 // Convolutions of 1, 2 and 3 dims (groups 1, any stride, padding and dilation) as an implicit
 // GEMM on the tensor cores, with the bias and elementwise epilogue: 3xTF32 (fp32-accurate) or,
 // under the loose policy, single-pass TF32; and with a 2-D max pooling after it, the pooling fused
-// into the epilogue.
+// into the epilogue. The mma.sync ideas take transposed convolutions too, one GEMM per output
+// phase (parts/conv_phases.cuh).
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -19,13 +20,42 @@ struct Conv {
     std::int64_t batch = 0, inC = 0, inD = 1, inH = 1, inW = 0, outC = 0, kd = 1, kh = 1, kw = 0, outD = 1, outH = 1,
                  outW = 0;
     std::int64_t strideD = 1, strideH = 1, strideW = 1, padD = 0, padH = 0, padW = 0, dilD = 1, dilH = 1, dilW = 1;
+    // Transposed: one GEMM per output phase (stride per dim of them) over ceil(out / stride)
+    // pixels per dim and the taps of the phase with most (parts/conv_phases.cuh).
+    bool transposed = false;
+    std::int64_t phaseTaps = 0;
     std::int64_t pixels() const { return outD * outH * outW; }
     std::int64_t gemmM() const { return batch * pixels(); }
     std::int64_t taps() const { return inC * kd * kh * kw; }
+    std::int64_t phases() const { return transposed ? strideD * strideH * strideW : 1; }
+    std::int64_t rowsM() const // GEMM rows of one phase
+    {
+        if (!transposed)
+            return gemmM();
+        auto q = [](std::int64_t out, std::int64_t s) { return (out + s - 1) / s; };
+        return batch * q(outD, strideD) * q(outH, strideH) * q(outW, strideW);
+    }
+    std::int64_t tapsK() const { return transposed ? inC * phaseTaps : taps(); } // GEMM depth
+    std::int64_t rows() const { return rowsM() * phases(); }                     // over all phases
+    int tapBytes() const { return transposed ? 12 : 8; } // the tap table, and the weight offsets
     // Whether the gather packs depth shifts too: the rule of kDeep in parts/conv_taps.cuh.
     bool deep() const { return inD > 1 || kd > 1 || outD > 1 || padD > 0; }
-    double flops() const { return 2.0 * double(gemmM()) * double(outC) * double(taps()); }
+    double flops() const { return 2.0 * double(rows()) * double(outC) * double(tapsK()); } // as computed
 };
+
+// The most taps of one dim that feed one output phase of a transposed convolution: those k with
+// (phase + pad - k * dil) divisible by the stride (phase_dim in parts/conv_phases.cuh).
+std::int64_t mostPhaseTaps(std::int64_t stride, std::int64_t pad, std::int64_t dil, std::int64_t k)
+{
+    std::int64_t most = 0;
+    for (std::int64_t phase = 0; phase < stride; ++phase) {
+        std::int64_t n = 0;
+        for (std::int64_t j = 0; j < k; ++j)
+            n += (phase + pad - j * dil) % stride == 0;
+        most = std::max(most, n);
+    }
+    return most;
+}
 
 } // namespace
 
@@ -57,14 +87,16 @@ std::string poolPassTakes(const Target &t)
 
 namespace {
 
-std::string convOf(const Target &t, Conv &c)
+// `transposedToo`: the mma.sync ideas gather transposed convolutions phase by phase; the wgmma ones
+// do not.
+std::string convOf(const Target &t, Conv &c, bool transposedToo = false)
 {
     const Pattern &p = t.pattern;
     if (!p.conv)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
-    if (s.transposed)
-        return "a transposed convolution (the direct convolution takes it)";
+    if (s.transposed && !transposedToo)
+        return "a transposed convolution (the mma.sync implicit GEMMs and the direct convolution take it)";
     if (s.groups != 1)
         return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
     if (auto why = convOperands(t); !why.empty())
@@ -73,7 +105,9 @@ std::string convOf(const Target &t, Conv &c)
     const std::size_t rank = std::size_t(s.dims) + 2;
     if (x->shape.size() != rank || w->shape.size() != rank || s.outShape.size() != rank)
         return "only batched inputs are supported";
-    c.batch = x->shape[0], c.inC = x->shape[1], c.outC = w->shape[0];
+    // A transposed convolution's weight is [in][out][taps].
+    c.transposed = s.transposed;
+    c.batch = x->shape[0], c.inC = x->shape[1], c.outC = w->shape[s.transposed ? 1 : 0];
     // Spatial dims right-aligned into (depth, height, width); those a convolution lacks stay 1.
     std::int64_t *in[3] = {&c.inD, &c.inH, &c.inW}, *k[3] = {&c.kd, &c.kh, &c.kw},
                  *out[3] = {&c.outD, &c.outH, &c.outW};
@@ -84,16 +118,22 @@ std::string convOf(const Target &t, Conv &c)
         *in[at] = x->shape[2 + j], *k[at] = w->shape[2 + j], *out[at] = s.outShape[2 + j];
         *stride[at] = s.stride[j], *pad[at] = s.pad[j], *dil[at] = s.dilation[j];
     }
-    if (w->shape[1] != c.inC)
+    if (w->shape[s.transposed ? 0 : 1] != c.inC)
         return "the weight's input channels do not match the input";
+    if (c.transposed)
+        c.phaseTaps = mostPhaseTaps(c.strideD, c.padD, c.dilD, c.kd) * mostPhaseTaps(c.strideH, c.padH, c.dilH, c.kh) *
+            mostPhaseTaps(c.strideW, c.padW, c.dilW, c.kw);
     if (numel(x->shape) >= INT_MAX || double(c.gemmM()) * double(c.outC) >= double(INT_MAX))
         return "the tensors are too large for 32-bit offsets";
     // The templates pack a tap's shifts in one int (parts/conv_taps.cuh): 2-D, the row's above the
-    // column's 16 bits; 3-D, 10, 11 and 11 bits.
+    // column's 16 bits; 3-D, 10, 11 and 11 bits. A transposed phase's corners reach (k - 1) * dil
+    // before the input, not the padding.
+    const std::int64_t reachD = c.transposed ? std::max(c.padD, (c.kd - 1) * c.dilD) : c.padD;
+    const std::int64_t reachH = c.transposed ? std::max(c.padH, (c.kh - 1) * c.dilH) : c.padH;
     const bool fitsPacked = c.deep()
         ? (c.kd - 1) * c.dilD < 1023 && (c.kh - 1) * c.dilH < 2048 && (c.kw - 1) * c.dilW < 2048 &&
-            c.inD + c.padD <= 1023
-        : (c.kh - 1) * c.dilH < 0x4000 && c.inH + c.padH <= 0x4000 && (c.kw - 1) * c.dilW < 0x10000;
+            c.inD + reachD <= 1023
+        : (c.kh - 1) * c.dilH < 0x4000 && c.inH + reachH <= 0x4000 && (c.kw - 1) * c.dilW < 0x10000;
     if (!fitsPacked)
         return "the input or kernel is too large for the packed tap shifts";
     if (p.program.shape != s.outShape)
@@ -104,14 +144,14 @@ std::string convOf(const Target &t, Conv &c)
 Conv conv(const Target &t)
 {
     Conv c;
-    convOf(t, c);
+    convOf(t, c, true);
     return c;
 }
 
-std::string plainConv(const Target &t)
+std::string plainConv(const Target &t, bool transposedToo = false)
 {
     Conv c;
-    if (auto why = convOf(t, c); !why.empty())
+    if (auto why = convOf(t, c, transposedToo); !why.empty())
         return why;
     return t.pattern.pool ? "the pooling after the convolution is done by the pooling ideas" : "";
 }
@@ -148,11 +188,15 @@ const std::vector<std::string> kMeanings{"block tile of output pixels",
                                          "blocks per SM the registers are sized for",
                                          "TF32 passes per product (3: compensated split)"};
 
-const std::vector<TileShape> kTf32x3Tiles{tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2),
-                                          tile(128, 96, 32, 32, 48, 3, 1), tile(64, 96, 32, 32, 48, 4, 3),
-                                          tile(128, 128, 32, 32, 64, 3, 1)};
+// The 32- and 64-channel tiles are for convolutions with few output channels (transposed ones
+// that double an image often have 16 to 64), which a 96-wide tile would mostly pad.
+const std::vector<TileShape> kTf32x3Tiles{tile(128, 96, 32, 32, 48, 3, 2),  tile(128, 96, 16, 32, 48, 4, 2),
+                                          tile(128, 96, 32, 32, 48, 3, 1),  tile(64, 96, 32, 32, 48, 4, 3),
+                                          tile(128, 128, 32, 32, 64, 3, 1), tile(128, 32, 32, 32, 32, 3, 3),
+                                          tile(128, 64, 32, 32, 32, 3, 2)};
 const std::vector<TileShape> kTf32Tiles{tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2),
-                                        tile(64, 96, 32, 32, 48, 3, 1), tile(128, 128, 32, 64, 32, 3, 1)};
+                                        tile(64, 96, 32, 32, 48, 3, 1),  tile(128, 128, 32, 64, 32, 3, 1),
+                                        tile(128, 32, 32, 32, 32, 3, 3), tile(128, 64, 32, 32, 32, 3, 2)};
 const std::vector<TileShape> kPoolTiles = [] {
     std::vector<TileShape> v;
     for (int split : {3, 1})
@@ -167,7 +211,7 @@ const std::vector<TileShape> kPoolTiles = [] {
 int convSmem(const Conv &c, const Point &p)
 {
     const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
-    return int(p.at("STAGES") * (bm + bn) * (bk + 4) * 4 + cdiv(c.taps(), bk) * bk * 8 + bm * 16);
+    return int(p.at("STAGES") * (bm + bn) * (bk + 4) * 4 + cdiv(c.tapsK(), bk) * bk * c.tapBytes() + bm * 16);
 }
 
 std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Point &p)
@@ -176,10 +220,11 @@ std::string fits(const Target &t, const std::vector<TileShape> &tiles, const Poi
         return why;
     const Conv c = conv(t);
     // The templates' static checks: threads map onto the taps of the A gather and onto the
-    // 16-byte (or, with taps not a multiple of 4, 4-byte) chunks of the weight rows.
+    // 16-byte (or, with taps not a multiple of 4 or a transposed weight, 4-byte) chunks of the
+    // weight rows.
     const int bm = p.at("BM"), bn = p.at("BN"), bk = p.at("BK");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
-    const int chunks = bk / (c.taps() % 4 == 0 ? 4 : 1);
+    const int chunks = bk / (!c.transposed && c.tapsK() % 4 == 0 ? 4 : 1);
     if (threads % bk != 0 || (bm * bk) % threads != 0)
         return "the A gather does not map the threads onto the taps";
     if (threads % chunks != 0 || bn % (threads / chunks) != 0)
@@ -199,15 +244,16 @@ Estimate convEstimate(const Target &t, const Point &p, double peak, double fract
     const Conv c = conv(t);
     const int bm = p.at("BM"), bn = p.at("BN");
     const int threads = (bm / p.at("WM")) * (bn / p.at("WN")) * 32;
-    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double tiles = double(cdiv(c.rowsM(), bm)) * double(c.phases()) * double(cdiv(c.outC, bn));
     const double used =
-        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
+        double(std::min<std::int64_t>(c.rowsM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const double reuse = std::min(1.0, double(bm) * bn / (bm + bn) / (128.0 * 96 / 224));
     const int smem = convSmem(c, p);
     const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, t.smemPerSm / (smem + 1024)}));
+    const std::string phases = c.transposed ? " in " + std::to_string(c.phases()) + " phases" : "";
     return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm,
-                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
-                               " channels x " + std::to_string(c.taps()) + " taps");
+                           how + " over " + std::to_string(c.rows()) + " pixels x " + std::to_string(c.outC) +
+                               " channels x " + std::to_string(c.tapsK()) + " taps" + phases);
 }
 
 TemplateValues convValues(const std::string &id, const Target &t)
@@ -238,6 +284,11 @@ TemplateValues convValues(const std::string &id, const Target &t)
         {"OUT_W", std::to_string(c.outW)},
         {"X", s.x},
         {"WEIGHT", s.weight},
+        {"TRANSPOSED", c.transposed ? "true" : "false"},
+        {"PHASES", std::to_string(c.phases())},
+        {"ROWS_M", std::to_string(c.rowsM())},
+        {"TAPS_K", std::to_string(c.tapsK())},
+        {"TAP_BYTES", std::to_string(c.tapBytes())},
     };
     Leaf bias;
     if (!s.bias.empty()) { // per output channel: [C, 1, ...] against [N, C, spatial...]
@@ -498,7 +549,9 @@ void addConv(std::vector<IdeaDef> &out)
         "with zero-fill for the padding; the k -> (channel, r, s) decomposition is precomputed once per block into "
         "a shared-memory table of offsets, and each output row's window corner into another, so the gather does "
         "no division. The weight already is an [N][K] matrix. The bias and the elementwise epilogue are applied "
-        "to the accumulators, stored straight into NCHW.";
+        "to the accumulators, stored straight into NCHW. A transposed convolution is one such GEMM per output "
+        "phase (output o = q * stride + phase reads input q + e through the taps k with o + padding - k * dilation "
+        "divisible by the stride), its weight [in][out][taps] gathered through a table of tap offsets.";
     const std::vector<std::string> meanings(kMeanings.begin(), kMeanings.end() - 1);
 
     out.push_back(IdeaDef{
@@ -510,11 +563,11 @@ void addConv(std::vector<IdeaDef> &out)
         .patterns = kinds,
         .space = tileSpace(kTf32x3Tiles, meanings),
         .repairOrder = {"STAGES", "BK", "BM"},
-        .applies = plainConv,
+        .applies = [](const Target &t) { return plainConv(t, true); },
         .check =
             [](const Target &t, const Point &p) {
-                if (conv(t).taps() > kLongestTensorCoreSum)
-                    return "a reduction over " + std::to_string(conv(t).taps()) +
+                if (conv(t).tapsK() > kLongestTensorCoreSum)
+                    return "a reduction over " + std::to_string(conv(t).tapsK()) +
                         " taps summed on the tensor cores alone loses too much to their truncating "
                         "accumulation (the wgmma convolutions promote their sums to fp32)";
                 return fits(t, kTf32x3Tiles, p);
@@ -545,7 +598,7 @@ void addConv(std::vector<IdeaDef> &out)
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "single-pass TF32 (about 1e-3 relative error)"); !why.empty())
                 return why;
-            return plainConv(t);
+            return plainConv(t, true);
         },
         .check = [](const Target &t, const Point &p) { return fits(t, kTf32Tiles, p); },
         .estimate =
@@ -612,7 +665,7 @@ void addConv(std::vector<IdeaDef> &out)
         // Hopper's fast strict path starts in the first round, next to the mma.sync kernel.
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
-        .applies = plainConv,
+        .applies = [](const Target &t) { return plainConv(t); },
         .check = wgFits,
         .estimate =
             [](const Target &t, const Point &p) {
@@ -665,7 +718,7 @@ void addConv(std::vector<IdeaDef> &out)
         .needs = {"conv_wgmma"},
         .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
-        .applies = plainConv,
+        .applies = [](const Target &t) { return plainConv(t); },
         .check = regsFits,
         .estimate =
             [](const Target &t, const Point &p) {

@@ -7,15 +7,18 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 {{>conv_mma_mainloop}}
 
     // Epilogue: a function of acc, row (the output pixel m) and col (the output channel), stored
-    // into NCHW: out[b][col][p] with m = b*OH*OW + p. Eight consecutive pixels per 32-byte segment.
+    // into NCHW: out[b][col][p] with m = b*OH*OW + p. Eight consecutive pixels per 32-byte segment
+    // (transposed, a phase's pixels are `stride` apart).
     const auto epilogue = [&](float acc, int row, int col) -> float { return {{EPILOGUE}}; };
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = m0 + warpRow + i * kMmaM + g + 8 * h;
-            if (row >= kGemmM) continue;
+            const int m = m0 + warpRow + i * kMmaM + g + 8 * h;
+            if (m >= kRowsM) continue;
+            const int row = kTransposed ? phase_out_pixel(m, phase) : m;
+            if (kTransposed && row < 0) continue;
             float *dst = out + (long long)(row / kPixels) * kOutC * kPixels + row % kPixels;
 #pragma unroll
             for (int j = 0; j < kFragsN; ++j)

@@ -3,13 +3,19 @@
     extern __shared__ __align__(128) float smem[];
     int2 *taps = reinterpret_cast<int2 *>(smem + kStages * kStageFloats);
     int4 *rows = reinterpret_cast<int4 *>(taps + kKPadded);
+    int *wtaps = reinterpret_cast<int *>(rows + kBM); // transposed only: each tap's weight offset
 
     const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * kBN;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int warpRow = (warp % kWarpsM) * kWM, warpCol = (warp / kWarpsM) * kWN;
 
-    for (int k = threadIdx.x; k < kKPadded; k += kThreads) taps[k] = tap_entry(k);
-    for (int r = threadIdx.x; r < kBM; r += kThreads) rows[r] = row_entry(m0 + r);
+    const Phase phase = phase_of(blockIdx.z);
+    if constexpr (kTransposed) {
+        for (int k = threadIdx.x; k < kKPadded; k += kThreads) taps[k] = phase_tap_entry(k, phase, wtaps[k]);
+    } else {
+        for (int k = threadIdx.x; k < kKPadded; k += kThreads) taps[k] = tap_entry(k);
+    }
+    for (int r = threadIdx.x; r < kBM; r += kThreads) rows[r] = row_entry(m0 + r, phase);
     __syncthreads();
 
     float acc[kFragsM][kFragsN][4] = {};
@@ -19,7 +25,7 @@
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < kTilesK) {
             load_tile_a(smem + s * kStageFloats, x, taps, rows, s * kBK);
-            load_tile_b(smem + s * kStageFloats + kStageA, w, n0, s * kBK);
+            load_tile_b(smem + s * kStageFloats + kStageA, w, wtaps, n0, s * kBK);
         }
         cp_async_commit();
     }
@@ -30,7 +36,7 @@
         if (next < kTilesK) {
             float *stage = smem + (next % kStages) * kStageFloats;
             load_tile_a(stage, x, taps, rows, next * kBK);
-            load_tile_b(stage + kStageA, w, n0, next * kBK);
+            load_tile_b(stage + kStageA, w, wtaps, n0, next * kBK);
         }
         cp_async_commit();
         const float *stage = smem + (kt % kStages) * kStageFloats;

@@ -15,10 +15,20 @@ constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 8;           // mma.m16n8k8 (tf32)
 constexpr int kFragsM = kWM / kMmaM, kFragsN = kWN / kMmaN;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
-constexpr int kTilesK = cdiv(kGemmK, kBK);
+
+// ---- the gather tables: a tap's offset and shifts, an output row's window corner ----
+{{>conv_taps}}
+
+// ---- a transposed convolution's phases ----
+constexpr bool kTransposed = {{TRANSPOSED}};
+{{>conv_phases}}
+static_assert(kRowsM == {{ROWS_M}} && kTapsK == {{TAPS_K}}, "the launch's sizes are the template's");
+
+constexpr int kTilesK = cdiv(kTapsK, kBK);
 constexpr int kKPadded = kTilesK * kBK;
 
-// Shared memory: the stages (A [BM][BK+4], B [BN][BK+4]), then the tap table and the row table.
+// Shared memory: the stages (A [BM][BK+4], B [BN][BK+4]), then the tap table and the row table
+// (and, transposed, the taps' weight offsets).
 constexpr int kLd = kBK + 4;
 constexpr int kStageA = kBM * kLd, kStageB = kBN * kLd;
 constexpr int kStageFloats = kStageA + kStageB;
@@ -30,20 +40,22 @@ static_assert(kBM % kWM == 0 && kBN % kWN == 0, "the warp tile must divide the b
 static_assert(kWM % kMmaM == 0 && kWN % 16 == 0, "warp tile: WM a multiple of 16, WN of 16");
 static_assert(kBK % kMmaK == 0, "BK must be a multiple of 8");
 static_assert(kThreads % kBK == 0 && (kBM * kBK) % kThreads == 0, "the A gather maps threads to taps");
-static_assert(kThreads % (kBK / kVecB) == 0 && kBN % (kThreads / (kBK / kVecB)) == 0,
+static_assert(kTransposed ? kBN % (kThreads / kBK) == 0
+                          : kThreads % (kBK / kVecB) == 0 && kBN % (kThreads / (kBK / kVecB)) == 0,
               "B tile copies must spread evenly over the threads");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 // ---- asynchronous copies (cp.async), zero-filling what lies outside ----
 {{>cp_async_zfill}}
 
-// ---- the gather tables: a tap's offset and shifts, an output row's window corner ----
-{{>conv_taps}}
 
-// Output row m: its corner's offset in x, then the corner (h0, w0, d0).
-__device__ __forceinline__ int4 row_entry(int m)
+// Output row m (of the phase): its corner's offset in x, then the corner (h0, w0, d0).
+__device__ __forceinline__ int4 row_entry(int m, const Phase &phase)
 {
     int4 e;
-    pixel_corner(m, e.x, e.w, e.y, e.z);
+    if constexpr (kTransposed)
+        phase_pixel_corner(m, phase, e.x, e.w, e.y, e.z);
+    else
+        pixel_corner(m, e.x, e.w, e.y, e.z);
     return e;
 }
 
@@ -64,9 +76,21 @@ __device__ __forceinline__ void load_tile_a(float *sA, const float *x, const int
 }
 
 // B tile [BN][BK+4] from the weight, a [N][Kdim] matrix: each thread copies one column chunk of
-// every (kThreads/chunks-per-row)-th row, so its copies differ by a constant offset.
-__device__ __forceinline__ void load_tile_b(float *sB, const float *w, int n0, int k0)
+// every (kThreads/chunks-per-row)-th row, so its copies differ by a constant offset. Transposed,
+// B(n, k) = w[wtaps[k] + n * taps]: one 4-byte copy each, a thread keeping its tap column.
+__device__ __forceinline__ void load_tile_b(float *sB, const float *w, const int *wtaps, int n0, int k0)
 {
+    if constexpr (kTransposed) {
+        constexpr int kRowStep = kThreads / kBK;
+        const int k = threadIdx.x % kBK, base = wtaps[k0 + k];
+#pragma unroll
+        for (int i = 0; i < kBN / kRowStep; ++i) {
+            const int row = threadIdx.x / kBK + i * kRowStep;
+            const bool inside = base >= 0 && n0 + row < kGemmN;
+            cp_async<4>(sB + row * kLd + k, inside ? w + base + (long long)(n0 + row) * kKernelTaps : w, inside);
+        }
+        return;
+    }
     constexpr int kPerRow = kBK / kVecB;
     constexpr int kRowStep = kThreads / kPerRow;
     const int row0 = threadIdx.x / kPerRow, col = (threadIdx.x % kPerRow) * kVecB;
