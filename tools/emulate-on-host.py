@@ -7,8 +7,12 @@ Each kernel is compiled as host C++ with the CUDA names it uses defined, and lau
 @launch lines say on uniform random inputs of the problem's variant: blocks one after another,
 each block's threads as host threads of their own, so __syncthreads (a barrier of the block),
 warp shuffles (a barrier of the warp and an exchange through memory) and __shared__ arrays (one
-per block, since blocks run one at a time) behave as on a GPU. Kernels with inline PTX (mma,
-wgmma, cp.async, clusters) cannot run here. The output is compared with the reference evaluated
+per block, since blocks run one at a time) behave as on a GPU. The mma.sync primitives of
+parts/mma_tf32_ops.cuh and parts/cp_async_zfill.cuh run on the host too: ldmatrix and mma.sync
+(m16n8k8, TF32) as exchanges within the warp, cvt.rna.tf32 in integer arithmetic, and cp.async as
+a plain copy that is complete at once (so an index or fragment mistake shows, a missing wait does
+not); dynamic shared memory is one buffer, as blocks run one at a time. Other inline PTX (wgmma,
+bulk copies, clusters) cannot run here. The output is compared with the reference evaluated
 by PyTorch on the CPU (the problem's `forward` source, or its TorchScript module). Prints one
 line: max abs error, the reference's largest value, NaNs, OK or FAIL (exit 1). Render candidates
 at the small variant first:
@@ -116,6 +120,57 @@ template <class T> T atomicMax(T *p, T v) { std::lock_guard<std::mutex> g(kfAtom
 template <class T> T atomicMin(T *p, T v) { std::lock_guard<std::mutex> g(kfAtomics); T o = *p; *p = std::min(o, v); return o; }
 inline void __threadfence() {}
 
+// ---- the mma.sync primitives (parts/mma_tf32_ops.cuh, parts/cp_async_zfill.cuh) ----
+alignas(128) static unsigned char kfDynamicSmem[1 << 20];
+static const float *kfRows[32][32];
+static unsigned kfMma[32][32][6];
+inline unsigned kfBits(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+inline float kfFloat(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+// Rounds to the nearest TF32 (10 mantissa bits), ties away from zero, as cvt.rna.tf32.f32.
+inline unsigned kfTf32(float x)
+{
+    const unsigned u = kfBits(x);
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return u;
+    return (u + 0x1000u) & 0xffffe000u;
+}
+// ldmatrix .m8n8.x4 .b16 over 32-bit elements: lanes 8j..8j+7 give the rows of matrix j; lane l
+// gets word l % 4 of row l / 4 of each.
+inline void kfLdmatrix(unsigned (&r)[4], const float *row)
+{
+    const unsigned t = kfThread(), warp = t / 32, lane = t % 32;
+    kfRows[warp][lane] = row;
+    kfWarps[warp]->arrive_and_wait();
+    for (int j = 0; j < 4; ++j)
+        r[j] = kfBits(kfRows[warp][8 * j + lane / 4][lane % 4]);
+    kfWarps[warp]->arrive_and_wait();
+}
+// mma.sync.m16n8k8.row.col, TF32 in, fp32 out. Fragments (g = lane / 4, t = lane % 4): a0 (g, t),
+// a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); b0 (k t, n g), b1 (k t + 4, n g); d0 (g, 2t),
+// d1 (g, 2t + 1), d2 (g + 8, 2t), d3 (g + 8, 2t + 1).
+inline void kfMmaTf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    const unsigned t = kfThread(), warp = t / 32, lane = t % 32;
+    for (int i = 0; i < 4; ++i)
+        kfMma[warp][lane][i] = a[i];
+    kfMma[warp][lane][4] = b[0], kfMma[warp][lane][5] = b[1];
+    kfWarps[warp]->arrive_and_wait();
+    auto A = [&](int row, int k) {
+        const int l = (row % 8) * 4 + k % 4;
+        return kfFloat(kfMma[warp][l][(row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0)]);
+    };
+    auto B = [&](int k, int n) { return kfFloat(kfMma[warp][n * 4 + k % 4][4 + (k >= 4 ? 1 : 0)]); };
+    const int g = int(lane) / 4, q = int(lane) % 4;
+    for (int e = 0; e < 4; ++e) {
+        const int row = g + (e >= 2 ? 8 : 0), col = 2 * q + e % 2;
+        float sum = d[e];
+        for (int k = 0; k < 8; ++k)
+            sum += A(row, k) * B(k, col);
+        d[e] = sum;
+    }
+    kfWarps[warp]->arrive_and_wait();
+}
+
 // Any buffer, passed to a kernel parameter of any pointer type.
 struct KfPtr {
     void *p;
@@ -159,6 +214,37 @@ template <class F> void kfLaunch(dim3 grid, dim3 block, F kernel)
             }
 }
 """
+
+# The host versions of the parts' primitives, by function: the rendered text keeps each part's
+# definitions as written, and these replace their bodies.
+PRIMITIVES = {
+    "ldmatrix_x4": "{ kfLdmatrix(r, smem); }",
+    "lds32": "{ return kfBits(*smem); }",
+    "to_tf32": "{ return kfTf32(x); }",
+    "mma_tf32": "{ kfMmaTf32(d, a, b); }",
+    "cp_async": "{ if (inside) std::memcpy(smem, gmem, kBytes); else std::memset(smem, 0, kBytes); }",
+    "cp_async_commit": "{}",
+    "cp_async_wait": "{}",
+}
+
+
+def host_primitives(text):
+    """Replaces the body of each primitive the candidate defines, and its dynamic shared memory by
+    the one buffer."""
+    for name, body in PRIMITIVES.items():
+        m = re.search(r"^__device__ __forceinline__ \w+ " + name + r"\(", text, re.M)
+        if not m:
+            continue
+        start = text.index("{", m.end())
+        depth, end = 0, start
+        while True:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+            end += 1
+        text = text[:start] + body + text[end + 1:]
+    return re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];",
+                  r"\1 *\2 = reinterpret_cast<\1 *>(kfDynamicSmem);", text)
 
 
 def cdiv(a, b):
@@ -240,9 +326,9 @@ def main():
     out = out_spec["name"]
     out_type, out_np = CTYPES[out_spec.get("dtype", "float32")]
 
-    text = open(a.candidate).read()
+    text = host_primitives(open(a.candidate).read())
     if re.search(r"\basm\b|extern __shared__", text):
-        print(f"{os.path.basename(a.candidate)}: inline PTX or dynamic shared memory; cannot run on the host")
+        print(f"{os.path.basename(a.candidate)}: inline PTX other than the mma.sync primitives; cannot run on the host")
         return 2
     env = dict(consts, cdiv=cdiv)
     launches = [(m[1], eval(m[2], env), eval(m[3], env), [x.strip() for x in m[4].split(",")])
