@@ -5,10 +5,13 @@
 # mean over eager PyTorch, fast_1 over torch.compile and the mean time a problem took beyond its
 # budget, for each part.
 #   tools/kernelbench-suite.sh [--budget SECONDS] [--files DIR] [--part tuned|heldout|all]
-#                              [--stop-after SECONDS] [--fresh] [--state DIR]
+#                              [--only NAME,NAME...] [--stop-after SECONDS] [--fresh] [--state DIR]
 #                              [suite options, e.g. --no-sanitize]
 # Default: tests/data/kernelbench, 30 s a problem. A folder's `heldout/` subfolder is the held-out
 # part, searched after the rest (the tuned part) and reported on its own; --part runs one of them.
+# --only takes the files of those names (without .py, e.g. 27_conv_transpose2d) from the folder,
+# in their subfolders, and keeps their import and states apart (build-gpu/kernelbench-only, made
+# afresh when the list changes).
 # The import and the suites' states live in build-gpu/kernelbench, so running the script again
 # resumes where it stopped; --fresh starts over. The whole call ends within --stop-after seconds
 # (default 540, 0 for no limit): the suite is stopped as Ctrl-C would stop it, in time for its
@@ -25,6 +28,7 @@ part=all
 fresh=0
 stop_after=540
 state=""
+only=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
     --fresh) fresh=1 ;;
     --stop-after) stop_after=$2; shift ;;
     --state) state=$2; shift ;;
+    --only) only=$2; shift ;;
     *) extra+=("$1") ;;
   esac
   shift
@@ -42,8 +47,19 @@ case "$part" in tuned|heldout|all) ;; *) echo "--part is tuned, heldout or all, 
 KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
 . "$(dirname "$0")/gpu-build.sh"
 files=${files:-$here/tests/data/kernelbench}
-work=${KF_KERNELBENCH_DIR:-$here/build-gpu/kernelbench}
+work=${KF_KERNELBENCH_DIR:-$here/build-gpu/kernelbench}${only:+-only}
 [ "$fresh" = 1 ] && rm -rf "$work"
+if [ -n "$only" ]; then
+  [ "$(cat "$work/only" 2>/dev/null)" = "$only" ] || rm -rf "$work"
+  mkdir -p "$work/source"
+  echo "$only" >"$work/only"
+  for name in ${only//,/ }; do
+    found=$(cd "$files" && find . -name "$name.py" | head -1)
+    [ -n "$found" ] || { echo "--only: no $name.py under $files" >&2; exit 2; }
+    mkdir -p "$work/source/$(dirname "$found")" && cp "$files/$found" "$work/source/$found"
+  done
+  files=$work/source
+fi
 mkdir -p "$work"
 
 # One import of the whole folder (its names must differ across the parts), then the held-out part

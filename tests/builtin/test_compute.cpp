@@ -231,9 +231,18 @@ private slots:
         for (const char *own : {"conv_transpose2d_tanh", "conv_depthwise"}) {
             const Target other = ownTarget(own, Policy::Strict, "");
             QVERIFY(findIdea("conv_direct")->whyNot(other).empty());
-            for (const char *id : {"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"})
+            for (const char *id : {"conv_wgmma", "conv_wgmma_regs"})
                 QVERIFY(QString::fromStdString(findIdea(id)->whyNot(other)).contains("the direct convolution"));
         }
+        // A transposed convolution of groups 1 goes to the mma.sync implicit GEMM too, phase by
+        // phase; a grouped one does not.
+        QVERIFY(findIdea("conv_implicit_gemm_tf32x3")
+                    ->whyNot(ownTarget("conv_transpose2d_tanh", Policy::Strict, ""))
+                    .empty());
+        QVERIFY(
+            QString::fromStdString(
+                findIdea("conv_implicit_gemm_tf32x3")->whyNot(ownTarget("conv_transpose3d_groups", Policy::Strict, "")))
+                .contains("groups = 2"));
         t = targetOf("seed/conv2d", Policy::Strict);
         t.pattern.conv->groups = 3;
         QVERIFY(QString::fromStdString(findIdea("conv_implicit_gemm_tf32x3")->whyNot(t)).contains("groups = 3"));
@@ -424,6 +433,14 @@ private slots:
                 for (const char *variant : {"", "small"})
                     QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
                         << QString(idea) << QString("own/") + own << QString(variant) << false;
+        // Transposed convolutions as one implicit GEMM per output phase: every tile of a 2-D one.
+        for (const char *idea : {"conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32"})
+            for (const char *own : {"conv_transpose2d_tanh", "conv_transpose3d_scale_relu", "conv_transpose1d_dilated"})
+                for (const char *variant : {"", "small"})
+                    QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
+                        << QString(idea) << QString("own/") + own << QString(variant)
+                        << (QString(idea) == "conv_implicit_gemm_tf32x3" && QString(own) == "conv_transpose2d_tanh" &&
+                            QString(variant).isEmpty());
         // The direct convolution: transposed, grouped, depthwise (and, with few output channels, any).
         for (const char *own :
              {"conv_depthwise", "conv_transpose2d_tanh", "conv_transpose3d_groups", "conv_grouped_dilated_maxpool"})

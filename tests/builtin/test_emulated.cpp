@@ -1,7 +1,7 @@
 // Candidates of the row patterns run on the host, thread by thread, against PyTorch on the CPU
 // (tools/emulate-on-host.py): logsumexp, softmax down the columns and with an epilogue, 1-D and
 // 3-D pooling, chains of stages, products of a transposed A, composite ops, and the mma.sync
-// implicit-GEMM convolutions, transposed ones too. A wrong index, a
+// product and implicit-GEMM convolutions, transposed ones too. A wrong index, a
 // reduction that combines badly or an epilogue read from the wrong place shows here on a machine
 // without a GPU; the GPU test stays the judge of what only a GPU does (timing, inline PTX). Skips
 // without a Python with PyTorch, NumPy and tomllib, or without g++.
@@ -90,8 +90,11 @@ private slots:
             {"bmm_transposed_both", "gemm_tiled_fp32"},
             {"einsum_tensor_matrix", "gemm_tiled_fp32"},
             {"diag_scaled_rows", "ew_vec4"},
-            // The mma.sync implicit GEMM (ldmatrix, mma.sync and cp.async emulated): a 3-D
-            // convolution, and transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.
+            // The mma.sync templates (ldmatrix, mma.sync and cp.async emulated): a product with an
+            // epilogue; the implicit GEMM with max pooling in its tiles, of a 3-D convolution, and
+            // of transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.
+            {"matmul_mish_mish", "gemm_mma_tf32x3"},
+            {"conv_maxpool_padded", "conv_implicit_gemm_pool"},
             {"conv3d_relu", "conv_implicit_gemm_tf32x3"},
             {"conv_transpose2d_tanh", "conv_implicit_gemm_tf32x3"},
             {"conv_transpose3d_scale_relu", "conv_implicit_gemm_tf32x3"},

@@ -188,15 +188,16 @@ const std::vector<std::string> kMeanings{"block tile of output pixels",
                                          "blocks per SM the registers are sized for",
                                          "TF32 passes per product (3: compensated split)"};
 
-// The 32- and 64-channel tiles are for convolutions with few output channels (transposed ones
-// that double an image often have 16 to 64), which a 96-wide tile would mostly pad.
+// The 16-, 32- and 64-channel tiles are for convolutions with few output channels (transposed
+// ones that double an image often have 16 to 64), which a 96-wide tile would mostly pad.
 const std::vector<TileShape> kTf32x3Tiles{tile(128, 96, 32, 32, 48, 3, 2),  tile(128, 96, 16, 32, 48, 4, 2),
                                           tile(128, 96, 32, 32, 48, 3, 1),  tile(64, 96, 32, 32, 48, 4, 3),
                                           tile(128, 128, 32, 32, 64, 3, 1), tile(128, 32, 32, 32, 32, 3, 3),
-                                          tile(128, 64, 32, 32, 32, 3, 2)};
+                                          tile(128, 64, 32, 32, 32, 3, 2),  tile(128, 16, 32, 32, 16, 3, 3)};
 const std::vector<TileShape> kTf32Tiles{tile(128, 96, 32, 32, 48, 3, 2), tile(128, 96, 16, 32, 48, 4, 2),
                                         tile(64, 96, 32, 32, 48, 3, 1),  tile(128, 128, 32, 64, 32, 3, 1),
-                                        tile(128, 32, 32, 32, 32, 3, 3), tile(128, 64, 32, 32, 32, 3, 2)};
+                                        tile(128, 32, 32, 32, 32, 3, 3), tile(128, 64, 32, 32, 32, 3, 2),
+                                        tile(128, 16, 32, 32, 16, 3, 3)};
 const std::vector<TileShape> kPoolTiles = [] {
     std::vector<TileShape> v;
     for (int split : {3, 1})
