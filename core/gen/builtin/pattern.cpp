@@ -293,7 +293,8 @@ std::string Pattern::poolText() const
 
 Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &problem)
 {
-    // Stages and tails copy the problem for tensors of their own; its text and module are not theirs.
+    // Stages and tails copy the problem for tensors of their own; its text (a session's carries a
+    // module of up to 64 MB in base64) and module are not theirs.
     if (!problem.text.empty() || problem.module) {
         Problem lean = problem;
         lean.text = {};

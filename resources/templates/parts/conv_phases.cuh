@@ -6,9 +6,9 @@
 // blockIdx.z picks the phase. A phase's GEMM: M = batch x ceil(out / stride) per dim (a row past
 // the output is skipped), K = channels x the phase's taps; kTapsK is the largest phase's, and a
 // phase with fewer reads zeros past its own. The weight is [in][out][taps]: B(n, k) is gathered
-// through a third table of each tap's weight offset. Without TRANSPOSED everything here is the
-// plain convolution's (kRowsM = kGemmM, kTapsK = kGemmK, one phase). Needs kTransposed and the
-// gather part (conv_taps).
+// through a third table of each tap's weight offset. Without TRANSPOSED the sizes are the plain
+// convolution's (kRowsM = kGemmM, kTapsK = kGemmK, one phase) and the callers use conv_taps'
+// tap_entry and pixel_corner instead of the phase functions. Needs kTransposed and conv_taps.
 constexpr int kKernelTaps = kKD * kKH * kKW;
 
 struct PhaseDim {
@@ -76,10 +76,6 @@ __device__ __forceinline__ Phase phase_of(int z)
 // channel 0 in `wofs` (-1 past the phase's K).
 __device__ __forceinline__ int2 phase_tap_entry(int k, const Phase &f, int &wofs)
 {
-    if constexpr (!kTransposed) {
-        wofs = 0;
-        return tap_entry(k);
-    }
     if (k >= kInC * f.taps) {
         wofs = -1;
         return make_int2(0, kDeep ? int(1023u << 22) : kOutside << 16);
@@ -99,10 +95,6 @@ __device__ __forceinline__ int2 phase_tap_entry(int k, const Phase &f, int &wofs
 // GEMM row m of the phase: its window corner (as pixel_corner).
 __device__ __forceinline__ void phase_pixel_corner(int m, const Phase &f, int &offset, int &d0, int &h0, int &w0)
 {
-    if constexpr (!kTransposed) {
-        pixel_corner(m, offset, d0, h0, w0);
-        return;
-    }
     offset = 0, d0 = h0 = w0 = kFar;
     if (m >= kRowsM) return;
     const int b = m / (kQD * kQH * kQW), q = m % (kQD * kQH * kQW);
@@ -117,7 +109,6 @@ __device__ __forceinline__ void phase_pixel_corner(int m, const Phase &f, int &o
 __device__ __forceinline__ int phase_out_pixel(int m, const Phase &f)
 {
     if (m >= kRowsM) return -1;
-    if constexpr (!kTransposed) return m;
     const int b = m / (kQD * kQH * kQW), q = m % (kQD * kQH * kQW);
     const int od = (q / (kQH * kQW)) * kStrideD + f.d.phase, oh = ((q / kQW) % kQH) * kStrideH + f.h.phase,
               ow = (q % kQW) * kStrideW + f.w.phase;
