@@ -122,7 +122,6 @@ inline void __threadfence() {}
 
 // ---- the mma.sync primitives (parts/mma_tf32_ops.cuh, parts/cp_async_zfill.cuh) ----
 alignas(128) static unsigned char kfDynamicSmem[1 << 20];
-static const float *kfRows[32][32];
 static unsigned kfMma[32][32][6];
 inline unsigned kfBits(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
 inline float kfFloat(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
@@ -138,12 +137,9 @@ inline unsigned kfTf32(float x)
 // gets word l % 4 of row l / 4 of each.
 inline void kfLdmatrix(unsigned (&r)[4], const float *row)
 {
-    const unsigned t = kfThread(), warp = t / 32, lane = t % 32;
-    kfRows[warp][lane] = row;
-    kfWarps[warp]->arrive_and_wait();
+    const unsigned lane = kfThread() % 32;
     for (int j = 0; j < 4; ++j)
-        r[j] = kfBits(kfRows[warp][8 * j + lane / 4][lane % 4]);
-    kfWarps[warp]->arrive_and_wait();
+        r[j] = kfBits(kfShuffle(row, [&](int l) { return 8 * j + l / 4; })[lane % 4]);
 }
 // mma.sync.m16n8k8.row.col, TF32 in, fp32 out. Fragments (g = lane / 4, t = lane % 4): a0 (g, t),
 // a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); b0 (k t, n g), b1 (k t + 4, n g); d0 (g, 2t),
