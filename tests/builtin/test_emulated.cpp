@@ -102,12 +102,14 @@ private slots:
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea) << 132;
-        // Composite ops expanded into three and four stages of row norms and sums. On a GPU of 132
-        // SMs every stage's grid fills it (hundreds of thousands of host threads); 16 SMs still
-        // split each row across blocks.
+        // Composite ops expanded into norms and sums of the same rows, then a mean: a kernel for
+        // each sum (on a GPU of 132 SMs every grid fills it with hundreds of thousands of host
+        // threads; 16 SMs still split each row across blocks), or every sum in one pass, a block
+        // per row (rows of 70: one element per load).
         for (const char *problem : {"cosine_similarity_loss", "triplet_margin_loss"})
-            QTest::newRow(qPrintable(QString("%1 reduce_split_row").arg(problem)))
-                << QString(problem) << QString("reduce_split_row") << 16;
+            for (const char *idea : {"reduce_split_row", "reduce_rows_fused"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea)))
+                    << QString(problem) << QString(idea) << 16;
     }
 
     void candidateMatchesPyTorch()

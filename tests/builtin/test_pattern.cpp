@@ -232,14 +232,15 @@ private slots:
         row("bmm_transposed_both", "matmul", "matrix product A^T @ B^T (M 512, N 768, K 1024), then relu(acc)");
         // Composite ops, expanded into the ops the recogniser takes.
         row("cosine_similarity_loss", "reduce",
-            "sum over dim 1 of (predictions^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), then sum over dim 1 "
-            "of (targets^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), then sum over dim 1 of (predictions * "
-            "targets) [16384, 16384], then mean over all elements of (-(sum_out / (linalg_vector_norm_out * "
+            "sum over dim 1 of (predictions^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), together with sum "
+            "over dim 1 of (targets^2) [16384, 16384], then clamp(sqrt(acc), 1e-08, inf), together with sum over dim 1 "
+            "of (predictions * targets) [16384, 16384], then mean over all elements of (-(sum_out / "
+            "(linalg_vector_norm_out * "
             "linalg_vector_norm_out_2)) + 1) [16384]");
         row("triplet_margin_loss", "reduce",
-            "sum over dim 1 of (((anchor - positive) + 1e-06)^2) [16384, 8192], then sqrt(acc), then sum over dim 1 of "
-            "(((anchor - negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then sum over dim 1 of (((positive - "
-            "negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then mean over all elements of "
+            "sum over dim 1 of (((anchor - positive) + 1e-06)^2) [16384, 8192], then sqrt(acc), together with sum over "
+            "dim 1 of (((anchor - negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), together with sum over dim 1 of "
+            "(((positive - negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then mean over all elements of "
             "(clamp((linalg_vector_norm_out - min(linalg_vector_norm_out_2, linalg_vector_norm_out_3)) + 2, 0, inf)) "
             "[16384]");
         row("einsum_tensor_matrix", "matmul", "matrix product A @ W (M 256, N 768, K 512), then tanh(acc)");

@@ -76,6 +76,7 @@ const std::vector<IdeaDef> &catalogue()
         std::vector<IdeaDef> v;
         ideas::addElementwise(v);
         ideas::addReduce(v);
+        ideas::addReduceFused(v);
         ideas::addSoftmax(v);
         ideas::addNorm(v);
         ideas::addGemm(v);
@@ -87,7 +88,8 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addScan(v);
         // Any pattern may be the first stage of a chain (a product, a convolution, a row op).
         for (IdeaDef &d : v)
-            d = ideas::forProducts(std::move(d));
+            if (!d.render)
+                d = ideas::forProducts(std::move(d));
         return v;
     }();
     return all;
@@ -143,8 +145,15 @@ std::vector<Point> validPoints(const IdeaDef &def, const Target &t)
 
 Result<std::string> renderIdea(const IdeaDef &def, const Target &t, const Point &p)
 {
+    if (def.render)
+        return def.render(def, t, p);
     if (t.pattern.tail)
         return ideas::renderProducts(def, t, p);
+    return renderTemplateOf(def, t, p);
+}
+
+Result<std::string> renderTemplateOf(const IdeaDef &def, const Target &t, const Point &p)
+{
     auto text = loadTemplate(def.templateId());
     if (!text)
         return text.error();

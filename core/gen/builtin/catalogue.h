@@ -77,6 +77,9 @@ struct IdeaDef {
     std::function<TemplateValues(const Target &, const Point &)> values;
     // The template file (resources/templates/NAME.cu) when ideas share one; empty: the id.
     std::string templateName = {};
+    // An idea that renders the whole candidate itself, a chain's stages and tail included (one
+    // kernel for several stages); others render a chain stage by stage (catalogue_products.cpp).
+    std::function<Result<std::string>(const IdeaDef &, const Target &, const Point &)> render = nullptr;
 
     const std::string &templateId() const { return templateName.empty() ? id : templateName; }
     bool forKind(PatternKind) const;
@@ -92,5 +95,7 @@ std::vector<Point> validPoints(const IdeaDef &, const Target &);
 
 // The complete candidate file for one point.
 Result<std::string> renderIdea(const IdeaDef &, const Target &, const Point &);
+// The idea's own template filled for one point (what renderIdea gives for a pattern without a tail).
+Result<std::string> renderTemplateOf(const IdeaDef &, const Target &, const Point &);
 
 } // namespace kf::builtin

@@ -5,6 +5,8 @@
 // share names across templates, do not collide; kernels keep their names unless two would clash.
 #include "gen/builtin/ideas.h"
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 #include <regex>
 #include <set>
@@ -18,12 +20,6 @@ Target withGpuOf(Target made, const Target &t)
     made.smemPerBlock = t.smemPerBlock;
     made.smemPerSm = t.smemPerSm;
     return made;
-}
-
-// Stage i alone: product i, written whole to its buffer.
-Target productTarget(const Target &t, std::size_t i)
-{
-    return withGpuOf(makeTarget(*t.pattern.stages[i], *t.problem, t.sms, t.major, t.policy), t);
 }
 
 Target tailTarget(const Target &t)
@@ -120,7 +116,41 @@ private:
     std::string usings;
 };
 
+double bytesOf(const Target &t) { return t.inputBytes + t.paramBytes + t.outputBytes; }
+
+// Row stages (norms and sums before a loss) each pass over the memory: the chain takes their sum,
+// in units of the first stage's floor. Products and convolutions are compute-bound: the slowest
+// stands for them.
+Estimate chainEstimate(const std::function<Estimate(const Target &, const Point &)> &estimate, const Target &t,
+                       const Point &p)
+{
+    const auto &stages = t.pattern.stages;
+    const bool rows = std::none_of(stages.begin(), stages.end(), [](const auto &s) {
+        return s->kind == PatternKind::Matmul || s->kind == PatternKind::Conv;
+    });
+    Estimate worst = estimate(productTarget(t, 0), p);
+    const double first = bytesOf(productTarget(t, 0));
+    double sum = worst.relative() * first;
+    for (std::size_t i = 1; i < stages.size(); ++i) {
+        const Target s = productTarget(t, i);
+        const Estimate e = estimate(s, p);
+        sum += e.relative() * bytesOf(s);
+        if (e.relative() > worst.relative())
+            worst = e;
+    }
+    if (rows && stages.size() > 1 && first > 0) {
+        worst.traffic *= sum / first / worst.relative();
+        worst.reads += ", in each of " + std::to_string(stages.size()) + " passes";
+    }
+    return worst;
+}
+
 } // namespace
+
+Target productTarget(const Target &t, std::size_t i)
+{
+    return withGpuOf(makeTarget(*t.pattern.stages[i], *t.problem, t.sms, t.major, t.policy), t);
+}
 
 IdeaDef forProducts(IdeaDef d)
 {
@@ -145,34 +175,38 @@ IdeaDef forProducts(IdeaDef d)
             return {};
         };
     if (auto estimate = d.estimate)
-        // The products dominate: the point is ranked by its slowest product.
         d.estimate = [estimate](const Target &t, const Point &p) {
-            if (!t.pattern.tail)
-                return estimate(t, p);
-            Estimate worst = estimate(productTarget(t, 0), p);
-            for (std::size_t i = 1; i < t.pattern.products.size(); ++i)
-                if (Estimate e = estimate(productTarget(t, i), p); e.relative() > worst.relative())
-                    worst = e;
-            return worst;
+            return t.pattern.tail ? chainEstimate(estimate, t, p) : estimate(t, p);
         };
     return d;
 }
 
 Result<std::string> renderProducts(const IdeaDef &def, const Target &t, const Point &p)
 {
+    std::vector<std::pair<std::string, std::string>> stages;
+    for (std::size_t i = 0; i < t.pattern.products.size(); ++i) {
+        auto text = renderIdea(def, productTarget(t, i), p);
+        if (!text)
+            return text.error();
+        stages.emplace_back("stage_" + t.pattern.products[i], std::move(*text));
+    }
+    return chainFile(t, stages, def.title);
+}
+
+Result<std::string> chainFile(const Target &t, const std::vector<std::pair<std::string, std::string>> &texts,
+                              const std::string &title)
+{
     const Pattern &pattern = t.pattern;
     Stages stages;
     std::string scratch, names;
     for (std::size_t i = 0; i < pattern.products.size(); ++i) {
-        auto text = renderIdea(def, productTarget(t, i), p);
-        if (!text)
-            return text.error();
         stages.names.insert(pattern.products[i]);
-        stages.add(*text, "stage_" + pattern.products[i]);
         scratch += "// @scratch " + pattern.products[i] + " float32 " +
             std::to_string(numel(pattern.stages[i]->outShape)) + " uninitialized\n";
         names += (names.empty() ? "" : ", ") + pattern.products[i];
     }
+    for (const auto &[space, text] : texts)
+        stages.add(text, space);
     const Target tail = tailTarget(t);
     const auto choice = bestIdea(tail);
     if (!choice)
@@ -181,7 +215,7 @@ Result<std::string> renderProducts(const IdeaDef &def, const Target &t, const Po
     if (!text)
         return text.error();
     stages.add(*text, "stage_tail");
-    const std::string header = "// " + def.title + ", then " + choice->idea->title + "\n// Problem " +
+    const std::string header = "// " + title + ", then " + choice->idea->title + "\n// Problem " +
         (t.problem ? t.problem->name : std::string()) + ": " + pattern.summary() +
         "\n//\n// The products are written whole to scratch buffers (" + names + "); then built-in idea " +
         choice->idea->id + " (" + pointText(choice->point) +

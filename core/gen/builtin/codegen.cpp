@@ -253,7 +253,7 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
 {
     OperandCode c;
     c.text = p.text();
-    const std::string ld = loads == Loads::ReadOnly ? "__ldg" : "__ldcs";
+    const std::string ld = loads == Loads::ReadOnly ? "__ldg" : loads == Loads::Streaming ? "__ldcs" : "*";
     const bool acc = usesAcc(p);
     const OperandNames o = operandNames(p, taken);
 

@@ -25,6 +25,10 @@ struct OperandCode {
 enum class Loads {
     ReadOnly,  // __ldg: the read-only data cache
     Streaming, // __ldcs: evict-first, for data touched once
+    // Plain loads through const __restrict__ pointers: the compiler still uses the read-only path,
+    // and, unlike the intrinsics (volatile asm), loads an element once for every struct of the
+    // kernel that reads it.
+    Plain,
 };
 
 // `name` is the struct's name (Chain for elementwise problems, Input for the input of a row op,

@@ -11,6 +11,7 @@ namespace kf::builtin::ideas {
 
 void addElementwise(std::vector<IdeaDef> &);
 void addReduce(std::vector<IdeaDef> &);
+void addReduceFused(std::vector<IdeaDef> &);
 void addSoftmax(std::vector<IdeaDef> &);
 void addNorm(std::vector<IdeaDef> &);
 void addGemm(std::vector<IdeaDef> &);
@@ -25,6 +26,12 @@ void addScan(std::vector<IdeaDef> &);
 // the candidate file of such a pattern.
 IdeaDef forProducts(IdeaDef);
 Result<std::string> renderProducts(const IdeaDef &, const Target &, const Point &);
+// A chain's candidate file from its rendered stages (namespace name and text, in order; together
+// they write every product), then the tail with the idea the cost model ranks first; `title` heads it.
+Result<std::string> chainFile(const Target &, const std::vector<std::pair<std::string, std::string>> &stages,
+                              const std::string &title);
+// The target of stage i of a chain alone, on the chain's GPU.
+Target productTarget(const Target &, std::size_t i);
 
 inline std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

@@ -183,7 +183,10 @@ std::string Pattern::summary() const
     if (tail && kind != PatternKind::Matmul && kind != PatternKind::Conv) {
         Pattern stage = *this;
         stage.tail = nullptr;
-        return stage.summary() + ", then " + tail->summary();
+        std::string s = stage.summary();
+        for (std::size_t i = 1; i < stages.size(); ++i)
+            s += ", together with " + stages[i]->summary();
+        return s + ", then " + tail->summary();
     }
     auto of = [&](const EwProgram &p) {
         std::string t = p.text();

@@ -127,17 +127,18 @@ std::vector<const OpNode *> ancestorsOf(const std::vector<OpNode> &nodes, const 
     return out;
 }
 
-// The graph after a stage that computes `end` (the nodes of `head`): every other node, each read of
-// `end` reading `product` instead, and the head's nodes whose values the rest still reads.
+// The graph after stages that compute the values `products` maps to their buffers (the nodes of
+// `head`): every other node, each read of a stage's value reading its buffer instead, and the
+// head's nodes whose values the rest still reads.
 std::vector<OpNode> restAfter(const std::vector<OpNode> &nodes, const std::vector<const OpNode *> &head,
-                              const std::string &end, const std::string &product)
+                              const std::map<std::string, std::string> &products)
 {
     const std::set<const OpNode *> inHead(head.begin(), head.end());
     std::set<std::string> need;
     for (const OpNode &n : nodes)
         if (!inHead.count(&n))
             for (const std::string &v : n.inputs)
-                if (v != end)
+                if (!products.count(v))
                     need.insert(v);
     std::set<const OpNode *> kept;
     for (auto n = head.rbegin(); n != head.rend(); ++n)
@@ -149,17 +150,23 @@ std::vector<OpNode> restAfter(const std::vector<OpNode> &nodes, const std::vecto
     for (const OpNode *n : head)
         if (!kept.count(n))
             dropped.insert(n);
-    return tailNodes(nodes, dropped, {{end, product}});
+    return tailNodes(nodes, dropped, products);
 }
 
 // The stage that ends at `end` (a row op's result, or an elementwise op after it) recognised as a
-// problem of its own, and the rest over its result. Empty when either part is not a pattern.
-std::optional<Pattern> splitAt(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end,
-                               const Shape &shape, const std::string &want)
+// problem of its own writing `want`, and the nodes it takes. Empty when it is not a pattern.
+struct Stage {
+    Pattern pattern;
+    std::string end;
+    Shape shape;
+    std::vector<const OpNode *> head;
+};
+std::optional<Stage> stageAt(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &end,
+                             const Shape &shape, const std::string &want)
 {
-    const std::vector<const OpNode *> headNodes = ancestorsOf(nodes, end);
+    Stage s{{}, end, shape, ancestorsOf(nodes, end)};
     std::vector<OpNode> head;
-    for (const OpNode *n : headNodes)
+    for (const OpNode *n : s.head)
         head.push_back(*n);
     Problem stageProblem = problem;
     stageProblem.outputs = {problem.outputs[0]};
@@ -169,23 +176,53 @@ std::optional<Pattern> splitAt(const std::vector<OpNode> &nodes, const Problem &
     auto stage = recognise(head, stageProblem);
     if (!stage || stage->tail)
         return std::nullopt;
+    s.pattern = std::move(*stage);
+    return s;
+}
+
+// The stages, each writing a buffer named after `wants`, and the rest over their results. Empty
+// when the rest is not a pattern.
+std::optional<Pattern> splitInto(const std::vector<OpNode> &nodes, const Problem &problem,
+                                 const std::vector<Stage> &stages, const std::vector<std::string> &wants)
+{
     auto tailProblem = std::make_shared<Problem>(problem);
-    const std::string name = addProduct(*tailProblem, want, shape);
-    Pattern p = *stage;
-    p.products = {name};
-    p.stages = {stageOf(*stage, name, shape)};
-    if (!withTail(p, restAfter(nodes, headNodes, end, "%" + name), std::move(tailProblem)))
+    Pattern p = stages.front().pattern;
+    std::vector<const OpNode *> head;
+    std::map<std::string, std::string> products;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const std::string name = addProduct(*tailProblem, wants[i], stages[i].shape);
+        p.products.push_back(name);
+        p.stages.push_back(stageOf(stages[i].pattern, name, stages[i].shape));
+        for (const OpNode *n : stages[i].head)
+            if (std::find(head.begin(), head.end(), n) == head.end())
+                head.push_back(n);
+        products[stages[i].end] = "%" + name;
+    }
+    std::sort(head.begin(), head.end());
+    if (!withTail(p, restAfter(nodes, head, products), std::move(tailProblem)))
         return std::nullopt;
     return p;
 }
 
-} // namespace
-
-Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &rows)
+// A sum or mean along the last dim: the kind of stage that can share its pass over the rows with
+// others of the same rows (the norms and the dot product of a cosine similarity).
+bool rowSum(const Pattern &p)
 {
-    // The first row op is the stage; it ends as late as it can: after the elementwise ops that
-    // alone read its result, so they run in its epilogue.
-    const Op &op = g.ops()[std::size_t(rows[0])];
+    return p.kind == PatternKind::Reduce && (p.reduceOp == "sum" || p.reduceOp == "mean") && p.row.inner == 1 &&
+        !p.tail && p.program.leaves.empty();
+}
+
+bool sameRows(const Pattern &a, const Pattern &b)
+{
+    return a.input.shape == b.input.shape && a.row.outer == b.row.outer && a.row.len == b.row.len &&
+        a.row.inner == b.row.inner;
+}
+
+// The values a row op's stage may end at, latest first: its result and the elementwise ops that
+// alone read it, one after another (so that they run in its epilogue); never the graph's result,
+// which would leave nothing for the rest (and recognise the same graph again).
+std::vector<std::string> stageEnds(const Graph &g, const Op &op)
+{
     std::vector<std::string> ends{op.out[0]};
     for (auto next = g.consumers(ends.back()); next.size() == 1; next = g.consumers(ends.back())) {
         const Op &c = g.ops()[std::size_t(next[0])];
@@ -193,12 +230,59 @@ Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes,
             break;
         ends.push_back(c.out[0]);
     }
-    const std::string want = op.name.substr(op.name.find("::") + 2) + "_out";
-    // Ending at the result would leave nothing for the rest (and recognise the same graph again).
     ends.erase(std::remove(ends.begin(), ends.end(), g.result()), ends.end());
-    for (auto end = ends.rbegin(); end != ends.rend(); ++end)
-        if (auto p = splitAt(nodes, g.problem(), *end, g.shape(*end), want))
+    std::reverse(ends.begin(), ends.end());
+    return ends;
+}
+
+std::string wantOf(const Op &op) { return op.name.substr(op.name.find("::") + 2) + "_out"; }
+
+// The other row ops of `rows` that are sums along the same rows as `first`, reading only the
+// problem's inputs, each as a stage of its own: they go together with the first.
+std::vector<std::pair<Stage, std::string>> siblingSums(const Graph &g, const std::vector<OpNode> &nodes,
+                                                       const std::vector<int> &rows, const Pattern &first)
+{
+    std::vector<std::pair<Stage, std::string>> out;
+    if (!rowSum(first))
+        return out;
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+        const Op &op = g.ops()[std::size_t(rows[r])];
+        for (const std::string &end : stageEnds(g, op)) {
+            // A stage of one row op alone: one that reads another row op's result is a chain.
+            auto s = stageAt(nodes, g.problem(), end, g.shape(end), wantOf(op));
+            if (s && rowSum(s->pattern) && sameRows(first, s->pattern)) {
+                out.emplace_back(std::move(*s), wantOf(op));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &rows)
+{
+    // The first row op is the stage; it ends as late as it can: after the elementwise ops that
+    // alone read its result, so they run in its epilogue. Other sums along the same rows that read
+    // only the inputs join it as stages of their own, which an idea may compute in the same pass.
+    const Op &op = g.ops()[std::size_t(rows[0])];
+    for (const std::string &end : stageEnds(g, op)) {
+        auto first = stageAt(nodes, g.problem(), end, g.shape(end), wantOf(op));
+        if (!first)
+            continue;
+        std::vector<Stage> stages{*first};
+        std::vector<std::string> wants{wantOf(op)};
+        for (auto &[sibling, want] : siblingSums(g, nodes, rows, first->pattern)) {
+            stages.push_back(std::move(sibling));
+            wants.push_back(want);
+        }
+        if (stages.size() > 1)
+            if (auto p = splitInto(nodes, g.problem(), stages, wants))
+                return std::move(*p);
+        if (auto p = splitInto(nodes, g.problem(), {*first}, {wants[0]}))
             return std::move(*p);
+    }
     if (rows.size() > 1)
         return unsupportedOp(g.ops()[std::size_t(rows[1])].name, "after " + op.name);
     return unsupportedOp(op.name, "followed by what no pattern computes");
