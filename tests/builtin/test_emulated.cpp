@@ -90,6 +90,7 @@ private slots:
             {"bmm_transposed_both", "gemm_tiled_fp32"},
             {"einsum_tensor_matrix", "gemm_tiled_fp32"},
             {"diag_scaled_rows", "ew_vec4"},
+            {"huber_loss_functional", "reduce_grid"},
             // The mma.sync templates (ldmatrix, mma.sync and cp.async emulated): a product with an
             // epilogue; the implicit GEMM with max pooling in its tiles, of a 3-D convolution, and
             // of transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.

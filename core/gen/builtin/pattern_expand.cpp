@@ -1,7 +1,7 @@
 // Composite aten ops written as the ops the recogniser takes: cosine similarity and pairwise
 // distances as norms and sums of the rows, the triplet margin loss from two such distances, a
-// product with a diagonal matrix as a broadcast product, and the einsum equations that are matrix
-// products. The reference keeps the composite op; only the generator sees the expansion.
+// product with a diagonal matrix as a broadcast product, the einsum equations that are matrix
+// products, and broadcast_tensors of problem tensors as expands. The reference keeps the composite op; only the generator sees the expansion.
 #include "gen/builtin/pattern_graph.h"
 
 #include <algorithm>
@@ -232,16 +232,78 @@ std::map<std::string, std::string> diagonals(const std::vector<OpNode> &nodes, c
     return scaled;
 }
 
+// torch.broadcast_tensors of problem tensors, unpacked (F.mse_loss, F.l1_loss, F.smooth_l1_loss
+// and F.huber_loss begin with it): each value of the unpack -> the tensor and the shape it is
+// broadcast to, read off the problem's tensors; the broadcast's list value -> nothing.
+std::map<std::string, std::pair<std::string, Shape>> broadcastLists(const std::vector<OpNode> &nodes,
+                                                                    const Problem &problem)
+{
+    auto producer = [&](const std::string &value, const char *op) -> const OpNode * {
+        for (const OpNode &n : nodes)
+            if (n.op == op && n.outputs.size() == 1 && n.outputs[0] == value)
+                return &n;
+        return nullptr;
+    };
+    std::map<std::string, std::pair<std::string, Shape>> out;
+    for (const OpNode &unpack : nodes) {
+        if (unpack.op != "prim::ListUnpack" || unpack.inputs.size() != 1)
+            continue;
+        const OpNode *b = producer(unpack.inputs[0], "aten::broadcast_tensors");
+        const OpNode *list = b && b->inputs.size() == 1 ? producer(b->inputs[0], "prim::ListConstruct") : nullptr;
+        const auto readers = std::count_if(nodes.begin(), nodes.end(), [&](const OpNode &n) {
+            return std::find(n.inputs.begin(), n.inputs.end(), unpack.inputs[0]) != n.inputs.end();
+        });
+        if (!list || list->inputs.size() != unpack.outputs.size() || readers != 1)
+            continue;
+        Shape shape;
+        bool known = true;
+        for (const std::string &v : list->inputs) {
+            const TensorSpec *t = problem.tensor(tensorOfValue(v));
+            if (!t) {
+                known = false;
+                break;
+            }
+            // numpy broadcasting, right-aligned; a size-1 dim takes the other's size.
+            Shape s = t->shape;
+            if (s.size() > shape.size())
+                shape.insert(shape.begin(), s.size() - shape.size(), 1);
+            s.insert(s.begin(), shape.size() - s.size(), 1);
+            for (std::size_t d = 0; d < s.size(); ++d) {
+                if (shape[d] == 1)
+                    shape[d] = s[d];
+                else if (s[d] != 1 && s[d] != shape[d])
+                    known = false;
+            }
+        }
+        if (!known)
+            continue;
+        for (std::size_t k = 0; k < unpack.outputs.size(); ++k)
+            out[unpack.outputs[k]] = {list->inputs[k], shape};
+        out[unpack.inputs[0]] = {}; // the broadcast's own value, which only the unpack reads
+    }
+    return out;
+}
+
 } // namespace
 
 std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Problem &problem)
 {
     const std::map<std::string, std::string> diagonal = diagonals(nodes, problem);
+    const auto broadcast = broadcastLists(nodes, problem);
     std::vector<OpNode> out;
     Emitter e(out);
     for (const OpNode &n : nodes) {
         bool done = false;
-        if (n.op == "aten::cosine_similarity")
+        if (n.op == "prim::ListUnpack" && !n.outputs.empty() && broadcast.count(n.outputs[0])) {
+            // Each tensor expanded to the common shape, as the ops after it would broadcast it.
+            for (const std::string &v : n.outputs) {
+                const auto &[tensor, shape] = broadcast.at(v);
+                e.op("aten::expand", {Arg::of(tensor), Arg::list(shape), Arg::flag(false)}, shape, v);
+            }
+            done = true;
+        } else if (n.op == "aten::broadcast_tensors" && n.outputs.size() == 1 && broadcast.count(n.outputs[0])) {
+            done = true; // read only through its unpack, above
+        } else if (n.op == "aten::cosine_similarity")
             done = cosineSimilarity(n, e);
         else if (n.op == "aten::pairwise_distance")
             done = pairwiseDistance(n, e);
