@@ -634,6 +634,12 @@ private slots:
                                           << "aten::sum after aten::softmax";
         QTest::newRow("tuple") << "tuple"
                                << "tuple";
+        // A graph the worker did not run has no recorded shapes: the view of an unknown op's
+        // value has none to work from (a dim past the end once crashed the recogniser).
+        QTest::newRow("unsqueeze of an unknown op") << "select+unsqueeze"
+                                                    << "aten::select";
+        QTest::newRow("flatten of an unknown op") << "select+flatten"
+                                                  << "aten::select";
     }
 
     void unsupportedOpsAreNamed()
@@ -646,6 +652,12 @@ private slots:
                       {nullptr, -1, nullptr}),
                  node("aten::sum", {"%4", "%5", "%7", "%8"}, {"%6"}, {{2, 3, 4}, {}, {}, {}}, {{2, 3}},
                       {nullptr, {-1}, false, nullptr})};
+        } else if (op.startsWith("select+")) {
+            const bool unsqueeze = op.endsWith("unsqueeze");
+            g = {node("aten::select", {"%x.1", "%2", "%3"}, {"%4"}, {{}, {}, {}}, {{}}, {nullptr, 1, 0}),
+                 unsqueeze ? node("aten::unsqueeze", {"%4", "%5"}, {"%6"}, {{}, {}}, {{}}, {nullptr, 1})
+                           : node("aten::flatten", {"%4", "%5", "%7"}, {"%6"}, {{}, {}, {}}, {{}}, {nullptr, 1, 2}),
+                 node("aten::relu", {"%6"}, {"%8"}, {{}}, {{}}, {nullptr})};
         } else if (op == "tuple") {
             g = {node("aten::relu", {"%x.1"}, {"%2"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
                  node("aten::tanh", {"%x.1"}, {"%3"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),

@@ -308,6 +308,10 @@ Shape reshapedShape(const Op &op, const Shape &x)
         auto a = op.in.size() > 1 ? intList(op.in[1].constant) : std::nullopt;
         auto b = op.in.size() > 2 ? intList(op.in[2].constant) : std::nullopt;
         int s0 = a ? normDim((*a)[0], x.size()) : 0, s1 = b ? normDim((*b)[0], x.size()) : int(x.size()) - 1;
+        // A dim outside the shape: the shape is not known (an op the recogniser does not take
+        // made it), and that op stops the recognition.
+        if (s0 < 0 || s0 > int(x.size()))
+            return recordedShape(op);
         Shape s(x.begin(), x.begin() + s0);
         std::int64_t mid = 1;
         for (int i = s0; i <= s1 && i < int(x.size()); ++i)
@@ -320,8 +324,11 @@ Shape reshapedShape(const Op &op, const Shape &x)
         auto d = intList(op.in[1].constant);
         if (!d)
             return recordedShape(op);
+        const int at = normDim((*d)[0], x.size() + 1);
+        if (at < 0 || at > int(x.size()))
+            return recordedShape(op);
         Shape s = x;
-        s.insert(s.begin() + normDim((*d)[0], x.size() + 1), 1);
+        s.insert(s.begin() + at, 1);
         return s;
     }
     // squeeze drops dims of size 1: only the given ones, when dims are given.
