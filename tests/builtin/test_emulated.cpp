@@ -91,6 +91,12 @@ private slots:
             {"einsum_tensor_matrix", "gemm_tiled_fp32"},
             {"diag_scaled_rows", "ew_vec4"},
             {"huber_loss_functional", "reduce_grid"},
+            // Triangle masks from each element's row and column: in a product's epilogue, and in
+            // four lanes at a time over a batch of matrices (rows of 12, masks from diagonal 2).
+            {"matmul_lower_triangular", "gemm_tiled_fp32"},
+            {"matmul_lower_triangular", "gemm_mma_tf32x3"},
+            {"triu_batched_scale", "ew_vec4"},
+            {"triu_batched_scale", "ew_grid_stride"},
             // The mma.sync templates (ldmatrix, mma.sync and cp.async emulated): a product with an
             // epilogue; the implicit GEMM with max pooling in its tiles, of a 3-D convolution, and
             // of transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.

@@ -134,6 +134,11 @@ private slots:
         // torch.broadcast_tensors before the loss, as the functional losses run it: expands.
         row("huber_loss_functional", "reduce",
             "mean over all elements of (huber(abs(predictions - targets), 0.5)) [16384, 16384]");
+        // triu / tril: a mask of the element's row and column, in the product's epilogue too.
+        row("matmul_lower_triangular", "matmul",
+            "matrix product A @ B (M 4096, N 4096, K 4096), then lower triangle from diagonal -1 of acc");
+        row("triu_batched_scale", "elementwise",
+            "elementwise out = (upper triangle from diagonal 2 of x) * scale over [64, 1024, 2048]");
         row("sum_all", "reduce", "sum over all elements of x [32768, 16384]");
         row("hinge_loss", "reduce",
             "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
@@ -263,7 +268,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 66); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 68); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -91,6 +91,16 @@ Vec4Kind vec4Kind(const std::vector<IndexTerm> &terms)
     return Vec4Kind::PerLane;
 }
 
+// A triangle mask's value (pattern.h) at the element whose flat index in the mask's
+// [rows, columns] is `j`: 1.0f or 0.0f, from its column minus its row.
+std::string maskValue(const Leaf &l, const std::string &j)
+{
+    const std::string n = std::to_string(l.shape.back());
+    const std::string offset = "(long long)(" + j + ") % " + n + " - (long long)(" + j + ") / " + n;
+    return "((" + offset + (l.mask == Leaf::Mask::Upper ? " >= " : " <= ") + std::to_string(l.diagonal) +
+        "LL) ? 1.0f : 0.0f)";
+}
+
 // The names of a program's operands in the struct: one member per distinct tensor (renamed away
 // from `taken`, another struct's kernel parameters), one apply() parameter per leaf.
 struct OperandNames {
@@ -104,7 +114,7 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
     OperandNames o;
     std::set<std::string> memberNames = taken;
     for (const Leaf &l : p.leaves)
-        if (!o.memberOf.count(l.tensor)) {
+        if (!l.isMask() && !o.memberOf.count(l.tensor)) {
             std::string m = cudaName(l.tensor);
             while (memberNames.count(m))
                 m += "_";
@@ -114,7 +124,7 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
         }
     std::set<std::string> vars;
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        std::string v = o.memberOf[p.leaves[k].tensor];
+        std::string v = p.leaves[k].isMask() ? "mask" : o.memberOf[p.leaves[k].tensor];
         if (vars.count(v))
             v += "_" + std::to_string(k);
         vars.insert(v);
@@ -162,8 +172,11 @@ std::string atFunction(const EwProgram &p, const OperandNames &o, const std::str
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         auto terms = indexTerms(p.leaves[k], p.shape);
         std::string idx = indexExpr(terms, "i", n);
-        scalarLoads.push_back(ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
-                              (terms.empty() ? idx : "(" + idx + ")") + ")");
+        if (p.leaves[k].isMask())
+            scalarLoads.push_back(maskValue(p.leaves[k], idx));
+        else
+            scalarLoads.push_back(ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
+                                  (terms.empty() ? idx : "(" + idx + ")") + ")");
     }
     if (acc)
         scalarLoads.push_back("acc");
@@ -184,6 +197,12 @@ std::string at4Function(const EwProgram &p, const OperandNames &o, const std::st
     static const char *comp[4] = {"x", "y", "z", "w"};
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         auto terms = indexTerms(p.leaves[k], p.shape);
+        if (p.leaves[k].isMask()) {
+            for (int l = 0; l < 4; ++l)
+                lanes[k][std::size_t(l)] =
+                    maskValue(p.leaves[k], indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n));
+            continue;
+        }
         const std::string &m = o.memberOf.at(p.leaves[k].tensor);
         const std::string local = "v_" + o.leafVar[k];
         switch (vec4Kind(terms)) {
@@ -488,7 +507,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
     std::set<std::string> names = taken;
     names.insert({"acc", "row", "col"});
     for (const Leaf &l : p.leaves) {
-        if (paramOf.count(l.tensor))
+        if (l.isMask() || paramOf.count(l.tensor))
             continue;
         std::string name = cudaName(l.tensor);
         while (names.count(name))
@@ -501,7 +520,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
     std::vector<std::string> leafVar, loads;
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
         const Leaf &l = p.leaves[k];
-        std::string v = "v_" + paramOf[l.tensor];
+        std::string v = l.isMask() ? std::string("v_mask") : "v_" + paramOf[l.tensor];
         if (std::find(leafVar.begin(), leafVar.end(), v) != leafVar.end())
             v += "_" + std::to_string(k);
         leafVar.push_back(v);
@@ -515,7 +534,10 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
         }
         if (!terms.empty())
             idx = parts.empty() ? "0" : join(parts, " + ");
-        loads.push_back("__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")");
+        if (l.isMask())
+            loads.push_back(maskValue(l, idx));
+        else
+            loads.push_back("__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")");
     }
 
     // Values used once are written inline; otherwise a lambda called in place computes each once.

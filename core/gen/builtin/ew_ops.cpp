@@ -71,6 +71,8 @@ constexpr std::array kFunctions{
     EwFunction{"smooth_l1", 2, "($0 < $1 ? 0.5f * $0 * $0 / $1 : $0 - 0.5f * $1)", "smooth_l1($0, $1)"},
     EwFunction{"huber", 2, "($0 < $1 ? 0.5f * $0 * $0 : $1 * ($0 - 0.5f * $1))", "huber($0, $1)"},
     EwFunction{"xlogx", 1, "($0 == 0.0f ? 0.0f : $0 * logf($0))", "xlogx($0)"},
+    // torch.triu / tril: the value where a triangle mask (pattern.h) is 1, else 0 (NaN included).
+    EwFunction{"keep", 2, "($1 != 0.0f ? $0 : 0.0f)", "$1 of $0"},
 };
 
 // aten ops that map one to one onto a unary function of the table.
@@ -112,10 +114,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kUnary{{
 }};
 
 constexpr std::string_view kOthers[] = {
-    "gelu",      "add",       "sub",        "rsub",       "mul",        "div",     "true_divide",
-    "maximum",   "minimum",   "max",        "min",        "clamp",      "clamp_min", "clamp_max",
-    "hardtanh",  "leaky_relu", "softplus",  "elu",        "celu",       "hardshrink", "softshrink",
-    "threshold", "pow",       "dropout",    "round"};
+    "gelu", "add",        "sub",        "rsub",      "mul",       "div",      "true_divide", "maximum",  "minimum",
+    "max",  "min",        "clamp",      "clamp_min", "clamp_max", "hardtanh", "leaky_relu",  "softplus", "elu",
+    "celu", "hardshrink", "softshrink", "threshold", "pow",       "dropout",  "round",       "triu",     "tril"};
 
 std::string_view shortName(std::string_view op)
 {

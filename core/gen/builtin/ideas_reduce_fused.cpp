@@ -41,7 +41,7 @@ std::vector<EwProgram> withSharedLeaves(const Target &t)
     std::vector<Leaf> all;
     auto indexOf = [&](const Leaf &l) {
         for (std::size_t i = 0; i < all.size(); ++i)
-            if (all[i].tensor == l.tensor && all[i].view == l.view)
+            if (all[i] == l)
                 return int(i);
         all.push_back(l);
         return int(all.size()) - 1;
@@ -73,7 +73,7 @@ double unionBytes(const Target &t)
     double bytes = 0;
     const std::vector<EwProgram> inputs = withSharedLeaves(t);
     for (const Leaf &l : inputs.front().leaves)
-        bytes += double(numel(l.shape)) * 4;
+        bytes += l.isMask() ? 0.0 : double(numel(l.shape)) * 4;
     return bytes;
 }
 

@@ -52,7 +52,7 @@ EwProgram compose(const EwProgram &inner, const EwProgram &outer)
     for (const Leaf &l : outer.leaves) {
         int at = -1;
         for (std::size_t i = 0; i < p.leaves.size() && at < 0; ++i)
-            if (p.leaves[i].tensor == l.tensor && p.leaves[i].view == l.view)
+            if (p.leaves[i] == l)
                 at = int(i);
         if (at < 0) {
             p.leaves.push_back(l);
@@ -97,6 +97,18 @@ std::string shapeText(const Shape &s)
     for (std::size_t i = 0; i < s.size(); ++i)
         out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
+}
+
+Leaf triangleMask(bool upper, std::int64_t diagonal, const Shape &shape)
+{
+    Leaf l;
+    l.tensor = std::string(upper ? "upper" : "lower") + " triangle" +
+        (diagonal ? " from diagonal " + std::to_string(diagonal) : std::string());
+    l.shape = Shape(shape.end() - 2, shape.end());
+    l.view = l.shape;
+    l.mask = upper ? Leaf::Mask::Upper : Leaf::Mask::Lower;
+    l.diagonal = diagonal;
+    return l;
 }
 
 bool Leaf::broadcast(const Shape &programShape) const { return !indexTerms(*this, programShape).empty(); }

@@ -31,8 +31,19 @@ struct Leaf {
     std::string tensor;
     Shape shape; // the problem's shape of the tensor
     Shape view;  // same numel as `shape`, 1s inserted where it is broadcast
+    // A leaf no tensor holds: torch.triu's (Upper) or tril's (Lower) mask over a matrix of
+    // `shape` ([rows, columns], broadcast like a tensor): 1 where the element's column minus its
+    // row is at least (Upper) or at most (Lower) `diagonal`, else 0. `tensor` says so in words.
+    enum class Mask { None, Upper, Lower };
+    Mask mask = Mask::None;
+    std::int64_t diagonal = 0;
+
     bool broadcast(const Shape &programShape) const;
+    bool isMask() const { return mask != Mask::None; }
+    bool operator==(const Leaf &) const = default;
 };
+// The mask leaf of torch.triu (upper) or tril over the last two dims of `shape`.
+Leaf triangleMask(bool upper, std::int64_t diagonal, const Shape &shape);
 
 // One term of a broadcast leaf's index: ((i / div) % mod) * stride, i the flat output index.
 struct IndexTerm {

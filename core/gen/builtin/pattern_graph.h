@@ -93,6 +93,7 @@ private:
     Result<EwArg> visit(const std::string &value);
     Result<EwArg> leaf(const std::string &tensor, const Shape &view);
     Result<EwArg> batchNorm(const Op &op, int index);
+    Result<EwArg> triangle(const Op &op);
 
     const Graph &m_graph;
     EwProgram m_program;

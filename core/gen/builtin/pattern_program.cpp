@@ -101,6 +101,8 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
             out = visit(op.in[0].value);
         } else if (op.name == "aten::batch_norm") {
             out = batchNorm(op, v.op);
+        } else if (op.name == "aten::triu" || op.name == "aten::tril") {
+            out = triangle(op);
         } else if (isElementwiseOp(op.name) &&
                    !((op.name == "aten::max" || op.name == "aten::min") && op.in.size() > 1 && !op.in[1].tensor)) {
             std::vector<OpOperand> operands;
@@ -127,6 +129,28 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
     if (out)
         m_memo[value] = *out;
     return out;
+}
+
+// triu(x, diagonal) / tril(x, diagonal): x where its element's place in the last two dims is on the
+// triangle, else 0; the place comes from the element's index, as a mask leaf (pattern.h).
+Result<EwArg> ProgramBuilder::triangle(const Op &op)
+{
+    const Shape &xs = m_graph.shape(op.in[0].value);
+    if (xs.size() < 2)
+        return unsupportedOp(op.name, "of a tensor of rank " + std::to_string(xs.size()));
+    const nlohmann::json &d = op.in.size() > 1 ? op.in[1].constant : nlohmann::json();
+    if ((op.in.size() > 1 && op.in[1].tensor) || !(d.is_null() || d.is_number_integer()))
+        return unsupportedOp(op.name, "with a diagonal that is not a number");
+    auto x = visit(op.in[0].value);
+    if (!x)
+        return x.error();
+    const Leaf mask = triangleMask(op.name == "aten::triu", d.is_null() ? 0 : d.get<std::int64_t>(), xs);
+    std::size_t at = 0;
+    while (at < m_program.leaves.size() && !(m_program.leaves[at] == mask))
+        ++at;
+    if (at == m_program.leaves.size())
+        m_program.leaves.push_back(mask);
+    return step("keep", {*x, EwArg::leaf(int(at))}, op.name);
 }
 
 // Inference-mode batch_norm: (x - running_mean) / sqrt(running_var + eps) * weight + bias, with
