@@ -60,6 +60,7 @@ static dim3 blockIdx, gridDim, blockDim;
 #define __shared__ static  // one block at a time: a static is the block's shared memory
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(4) uchar4 { unsigned char x, y, z, w; };
 struct alignas(8) int2 { int x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
 inline float2 make_float2(float x, float y) { return {x, y}; }
@@ -253,7 +254,10 @@ def as_dim3(v):
 
 
 def draw(t, shape, dim):
-    """A tensor as the problem's init names it (fan_in_uniform as torch.nn layers draw)."""
+    """A tensor as the problem's init names it (fan_in_uniform as torch.nn layers draw); a bool
+    one true with probability 1/2, as the engine draws it."""
+    if t.get("dtype") == "bool":
+        return torch.rand(shape) < 0.5
     init = t.get("init", "uniform")
     if init == "ones":
         return torch.ones(shape)
@@ -332,12 +336,14 @@ def main():
     scratch = {m[1]: (CTYPES[m[2]][0], eval(m[3], env))
                for m in re.finditer(r"// @scratch (\w+) (\w+) (.*?)(?: (?:zeroed|uninitialized))?\n", text)}
     with tempfile.TemporaryDirectory() as wd:
-        lines = [SHIM, text, "static std::vector<float> kfRead(const char *p, size_t n) { std::vector<float> v(n); "
-                 "FILE *f = fopen(p, \"rb\"); if (fread(v.data(), 4, n, f) != n) __builtin_trap(); fclose(f); return v; }",
+        lines = [SHIM, text, "template <class T> static std::vector<T> kfRead(const char *p, size_t n) { "
+                 "std::vector<T> v(n); FILE *f = fopen(p, \"rb\"); "
+                 "if (fread(v.data(), sizeof(T), n, f) != n) __builtin_trap(); fclose(f); return v; }",
                  "int main() {"]
         for name, t in tensors.items():
-            t.contiguous().numpy().tofile(f"{wd}/{name}.bin")
-            lines.append(f'  auto {name} = kfRead("{wd}/{name}.bin", {t.numel()});')
+            t.contiguous().numpy().tofile(f"{wd}/{name}.bin")  # a bool is one byte, 0 or 1
+            element = "unsigned char" if t.dtype == torch.bool else "float"
+            lines.append(f'  auto {name} = kfRead<{element}>("{wd}/{name}.bin", {t.numel()});')
         lines.append(f"  std::vector<{out_type}> {out}({ref.numel()}, {out_type}(-12345));")
         # Scratch is zero-filled before the launches, as the engine does.
         lines += [f"  std::vector<{ctype}> {n}({c});" for n, (ctype, c) in scratch.items()]

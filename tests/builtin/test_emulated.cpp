@@ -97,6 +97,9 @@ private slots:
             {"matmul_lower_triangular", "gemm_mma_tf32x3"},
             {"triu_batched_scale", "ew_vec4"},
             {"triu_batched_scale", "ew_grid_stride"},
+            // Bool masks read as bytes, in a scan and in a product's epilogue (more below).
+            {"masked_cumsum", "scan_rows"},
+            {"matmul_masked_columns", "gemm_tiled_fp32"},
             // The mma.sync templates (ldmatrix, mma.sync and cp.async emulated): a product with an
             // epilogue; the implicit GEMM with max pooling in its tiles, of a 3-D convolution, and
             // of transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.
@@ -117,6 +120,11 @@ private slots:
             for (const char *idea : {"reduce_split_row", "reduce_rows_fused"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea)))
                     << QString(problem) << QString(idea) << 16;
+        // A bool mask of one row broadcast over 6 rows (a GPU of 4 SMs, so that a block or a
+        // thread per row applies): four bytes at a time (uchar4), and one.
+        for (const char *idea : {"reduce_block_per_row", "reduce_thread_per_output"})
+            QTest::newRow(qPrintable(QString("masked_mean_rows %1").arg(idea)))
+                << QString("masked_mean_rows") << QString(idea) << 4;
     }
 
     void candidateMatchesPyTorch()

@@ -139,6 +139,10 @@ private slots:
             "matrix product A @ B (M 4096, N 4096, K 4096), then lower triangle from diagonal -1 of acc");
         row("triu_batched_scale", "elementwise",
             "elementwise out = (upper triangle from diagonal 2 of x) * scale over [64, 1024, 2048]");
+        // Bool tensors, read as bytes: 1 where true, as x * mask promotes them.
+        row("masked_cumsum", "scan", "cumsum over dim 1 of (x * mask) [8192, 16384]");
+        row("masked_mean_rows", "reduce", "mean over dim 1 of (x * keep) [16384, 8192], then relu(acc)");
+        row("matmul_masked_columns", "matmul", "matrix product A @ B (M 4096, N 4096, K 2048), then acc * keep");
         row("sum_all", "reduce", "sum over all elements of x [32768, 16384]");
         row("hinge_loss", "reduce",
             "mean over all elements of (clamp(-(predictions * targets) + 1, 0, inf)) [16384, 16384]");
@@ -268,7 +272,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 68); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 71); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -44,7 +44,7 @@ Target makeTarget(const Pattern &pattern, const Problem &problem, int sms, int m
     t.policy = policy;
     const EwProgram &reads = pattern.kind == PatternKind::Elementwise ? pattern.program : pattern.input;
     for (const Leaf &l : reads.leaves)
-        t.inputBytes += l.isMask() ? 0.0 : double(numel(l.shape)) * 4;
+        t.inputBytes += l.isMask() ? 0.0 : double(numel(l.shape)) * double(elementSize(l.dtype));
     for (const std::string &name : {pattern.weight, pattern.bias})
         if (const TensorSpec *s = name.empty() ? nullptr : problem.tensor(name))
             t.paramBytes += double(s->bytes());

@@ -101,6 +101,12 @@ std::string maskValue(const Leaf &l, const std::string &j)
         "LL) ? 1.0f : 0.0f)";
 }
 
+// A bool tensor is read as bytes (what the engine's bool tensors hold), a float32 one as floats.
+bool bytes(const Leaf &l) { return l.dtype == DType::Bool; }
+std::string elementType(const Leaf &l) { return bytes(l) ? "unsigned char" : "float"; }
+// A loaded element as the float the program computes with: a bool is 1 or 0.
+std::string asFloat(const Leaf &l, const std::string &load) { return bytes(l) ? "float(" + load + " != 0)" : load; }
+
 // The names of a program's operands in the struct: one member per distinct tensor (renamed away
 // from `taken`, another struct's kernel parameters), one apply() parameter per leaf.
 struct OperandNames {
@@ -175,8 +181,9 @@ std::string atFunction(const EwProgram &p, const OperandNames &o, const std::str
         if (p.leaves[k].isMask())
             scalarLoads.push_back(maskValue(p.leaves[k], idx));
         else
-            scalarLoads.push_back(ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
-                                  (terms.empty() ? idx : "(" + idx + ")") + ")");
+            scalarLoads.push_back(asFloat(p.leaves[k],
+                                          ld + "(" + o.memberOf.at(p.leaves[k].tensor) + " + " +
+                                              (terms.empty() ? idx : "(" + idx + ")") + ")"));
     }
     if (acc)
         scalarLoads.push_back("acc");
@@ -203,27 +210,31 @@ std::string at4Function(const EwProgram &p, const OperandNames &o, const std::st
                     maskValue(p.leaves[k], indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n));
             continue;
         }
-        const std::string &m = o.memberOf.at(p.leaves[k].tensor);
+        const Leaf &leaf = p.leaves[k];
+        const std::string &m = o.memberOf.at(leaf.tensor);
         const std::string local = "v_" + o.leafVar[k];
         switch (vec4Kind(terms)) {
         case Vec4Kind::Same:
         case Vec4Kind::Contiguous: {
             std::string idx = indexExpr(terms, "i", n);
-            body += "        const float4 " + local + " = " + ld + "(reinterpret_cast<const float4*>(" + m + " + " +
-                (terms.empty() ? idx : "(" + idx + ")") + "));\n";
+            const std::string vec = bytes(leaf) ? "uchar4" : "float4";
+            body += "        const " + vec + " " + local + " = " + ld + "(reinterpret_cast<const " + vec + "*>(" + m +
+                " + " + (terms.empty() ? idx : "(" + idx + ")") + "));\n";
             for (int l = 0; l < 4; ++l)
-                lanes[k][std::size_t(l)] = local + "." + comp[l];
+                lanes[k][std::size_t(l)] = asFloat(leaf, local + "." + comp[l]);
             break;
         }
         case Vec4Kind::Uniform:
-            body += "        const float " + local + " = " + ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "));\n";
+            body += "        const float " + local + " = " +
+                asFloat(leaf, ld + "(" + m + " + (" + indexExpr(terms, "i", n) + "))") + ";\n";
             for (auto &lane : lanes[k])
                 lane = local;
             break;
         case Vec4Kind::PerLane:
             for (int l = 0; l < 4; ++l)
-                lanes[k][std::size_t(l)] =
-                    ld + "(" + m + " + (" + indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n) + "))";
+                lanes[k][std::size_t(l)] = asFloat(
+                    leaf,
+                    ld + "(" + m + " + (" + indexExpr(terms, l ? "(i + " + std::to_string(l) + ")" : "i", n) + "))");
             break;
         }
     }
@@ -291,8 +302,9 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
         if (first->broadcast(p.shape))
             note += ", broadcast over " + shapeText(p.shape);
         const std::string &m = o.memberOf.at(t);
-        code += "    const float* __restrict__ " + m + "; // " + note + "\n";
-        c.params += std::string(c.params.empty() ? "" : ", ") + "const float* __restrict__ " + m;
+        const std::string type = "const " + elementType(*first) + "* __restrict__ ";
+        code += "    " + type + m + "; // " + note + (bytes(*first) ? ", bool" : "") + "\n";
+        c.params += std::string(c.params.empty() ? "" : ", ") + type + m;
         c.args += std::string(c.args.empty() ? "" : ", ") + m;
         c.launch += std::string(c.launch.empty() ? "" : ", ") + t;
         c.names.insert(m);
@@ -514,7 +526,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
             name += "_";
         names.insert(name);
         paramOf[l.tensor] = name;
-        c.params += ", const float *__restrict__ " + name;
+        c.params += ", const " + elementType(l) + " *__restrict__ " + name;
         c.args += ", " + l.tensor;
     }
     std::vector<std::string> leafVar, loads;
@@ -537,7 +549,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
         if (l.isMask())
             loads.push_back(maskValue(l, idx));
         else
-            loads.push_back("__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")");
+            loads.push_back(asFloat(l, "__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")"));
     }
 
     // Values used once are written inline; otherwise a lambda called in place computes each once.

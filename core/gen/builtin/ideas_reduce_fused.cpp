@@ -73,7 +73,7 @@ double unionBytes(const Target &t)
     double bytes = 0;
     const std::vector<EwProgram> inputs = withSharedLeaves(t);
     for (const Leaf &l : inputs.front().leaves)
-        bytes += l.isMask() ? 0.0 : double(numel(l.shape)) * 4;
+        bytes += l.isMask() ? 0.0 : double(numel(l.shape)) * double(elementSize(l.dtype));
     return bytes;
 }
 

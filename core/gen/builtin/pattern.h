@@ -37,6 +37,7 @@ struct Leaf {
     enum class Mask { None, Upper, Lower };
     Mask mask = Mask::None;
     std::int64_t diagonal = 0;
+    DType dtype = DType::F32; // F32, or Bool (a mask tensor: 1 where true, as x * mask promotes it)
 
     bool broadcast(const Shape &programShape) const;
     bool isMask() const { return mask != Mask::None; }

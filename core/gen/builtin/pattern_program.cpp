@@ -62,11 +62,13 @@ Result<EwArg> ProgramBuilder::leaf(const std::string &tensor, const Shape &view)
         if (m_program.leaves[i].tensor == tensor && m_program.leaves[i].view == view)
             return EwArg::leaf(int(i));
     const TensorSpec *spec = m_graph.problem().tensor(tensor);
-    if (spec && spec->dtype != DType::F32)
+    if (spec && spec->dtype != DType::F32 && spec->dtype != DType::Bool)
         return makeError(ErrorCode::Unsupported,
                          "'" + tensor + "' is " + toString(spec->dtype) +
-                             "; the built-in generator handles float32 tensors");
-    m_program.leaves.push_back(Leaf{tensor, spec ? spec->shape : view, view});
+                             "; the built-in generator handles float32 tensors (and bool masks)");
+    Leaf l{tensor, spec ? spec->shape : view, view};
+    l.dtype = spec ? spec->dtype : DType::F32;
+    m_program.leaves.push_back(l);
     return EwArg::leaf(int(m_program.leaves.size()) - 1);
 }
 
