@@ -633,6 +633,29 @@ private slots:
         QVERIFY2(QString::fromStdString(cast.error().message).contains("dtype"), cast.error().message.c_str());
     }
 
+    // F.kl_div's batchmean divides the sum by input.size()[0]: the whole size as a list, then its
+    // element; a number the graph does not give (the length of an unknown list) stops it by name
+    // instead of being taken for None and replaced by a default.
+    void sizesOfTheInputAsNumbers()
+    {
+        const Shape s{2, 3, 4};
+        auto graph = [&](const std::string &listOp) {
+            return std::vector<OpNode>{
+                node("aten::sum", {"%x.1", "%2"}, {"%3"}, {s, {}}, {{}}, {nullptr, nullptr}),
+                listOp == "size" ? node("aten::size", {"%x.1"}, {"%4"}, {s}, {{}}, {nullptr})
+                                 : node("prim::ListConstruct", {"%9"}, {"%4"}, {{}}, {{}}, {nullptr}),
+                node(listOp == "size" ? "aten::__getitem__" : "aten::len", {"%4", "%5"}, {"%6"}, {{}, {}}, {{}},
+                     {nullptr, -1}),
+                node("aten::div", {"%3", "%6"}, {"%7"}, {{}, {}}, {{}}, {nullptr, nullptr})};
+        };
+        const Pattern mean = recogniseOk(graph("size"), problemWith(false, "[]"));
+        QCOMPARE(QString::fromStdString(mean.summary()), QString("sum over all elements of x [2, 3, 4], then acc / 4"));
+        auto unknown = recognise(graph("list"), problemWith(false, "[]"));
+        QVERIFY(!unknown);
+        QVERIFY2(QString::fromStdString(unknown.error().message).contains("aten::div with a number the reference computes"),
+                 unknown.error().message.c_str());
+    }
+
     void unsupportedOpsAreNamed_data()
     {
         QTest::addColumn<QString>("op");

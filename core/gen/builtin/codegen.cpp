@@ -106,6 +106,13 @@ bool bytes(const Leaf &l) { return l.dtype == DType::Bool; }
 std::string elementType(const Leaf &l) { return bytes(l) ? "unsigned char" : "float"; }
 // A loaded element as the float the program computes with: a bool is 1 or 0.
 std::string asFloat(const Leaf &l, const std::string &load) { return bytes(l) ? "float(" + load + " != 0)" : load; }
+// A program that reads bytes loads every operand through plain loads of its const __restrict__
+// pointers (still the read-only path): ptxas spilled around the intrinsics' volatile loads mixed
+// with byte loads (a scan of 16 elements a thread: 12 to 16 bytes of spills; none with plain loads).
+std::string loadsOf(const EwProgram &p, const std::string &ld)
+{
+    return std::any_of(p.leaves.begin(), p.leaves.end(), bytes) ? std::string("*") : ld;
+}
 
 // The names of a program's operands in the struct: one member per distinct tensor (renamed away
 // from `taken`, another struct's kernel parameters), one apply() parameter per leaf.
@@ -283,7 +290,7 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
 {
     OperandCode c;
     c.text = p.text();
-    const std::string ld = loads == Loads::ReadOnly ? "__ldg" : loads == Loads::Streaming ? "__ldcs" : "*";
+    const std::string ld = loadsOf(p, loads == Loads::ReadOnly ? "__ldg" : loads == Loads::Streaming ? "__ldcs" : "*");
     const bool acc = usesAcc(p);
     const OperandNames o = operandNames(p, taken);
 
@@ -513,6 +520,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
     EpilogueCode c;
     c.text = p.text();
     const std::int64_t n = numel(p.shape);
+    const std::string ld = loadsOf(p, "__ldg");
 
     // One kernel parameter per distinct tensor, one load per leaf.
     std::map<std::string, std::string> paramOf;
@@ -549,7 +557,7 @@ EpilogueCode emitEpilogue(const EwProgram &p, const std::vector<IndexSegment> &i
         if (l.isMask())
             loads.push_back(maskValue(l, idx));
         else
-            loads.push_back(asFloat(l, "__ldg(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")"));
+            loads.push_back(asFloat(l, ld + "(" + paramOf[l.tensor] + (idx == "0" ? "" : " + " + idx) + ")"));
     }
 
     // Values used once are written inline; otherwise a lambda called in place computes each once.

@@ -160,6 +160,8 @@ Status Graph::build(const std::vector<OpNode> &nodes)
     std::map<std::string, nlohmann::json> lists;
     // Lists of tensors (cat, stack, einsum's operands): an op that reads one computes with tensors.
     std::set<std::string> tensorLists;
+    // Values of scalar ops whose number is not known here.
+    std::set<std::string> unresolved;
     for (const OpNode &n : nodes) {
         if (n.op == "prim::Constant")
             continue;
@@ -191,6 +193,22 @@ Status Graph::build(const std::vector<OpNode> &nodes)
             const int d = normDim(n.constants[1].get<std::int64_t>(), shape.size());
             if ((spec || v.kind != Value::Kind::Other) && d >= 0 && d < int(shape.size()))
                 lists[n.outputs[0]] = shape[std::size_t(d)];
+        }
+        // x.size() (every dim, as a list), and an element of a known list (x.size()[0], as
+        // F.kl_div's batchmean divides by).
+        if (n.op == "aten::size" && n.inputs.size() == 1 && n.outputs.size() == 1) {
+            const Value &v = value(n.inputs[0]);
+            const std::string t = v.kind == Value::Kind::Other ? matchTensor(n.inputs[0]) : std::string();
+            const TensorSpec *spec = t.empty() ? nullptr : m_problem.tensor(t);
+            if (spec || v.kind != Value::Kind::Other)
+                lists[n.outputs[0]] = nlohmann::json(spec ? spec->shape : v.shape);
+        }
+        if (n.op == "aten::__getitem__" && n.inputs.size() == 2 && n.outputs.size() == 1 && n.constants.size() == 2 &&
+            n.constants[1].is_number_integer() && lists.count(n.inputs[0]) && lists[n.inputs[0]].is_array()) {
+            const nlohmann::json &list = lists[n.inputs[0]];
+            const int k = normDim(n.constants[1].get<std::int64_t>(), list.size());
+            if (k >= 0 && k < int(list.size()))
+                lists[n.outputs[0]] = list[std::size_t(k)];
         }
         if (n.op == "prim::TupleIndex" && n.inputs.size() == 2 && !n.outputs.empty()) {
             // Indexing a tuple built just before: the element itself.
@@ -241,12 +259,21 @@ Status Graph::build(const std::vector<OpNode> &nodes)
             anyTensor = anyTensor || o.tensor;
             op.in.push_back(std::move(o));
         }
+        // A number the reference computes (a size, an element of a shape) that the graph does not
+        // give: taking it for None would compute with a default in its place.
+        for (const Operand &o : op.in)
+            if (anyTensor && !o.tensor && o.constant.is_null() && unresolved.count(o.value))
+                return unsupportedOp(n.op, "with a number the reference computes (" + o.value +
+                                               ") that the built-in generator cannot work out");
         if (!anyTensor && std::any_of(n.inputs.begin(), n.inputs.end(),
                                       [&](const std::string &v) { return tensorLists.count(v) > 0; }))
             return unsupportedOp(n.op, "of a list of tensors");
         if (isScalarOp(n.op) || !anyTensor) {
-            for (const auto &o : n.outputs)
+            for (const auto &o : n.outputs) {
                 m_values[o] = Value{};
+                if (!lists.count(o))
+                    unresolved.insert(o);
+            }
             continue;
         }
         const int index = int(m_ops.size());
