@@ -16,20 +16,39 @@ const std::vector<CoverageGroup> &coverageGroups()
         g.push_back({"elementwise", elementwiseOps(),
                      "chains of these ops with numpy broadcasting, fused into one pass; also the epilogue of every "
                      "other pattern; views (aten::view, reshape, flatten, unsqueeze, squeeze, contiguous, t, "
-                     "transpose, permute) are followed; float32 results"});
+                     "transpose, permute) are followed; float32 results; bool tensors read as 1 or 0; triu and "
+                     "tril as a mask of each element's row and column"});
         g.push_back(
             {"reduction",
-             {"aten::sum", "aten::mean", "aten::prod", "aten::amax", "aten::amin", "aten::max", "aten::min", "aten::argmax",
-              "aten::argmin", "aten::logsumexp", "aten::norm", "aten::linalg_vector_norm", "aten::frobenius_norm",
-              "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::kl_div",
-              "aten::soft_margin_loss", "aten::cosine_similarity", "aten::pairwise_distance",
+             {"aten::sum",
+              "aten::mean",
+              "aten::prod",
+              "aten::amax",
+              "aten::amin",
+              "aten::max",
+              "aten::min",
+              "aten::argmax",
+              "aten::argmin",
+              "aten::logsumexp",
+              "aten::norm",
+              "aten::linalg_vector_norm",
+              "aten::frobenius_norm",
+              "aten::mse_loss",
+              "aten::l1_loss",
+              "aten::smooth_l1_loss",
+              "aten::huber_loss",
+              "aten::kl_div",
+              "aten::soft_margin_loss",
+              "aten::cosine_similarity",
+              "aten::pairwise_distance",
               "aten::triplet_margin_loss"},
              "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
              "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
              "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
              "along a dim return values or indices; sums accumulate in double; logsumexp keeps a running "
              "maximum and a double sum of exp(x - max) in one pass; cosine similarity, pairwise distances and the "
-             "triplet margin loss are written as row norms and sums (a stage each) and what combines them"});
+             "triplet margin loss are written as row norms and sums (computed in one pass over the rows, or a "
+             "stage each) and what combines them; the functional losses' broadcast_tensors become expands"});
         g.push_back({"normalize",
                      {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::logsumexp", "aten::norm",
                       "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::expand_as", "aten::expand"},
