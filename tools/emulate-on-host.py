@@ -255,9 +255,11 @@ def as_dim3(v):
 
 def draw(t, shape, dim):
     """A tensor as the problem's init names it (fan_in_uniform as torch.nn layers draw); a bool
-    one true with probability 1/2, as the engine draws it."""
+    one true with probability 1/2, an int64 one in [0, 1000), as the engine draws them."""
     if t.get("dtype") == "bool":
         return torch.rand(shape) < 0.5
+    if t.get("dtype") == "int64":
+        return torch.randint(0, 1000, shape)
     init = t.get("init", "uniform")
     if init == "ones":
         return torch.ones(shape)
@@ -342,7 +344,7 @@ def main():
                  "int main() {"]
         for name, t in tensors.items():
             t.contiguous().numpy().tofile(f"{wd}/{name}.bin")  # a bool is one byte, 0 or 1
-            element = "unsigned char" if t.dtype == torch.bool else "float"
+            element = {torch.bool: "unsigned char", torch.int64: "long long"}.get(t.dtype, "float")
             lines.append(f'  auto {name} = kfRead<{element}>("{wd}/{name}.bin", {t.numel()});')
         lines.append(f"  std::vector<{out_type}> {out}({ref.numel()}, {out_type}(-12345));")
         # Scratch is zero-filled before the launches, as the engine does.

@@ -120,6 +120,17 @@ private slots:
             for (const char *idea : {"reduce_split_row", "reduce_rows_fused"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea)))
                     << QString(problem) << QString(idea) << 16;
+        // Cross entropy: a logsumexp of each row and a sum picking the label's score (int64 labels
+        // compared with each column's place), then a mean over the rows whose label is not
+        // ignore_index; 6 rows (a GPU of 4 SMs, so that a block per row applies), a kernel each
+        // or both in one pass.
+        for (const char *idea : {"reduce_rows_fused", "reduce_block_per_row"})
+            QTest::newRow(qPrintable(QString("cross_entropy %1").arg(idea)))
+                << QString("cross_entropy") << QString(idea) << 4;
+        // The same over 200 rows, 3 of which have the ignored label (the problem file says why):
+        // counted, the mean would differ by about 1e-2 of itself, far past the tolerance.
+        QTest::newRow("cross_entropy_ignored reduce_rows_fused")
+            << QString("cross_entropy_ignored") << QString("reduce_rows_fused") << 4;
         // A bool mask of one row broadcast over 6 rows (a GPU of 4 SMs, so that a block or a
         // thread per row applies): four bytes at a time (uchar4), and one.
         for (const char *idea : {"reduce_block_per_row", "reduce_thread_per_output"})

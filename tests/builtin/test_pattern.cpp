@@ -255,6 +255,18 @@ private slots:
             "(((positive - negative) + 1e-06)^2) [16384, 8192], then sqrt(acc), then mean over all elements of "
             "(clamp((linalg_vector_norm_out - min(linalg_vector_norm_out_2, linalg_vector_norm_out_3)) + 2, 0, inf)) "
             "[16384]");
+        // Cross entropy: a logsumexp of each row and a sum picking the label's score, in one
+        // split; then the mean over the rows whose label is not ignore_index, as two sums.
+        row("cross_entropy", "reduce",
+            "logsumexp over dim 1 of scores [16384, 8192], together with sum over dim 1 of (scores * (positions 0 to "
+            "8191 == labels)) [16384, 8192], then sum over all elements of ((logsumexp_out - sum_out) * (labels != "
+            "-100)) [16384], together with sum over all elements of ((labels != -100)) [16384], then elementwise out "
+            "= sum_out_2 / sum_out_3 over []");
+        row("cross_entropy_ignored", "reduce",
+            "logsumexp over dim 1 of scores [8192, 50257], together with sum over dim 1 of (scores * (positions 0 to "
+            "50256 == labels)) [8192, 50257], then sum over all elements of ((logsumexp_out - sum_out) * (labels != "
+            "90)) [8192], together with sum over all elements of ((labels != 90)) [8192], then elementwise out = "
+            "sum_out_2 / sum_out_3 over []");
         row("einsum_tensor_matrix", "matmul", "matrix product A @ W (M 256, N 768, K 512), then tanh(acc)");
         row("diag_scaled_rows", "elementwise", "elementwise out = d * B over [8192, 8192]");
         row("activations_more", "elementwise",
@@ -272,7 +284,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 71); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 73); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -193,10 +193,10 @@ private slots:
             limited(m_python, {importer(), kData + "/kernelbench", "-o", m_out.path(), "--jobs", "2"}, 6ll << 30);
         const Run r = run(program, args, 25 * 60 * 1000);
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
-        QVERIFY2(r.out.contains("77 of 77 files imported"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("78 of 78 files imported"), qPrintable(r.out));
         m_imported = true;
         const QStringList problems = problemsIn(m_out.path());
-        QCOMPARE(problems.size(), 77);
+        QCOMPARE(problems.size(), 78);
         QCOMPARE(problems.filter(QRegularExpression("^heldout/")).size(), 13); // the held-out part
         for (const QString &f : problems)
             QVERIFY2(loadProblemFile(m_out.filePath(f + ".toml").toStdString()), qPrintable(f));

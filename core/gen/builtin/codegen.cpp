@@ -91,21 +91,29 @@ Vec4Kind vec4Kind(const std::vector<IndexTerm> &terms)
     return Vec4Kind::PerLane;
 }
 
-// A triangle mask's value (pattern.h) at the element whose flat index in the mask's
-// [rows, columns] is `j`: 1.0f or 0.0f, from its column minus its row.
+// A computed leaf's value (pattern.h) at the element whose flat index in the leaf's shape is `j`:
+// a triangle mask's 1.0f or 0.0f, from its column minus its row; a position, j itself.
 std::string maskValue(const Leaf &l, const std::string &j)
 {
+    if (l.mask == Leaf::Mask::Index)
+        return "(float)(" + j + ")";
     const std::string n = std::to_string(l.shape.back());
     const std::string offset = "(long long)(" + j + ") % " + n + " - (long long)(" + j + ") / " + n;
     return "((" + offset + (l.mask == Leaf::Mask::Upper ? " >= " : " <= ") + std::to_string(l.diagonal) +
         "LL) ? 1.0f : 0.0f)";
 }
 
-// A bool tensor is read as bytes (what the engine's bool tensors hold), a float32 one as floats.
+// A bool tensor is read as bytes (what the engine's bool tensors hold), an int64 one as long longs,
+// a float32 one as floats.
 bool bytes(const Leaf &l) { return l.dtype == DType::Bool; }
-std::string elementType(const Leaf &l) { return bytes(l) ? "unsigned char" : "float"; }
-// A loaded element as the float the program computes with: a bool is 1 or 0.
-std::string asFloat(const Leaf &l, const std::string &load) { return bytes(l) ? "float(" + load + " != 0)" : load; }
+bool longs(const Leaf &l) { return l.dtype == DType::I64; }
+std::string elementType(const Leaf &l) { return bytes(l) ? "unsigned char" : longs(l) ? "long long" : "float"; }
+// A loaded element as the float the program computes with: a bool is 1 or 0, an int64 the float
+// nearest it (exact below 2^24; PyTorch's promotion of int64 to float32 rounds the same way).
+std::string asFloat(const Leaf &l, const std::string &load)
+{
+    return bytes(l) ? "float(" + load + " != 0)" : longs(l) ? "(float)(" + load + ")" : load;
+}
 // A program that reads bytes loads every operand through plain loads of its const __restrict__
 // pointers (still the read-only path): ptxas spilled around the intrinsics' volatile loads mixed
 // with byte loads (a scan of 16 elements a thread: 12 to 16 bytes of spills; none with plain loads).
@@ -137,7 +145,9 @@ OperandNames operandNames(const EwProgram &p, const std::set<std::string> &taken
         }
     std::set<std::string> vars;
     for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        std::string v = p.leaves[k].isMask() ? "mask" : o.memberOf[p.leaves[k].tensor];
+        std::string v = p.leaves[k].mask == Leaf::Mask::Index ? "position"
+            : p.leaves[k].isMask()                            ? "mask"
+                                                              : o.memberOf[p.leaves[k].tensor];
         if (vars.count(v))
             v += "_" + std::to_string(k);
         vars.insert(v);
@@ -220,7 +230,9 @@ std::string at4Function(const EwProgram &p, const OperandNames &o, const std::st
         const Leaf &leaf = p.leaves[k];
         const std::string &m = o.memberOf.at(leaf.tensor);
         const std::string local = "v_" + o.leafVar[k];
-        switch (vec4Kind(terms)) {
+        // Four int64s would be a 32-byte load: they go lane by lane instead.
+        const Vec4Kind kind = longs(leaf) && vec4Kind(terms) != Vec4Kind::Uniform ? Vec4Kind::PerLane : vec4Kind(terms);
+        switch (kind) {
         case Vec4Kind::Same:
         case Vec4Kind::Contiguous: {
             std::string idx = indexExpr(terms, "i", n);
@@ -310,7 +322,7 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
             note += ", broadcast over " + shapeText(p.shape);
         const std::string &m = o.memberOf.at(t);
         const std::string type = "const " + elementType(*first) + "* __restrict__ ";
-        code += "    " + type + m + "; // " + note + (bytes(*first) ? ", bool" : "") + "\n";
+        code += "    " + type + m + "; // " + note + (bytes(*first) ? ", bool" : longs(*first) ? ", int64" : "") + "\n";
         c.params += std::string(c.params.empty() ? "" : ", ") + type + m;
         c.args += std::string(c.args.empty() ? "" : ", ") + m;
         c.launch += std::string(c.launch.empty() ? "" : ", ") + t;

@@ -16,8 +16,9 @@ const std::vector<CoverageGroup> &coverageGroups()
         g.push_back({"elementwise", elementwiseOps(),
                      "chains of these ops with numpy broadcasting, fused into one pass; also the epilogue of every "
                      "other pattern; views (aten::view, reshape, flatten, unsqueeze, squeeze, contiguous, t, "
-                     "transpose, permute) are followed; float32 results; bool tensors read as 1 or 0; triu and "
-                     "tril as a mask of each element's row and column"});
+                     "transpose, permute) are followed; float32 results; bool tensors read as 1 or 0, int64 "
+                     "tensors as the floats they equal; comparisons (eq, ne, gt, ge, lt, le) give 1 or 0; triu "
+                     "and tril as a mask of each element's row and column; arange(n) as each element's place"});
         g.push_back(
             {"reduction",
              {"aten::sum",
@@ -41,14 +42,18 @@ const std::vector<CoverageGroup> &coverageGroups()
               "aten::soft_margin_loss",
               "aten::cosine_similarity",
               "aten::pairwise_distance",
-              "aten::triplet_margin_loss"},
+              "aten::triplet_margin_loss",
+              "aten::cross_entropy_loss"},
              "along one dim or adjacent dims, rows or columns, or over every element (to a scalar: a sum, a "
              "mean, a loss with reduction mean or sum, a vector norm of order 1, 2 or inf), keepdim or not, "
              "after an elementwise prologue and before elementwise ops that read no other tensor; max/min "
              "along a dim return values or indices; sums accumulate in double; logsumexp keeps a running "
              "maximum and a double sum of exp(x - max) in one pass; cosine similarity, pairwise distances and the "
              "triplet margin loss are written as row norms and sums (computed in one pass over the rows, or a "
-             "stage each) and what combines them; the functional losses' broadcast_tensors become expands"});
+             "stage each) and what combines them; cross entropy of scores [N, C] against int64 class indices "
+             "(no class weights or label smoothing; ignore_index honoured) as a logsumexp of each row and a "
+             "sum that picks the target's score, in the same pass; the functional losses' broadcast_tensors "
+             "become expands"});
         g.push_back({"normalize",
                      {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::logsumexp", "aten::norm",
                       "aten::linalg_vector_norm", "aten::frobenius_norm", "aten::expand_as", "aten::expand"},

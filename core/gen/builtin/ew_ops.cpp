@@ -73,6 +73,13 @@ constexpr std::array kFunctions{
     EwFunction{"xlogx", 1, "($0 == 0.0f ? 0.0f : $0 * logf($0))", "xlogx($0)"},
     // torch.triu / tril: the value where a triangle mask (pattern.h) is 1, else 0 (NaN included).
     EwFunction{"keep", 2, "($1 != 0.0f ? $0 : 0.0f)", "$1 of $0"},
+    // Comparisons give a bool, 1 or 0 as the ops after them promote it (NaN compares unequal).
+    EwFunction{"eq", 2, "($0 == $1 ? 1.0f : 0.0f)", "($0 == $1)"},
+    EwFunction{"ne", 2, "($0 != $1 ? 1.0f : 0.0f)", "($0 != $1)"},
+    EwFunction{"gt", 2, "($0 > $1 ? 1.0f : 0.0f)", "($0 > $1)"},
+    EwFunction{"ge", 2, "($0 >= $1 ? 1.0f : 0.0f)", "($0 >= $1)"},
+    EwFunction{"lt", 2, "($0 < $1 ? 1.0f : 0.0f)", "($0 < $1)"},
+    EwFunction{"le", 2, "($0 <= $1 ? 1.0f : 0.0f)", "($0 <= $1)"},
 };
 
 // aten ops that map one to one onto a unary function of the table.
@@ -116,7 +123,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kUnary{{
 constexpr std::string_view kOthers[] = {
     "gelu", "add",        "sub",        "rsub",      "mul",       "div",      "true_divide", "maximum",  "minimum",
     "max",  "min",        "clamp",      "clamp_min", "clamp_max", "hardtanh", "leaky_relu",  "softplus", "elu",
-    "celu", "hardshrink", "softshrink", "threshold", "pow",       "dropout",  "round",       "triu",     "tril"};
+    "celu", "hardshrink", "softshrink", "threshold", "pow",       "dropout",  "round",       "triu",     "tril",
+    "eq",   "ne",         "gt",         "ge",        "lt",        "le"};
 
 std::string_view shortName(std::string_view op)
 {
@@ -211,7 +219,8 @@ struct OpReader {
     }
 };
 
-// add, sub, rsub, mul, div, true_divide and the two-tensor maximum / minimum; none for other ops.
+// add, sub, rsub, mul, div, true_divide, the comparisons and the two-tensor maximum / minimum;
+// none for other ops.
 std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
 {
     const EwArg self = r.self();
@@ -239,6 +248,12 @@ std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
         if (!other)
             return unsupported(r.op, "with a non-numeric argument");
         return r.emit(name == "mul" ? "mul" : "div", {self, *other});
+    }
+    if (name == "eq" || name == "ne" || name == "gt" || name == "ge" || name == "lt" || name == "le") {
+        auto other = r.number(1, 0);
+        if (!other || (!r.tensorAt(1) && !(r.constAt(1) && r.constAt(1)->is_number())))
+            return unsupported(r.op, "with a non-numeric argument");
+        return r.emit(std::string(name), {self, *other});
     }
     if (name == "maximum" || name == "minimum" || name == "max" || name == "min") {
         if (!r.tensorAt(1))

@@ -1,6 +1,7 @@
-// Several sums along the same rows in one pass: the norms and the dot product of a cosine
-// similarity, the distances of a triplet loss. The chain's stages (pattern_products.cpp) each
-// write a sum per row; separately they read the rows once per sum, together once.
+// Several reductions along the same rows in one pass: the norms and the dot product of a cosine
+// similarity, the distances of a triplet loss, the logsumexp and the picked score of a cross
+// entropy. The chain's stages (pattern_products.cpp) each write one value per row; separately they
+// read the rows once per reduction, together once.
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -10,31 +11,27 @@ namespace kf::builtin::ideas {
 
 namespace {
 
-const std::vector<std::shared_ptr<const Pattern>> &sums(const Target &t) { return t.pattern.stages; }
+const std::vector<std::shared_ptr<const Pattern>> &folds(const Target &t) { return t.pattern.stages; }
 
-// "" when every stage of the chain is a sum or mean along the last dim of the same rows, whose
-// elementwise ops after it read no tensor.
-std::string sameRowSums(const Target &t)
+// "" when every stage of the chain folds along the last dim of the same rows (pattern.h). The
+// recogniser makes such splits only; the check keeps a chain from elsewhere off the template.
+std::string sameRowFolds(const Target &t)
 {
-    if (!t.pattern.tail || sums(t).size() < 2)
-        return "the pattern has no two sums along the same rows";
-    const Pattern &first = *sums(t).front();
-    for (const auto &s : sums(t)) {
-        if (s->kind != PatternKind::Reduce || (s->reduceOp != "sum" && s->reduceOp != "mean"))
-            return "a stage is not a sum or mean (" + s->summary() + ")";
-        if (s->row.inner != 1)
-            return "a sum is not along the last dim";
-        if (s->input.shape != first.input.shape || s->row.outer != first.row.outer || s->row.len != first.row.len)
-            return "the sums are not over the same rows";
-        if (!s->program.leaves.empty())
-            return "the ops after a sum read tensors";
+    if (!t.pattern.tail || folds(t).size() < 2)
+        return "the pattern has no two reductions along the same rows";
+    const Pattern &first = *folds(t).front();
+    for (const auto &s : folds(t)) {
+        if (!foldsAlongRows(*s))
+            return "a stage is not a sum, mean, max, min or logsumexp along the last dim (" + s->summary() + ")";
+        if (!sameRows(*s, first))
+            return "the reductions are not over the same rows";
     }
     if (first.row.outer < t.sms)
         return std::to_string(first.row.outer) + " rows would leave most SMs idle";
     return {};
 }
 
-// Each sum's input program over one list of leaves, the union in order of first use: their
+// Each reduction's input program over one list of leaves, the union in order of first use: their
 // structs take the same kernel parameters, and the compiler loads each element once for all.
 std::vector<EwProgram> withSharedLeaves(const Target &t)
 {
@@ -47,14 +44,14 @@ std::vector<EwProgram> withSharedLeaves(const Target &t)
         return int(all.size()) - 1;
     };
     std::vector<std::vector<int>> remap;
-    for (const auto &s : sums(t)) {
+    for (const auto &s : folds(t)) {
         remap.emplace_back();
         for (const Leaf &l : s->input.leaves)
             remap.back().push_back(indexOf(l));
     }
     std::vector<EwProgram> out;
-    for (std::size_t k = 0; k < sums(t).size(); ++k) {
-        EwProgram p = sums(t)[k]->input;
+    for (std::size_t k = 0; k < folds(t).size(); ++k) {
+        EwProgram p = folds(t)[k]->input;
         auto moved = [&](EwArg &a) {
             if (a.kind == EwArg::Kind::Leaf)
                 a.index = remap[k][std::size_t(a.index)];
@@ -79,33 +76,37 @@ double unionBytes(const Target &t)
 
 TemplateValues fusedValues(const Target &t, const Point &)
 {
-    const Pattern &first = *sums(t).front();
+    const Pattern &first = *folds(t).front();
     const std::vector<EwProgram> inputs = withSharedLeaves(t);
     TemplateValues v{
         {"ROWS", std::to_string(first.row.outer)},
         {"LEN", std::to_string(first.row.len)},
         {"GRID", std::to_string(first.row.outer)},
-        {"SUMS", std::to_string(inputs.size())},
+        {"FOLDS", std::to_string(inputs.size())},
     };
-    std::string code, reductions, make, fold, stores, outParams, outLaunch;
+    std::string code, reductions, make, accs, fold, combine, stores, outParams, outLaunch;
     // The kernel's own names, which its tensor parameters must not take.
-    std::set<std::string> taken{"row", "base", "acc", "j"};
+    std::set<std::string> taken{"row", "base", "j"};
     for (std::size_t k = 0; k < inputs.size(); ++k)
-        taken.insert({"in" + std::to_string(k), "sum" + std::to_string(k)});
+        taken.insert({"in" + std::to_string(k), "acc" + std::to_string(k), "sum" + std::to_string(k)});
     OperandCode shared;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const std::string n = std::to_string(k);
+        const std::string n = std::to_string(k), r = "Reduction" + n;
         OperandCode in = emitProgram(inputs[k], "Input" + n, Loads::Plain, taken);
         if (k == 0)
             shared = in;
         code += in.code + "\n";
-        std::string r = emitReduction(*sums(t)[k]);
-        const std::size_t at = r.find("struct Reduction {");
-        r.replace(at, 18, "struct Reduction" + n + " {");
-        reductions += r + "\n";
+        // Each reduction's struct under a name of its own; a logsumexp's pair type too.
+        std::string text = emitReduction(*folds(t)[k]);
+        text.replace(text.find("struct Reduction {"), 18, "struct " + r + " {");
+        for (std::size_t at = text.find("MaxSum"); at != std::string::npos; at = text.find("MaxSum", at + 6 + n.size()))
+            text.replace(at, 6, "MaxSum" + n);
+        reductions += text + "\n";
         make += "    const Input" + n + " in" + n + "{ " + shared.args + " };\n";
-        fold += "        fold_into(acc[" + n + "], in" + n + ", base + j);\n";
-        stores += "        sum" + n + "[row] = Reduction" + n + "::finish(acc[" + n + "]);\n";
+        accs += "    " + r + "::Acc acc" + n + " = " + r + "::identity();\n";
+        fold += "        fold_into<" + r + ">(acc" + n + ", in" + n + ", base + j);\n";
+        combine += "    acc" + n + " = block_combine<" + r + ">(acc" + n + ");\n";
+        stores += "        sum" + n + "[row] = " + r + "::finish(acc" + n + ");\n";
         outParams += std::string(k ? ", " : "") + "float* __restrict__ sum" + n;
         outLaunch += std::string(k ? ", " : "") + t.pattern.products[k];
     }
@@ -114,7 +115,9 @@ TemplateValues fusedValues(const Target &t, const Point &)
     v["IN_PARAMS"] = shared.params;
     v["IN_LAUNCH"] = shared.launch;
     v["MAKE_INPUTS"] = make;
+    v["ACCS"] = accs;
     v["FOLD"] = fold;
+    v["COMBINE"] = combine;
     v["STORES"] = stores;
     v["OUT_PARAMS"] = outParams;
     v["OUT_LAUNCH"] = outLaunch;
@@ -127,30 +130,31 @@ void addReduceFused(std::vector<IdeaDef> &out)
 {
     out.push_back(IdeaDef{
         .id = "reduce_rows_fused",
-        .title = "Every sum of a row in one pass",
-        .text = "Where several sums run along the same rows (the norms and the dot product of a cosine "
-                "similarity, the distances of a triplet loss), compute them in one kernel: a block per row "
-                "loads each element once, feeds every sum from it, and reduces them together. Separate "
-                "kernels read the rows once per sum.",
+        .title = "Every reduction of a row in one pass",
+        .text = "Where several reductions run along the same rows (the norms and the dot product of a "
+                "cosine similarity, the distances of a triplet loss, the logsumexp and the picked score of "
+                "a cross entropy), compute them in one kernel: a block per row loads each element once, "
+                "feeds every reduction from it, and combines them together. Separate kernels read the rows "
+                "once per reduction.",
         .patterns = {PatternKind::Reduce},
         .needs = {"reduce_thread_per_output"},
         .space = {{"BLOCK", {256, 512, 128, 1024}, "threads per block"}, {"VEC", {4, 1}, "floats per load"}},
         .repairOrder = {"VEC", "BLOCK"},
-        .applies = sameRowSums,
+        .applies = sameRowFolds,
         .check =
             [](const Target &t, const Point &p) {
-                const std::int64_t len = sums(t).front()->row.len;
+                const std::int64_t len = folds(t).front()->row.len;
                 return p.at("VEC") == 4 ? multipleOf(len, 4, "the row length") : std::string();
             },
         .estimate =
             [](const Target &t, const Point &p) {
-                const Pattern &first = *sums(t).front();
+                const Pattern &first = *folds(t).front();
                 const int block = p.at("BLOCK"), vec = p.at("VEC");
                 const double eff =
                     (vec == 4 ? 0.88 : 0.74) * std::clamp(double(first.row.len) / vec / block, 0.05, 1.0);
                 const double reads = t.inputBytes > 0 ? unionBytes(t) / t.inputBytes : 1.0;
                 return Estimate{traffic(t, reads), busy(t, double(first.row.outer), block), eff,
-                                "reads each row once for all " + std::to_string(sums(t).size()) + " sums",
+                                "reads each row once for all " + std::to_string(folds(t).size()) + " reductions",
                                 gridText(double(first.row.outer), block)};
             },
         .values = fusedValues,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace kf::builtin {
 
@@ -109,6 +110,29 @@ Leaf triangleMask(bool upper, std::int64_t diagonal, const Shape &shape)
     l.mask = upper ? Leaf::Mask::Upper : Leaf::Mask::Lower;
     l.diagonal = diagonal;
     return l;
+}
+
+Leaf positions(std::int64_t n)
+{
+    Leaf l;
+    l.tensor = "positions 0 to " + std::to_string(n - 1);
+    l.shape = {n};
+    l.view = l.shape;
+    l.mask = Leaf::Mask::Index;
+    return l;
+}
+
+bool foldsAlongRows(const Pattern &p)
+{
+    static const std::set<std::string> folds{"sum", "mean", "amax", "amin", "logsumexp"};
+    return p.kind == PatternKind::Reduce && folds.count(p.reduceOp) && p.row.inner == 1 && !p.tail &&
+        p.program.leaves.empty();
+}
+
+bool sameRows(const Pattern &a, const Pattern &b)
+{
+    return a.input.shape == b.input.shape && a.row.outer == b.row.outer && a.row.len == b.row.len &&
+        a.row.inner == b.row.inner;
 }
 
 bool Leaf::broadcast(const Shape &programShape) const { return !indexTerms(*this, programShape).empty(); }
@@ -335,6 +359,13 @@ Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &probl
         p.output = out.name;
         p.outDtype = out.dtype;
         p.outShape = out.shape;
+        // Only an argmax / argmin gives indices; every other kernel writes float32 (a sum of a
+        // bool mask, int64 in PyTorch, would be written as floats into an int64 buffer).
+        if (out.dtype != DType::F32 && !(p.kind == PatternKind::Reduce && p.reduceOp.rfind("arg", 0) == 0))
+            return makeError(ErrorCode::Unsupported,
+                             "a result of type " + toString(out.dtype) +
+                                 "; the built-in generator writes float32 (and the "
+                                 "indices of argmax and argmin)");
         if (numel(g.shape(g.result())) != numel(out.shape))
             return makeError(ErrorCode::Unsupported,
                              "the reference's result has shape " + shapeText(g.shape(g.result())) +
@@ -354,7 +385,7 @@ Result<Pattern> recognise(const std::vector<OpNode> &graph, const Problem &probl
         else if (isRowOp(op))
             rows.push_back(i);
         else if (!isAlias(n) && !isElementwiseOp(n) && n != "aten::batch_norm" && n != "aten::flip" &&
-                 n != "aten::expand" && n != "aten::expand_as")
+                 n != "aten::expand" && n != "aten::expand_as" && !isPositions(op))
             return unsupportedOp(n);
     }
     if (!gemms.empty()) {

@@ -31,13 +31,17 @@ struct Leaf {
     std::string tensor;
     Shape shape; // the problem's shape of the tensor
     Shape view;  // same numel as `shape`, 1s inserted where it is broadcast
-    // A leaf no tensor holds: torch.triu's (Upper) or tril's (Lower) mask over a matrix of
-    // `shape` ([rows, columns], broadcast like a tensor): 1 where the element's column minus its
-    // row is at least (Upper) or at most (Lower) `diagonal`, else 0. `tensor` says so in words.
-    enum class Mask { None, Upper, Lower };
+    // A leaf no tensor holds, computed from the element's place: torch.triu's (Upper) or tril's
+    // (Lower) mask over a matrix of `shape` ([rows, columns], broadcast like a tensor): 1 where the
+    // element's column minus its row is at least (Upper) or at most (Lower) `diagonal`, else 0;
+    // or torch.arange's values (Index): the element's position in the 1-D `shape`. `tensor` says
+    // so in words.
+    enum class Mask { None, Upper, Lower, Index };
     Mask mask = Mask::None;
     std::int64_t diagonal = 0;
-    DType dtype = DType::F32; // F32, or Bool (a mask tensor: 1 where true, as x * mask promotes it)
+    // F32; Bool (a mask tensor: 1 where true, as x * mask promotes it); or I64 (class indices,
+    // read as the float they equal: exact below 2^24, as PyTorch's promotion to float32 rounds).
+    DType dtype = DType::F32;
 
     bool broadcast(const Shape &programShape) const;
     bool isMask() const { return mask != Mask::None; }
@@ -45,6 +49,8 @@ struct Leaf {
 };
 // The mask leaf of torch.triu (upper) or tril over the last two dims of `shape`.
 Leaf triangleMask(bool upper, std::int64_t diagonal, const Shape &shape);
+// The leaf of torch.arange(n): 0, 1, ..., n - 1.
+Leaf positions(std::int64_t n);
 
 // One term of a broadcast leaf's index: ((i / div) % mod) * stride, i the flat output index.
 struct IndexTerm {
@@ -170,6 +176,14 @@ struct Pattern {
     // "max_pool3d 2x2x2 stride 2": the pooling in words.
     std::string poolText() const;
 };
+
+// A reduction along the last dim whose accumulator folds one element at a time (sum, mean,
+// amax, amin, logsumexp), nothing after it reading a tensor: the kind of row op that can share
+// its pass over the rows with others of the same rows (the norms and the dot product of a cosine
+// similarity, the logsumexp and the picked score of a cross entropy).
+bool foldsAlongRows(const Pattern &);
+// Two row ops over the same rows: same input shape, same [outer, len, inner].
+bool sameRows(const Pattern &, const Pattern &);
 
 // `outer` applied to the result of `inner` (its Acc(0)), as one program over their common shape.
 EwProgram compose(const EwProgram &inner, const EwProgram &outer);

@@ -1,5 +1,6 @@
 // Composite aten ops written as the ops the recogniser takes: cosine similarity and pairwise
-// distances as norms and sums of the rows, the triplet margin loss from two such distances, a
+// distances as norms and sums of the rows, the triplet margin loss from two such distances, cross
+// entropy as a logsumexp and a picking sum of the rows, a
 // product with a diagonal matrix as a broadcast product, the einsum equations that are matrix
 // products, and broadcast_tensors of problem tensors as expands. The reference keeps the composite op; only the generator sees the expansion.
 #include "gen/builtin/pattern_graph.h"
@@ -284,6 +285,101 @@ std::map<std::string, std::pair<std::string, Shape>> broadcastLists(const std::v
     return out;
 }
 
+// The node that makes `value`, or null (a graph input).
+const OpNode *producerOf(const std::vector<OpNode> &nodes, const std::string &value)
+{
+    for (const OpNode &n : nodes)
+        if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end())
+            return &n;
+    return nullptr;
+}
+
+// The shape of `value` before the recogniser works shapes out: a problem tensor's; an elementwise
+// op's, the broadcast of its tensor operands' (scores divided by a temperature); else as recorded.
+// Empty when not known (a module's graph that the worker lowered without running it has none).
+Shape knownShape(const std::vector<OpNode> &nodes, const Problem &problem, const std::string &value, int depth = 0)
+{
+    if (const TensorSpec *t = problem.tensor(tensorOfValue(value)))
+        return t->shape;
+    const OpNode *n = producerOf(nodes, value);
+    if (!n || depth > 64)
+        return {};
+    if (!isElementwiseOp(n->op))
+        return outShape(*n);
+    Shape out;
+    for (std::size_t k = 0; k < n->inputs.size(); ++k) {
+        if (k < n->constants.size() && !n->constants[k].is_null())
+            continue; // a number
+        const OpNode *from = producerOf(nodes, n->inputs[k]);
+        if (from && from->op == "prim::Constant")
+            continue; // None
+        Shape s = knownShape(nodes, problem, n->inputs[k], depth + 1);
+        if (s.empty())
+            return outShape(*n);
+        // numpy broadcasting, right-aligned.
+        if (s.size() > out.size())
+            out.insert(out.begin(), s.size() - out.size(), 1);
+        for (std::size_t d = 0; d < s.size(); ++d) {
+            std::int64_t &o = out[out.size() - s.size() + d];
+            if (o == 1)
+                o = s[d];
+            else if (s[d] != 1 && s[d] != o)
+                return {};
+        }
+    }
+    return out;
+}
+
+// cross_entropy_loss(x, target, weight, reduction, ignore_index, label_smoothing) over scores x
+// [N, C] and class indices target [N] (an int64 problem tensor), without weights or smoothing:
+// per row, logsumexp(x) minus the target's score, which a sum of the row picks out where the
+// column's position equals the target (every other term is a zero). Rows whose target is
+// ignore_index count 0 and, under the mean, are left out of the count, as PyTorch's nll_loss does.
+// The positions are compared as floats: exact while C is below 2^24.
+bool crossEntropy(const OpNode &n, const std::vector<OpNode> &nodes, const Problem &problem, Emitter &e)
+{
+    if (n.inputs.size() != 6 || n.outputs.size() != 1)
+        return false;
+    const TensorSpec *target = problem.tensor(tensorOfValue(n.inputs[1]));
+    const OpNode *weight = producerOf(nodes, n.inputs[2]);
+    const Shape x = knownShape(nodes, problem, n.inputs[0]);
+    if (!target || x.size() != 2 || target->shape.size() != 1 || target->dtype != DType::I64 ||
+        target->shape[0] != x[0] || x[1] >= (std::int64_t(1) << 24))
+        return false;
+    if (problem.tensor(tensorOfValue(n.inputs[2])) || (weight && weight->op != "prim::Constant"))
+        return false; // class weights
+    if (!n.constants[3].is_number_integer() || !n.constants[4].is_number_integer() || numberAt(n, 5, 0) != 0)
+        return false;
+    const int reduction = n.constants[3].get<int>(); // 0 none, 1 mean, 2 sum
+    const std::int64_t ignored = n.constants[4].get<std::int64_t>();
+    if (reduction < 0 || reduction > 2)
+        return false;
+    const std::int64_t classes = x[1];
+    const std::string lse = e.op("aten::logsumexp", {Arg::of(n.inputs[0]), Arg::list({1}), Arg::flag(false)});
+    const std::string places =
+        e.op("aten::arange", {Arg::integer(classes), Arg::none(), Arg::none(), Arg::none(), Arg::none()});
+    const std::string column = e.op("aten::unsqueeze", {Arg::of(n.inputs[1]), Arg::integer(1)});
+    const std::string hit = e.op("aten::eq", {Arg::of(places), Arg::of(column)});
+    const std::string scores = e.op("aten::mul", {Arg::of(n.inputs[0]), Arg::of(hit)});
+    const std::string picked = e.op("aten::sum", {Arg::of(scores), Arg::list({1}), Arg::flag(false), Arg::none()});
+    const std::string loss = e.op("aten::sub", {Arg::of(lse), Arg::of(picked), Arg::integer(1)});
+    const std::string kept = e.op("aten::ne", {Arg::of(n.inputs[1]), Arg::integer(ignored)});
+    const Shape out = reduction == 0 ? Shape{x[0]} : Shape{};
+    if (reduction == 0) {
+        e.op("aten::mul", {Arg::of(loss), Arg::of(kept)}, out, n.outputs[0]);
+        return true;
+    }
+    const std::string counted = e.op("aten::mul", {Arg::of(loss), Arg::of(kept)});
+    if (reduction == 2) {
+        e.op("aten::sum", {Arg::of(counted), Arg::none(), Arg::flag(false), Arg::none()}, out, n.outputs[0]);
+        return true;
+    }
+    const std::string total = e.op("aten::sum", {Arg::of(counted), Arg::none(), Arg::flag(false), Arg::none()});
+    const std::string count = e.op("aten::sum", {Arg::of(kept), Arg::none(), Arg::flag(false), Arg::none()});
+    e.op("aten::div", {Arg::of(total), Arg::of(count)}, out, n.outputs[0]);
+    return true;
+}
+
 } // namespace
 
 std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Problem &problem)
@@ -309,6 +405,8 @@ std::vector<OpNode> expandComposites(const std::vector<OpNode> &nodes, const Pro
             done = pairwiseDistance(n, e);
         else if (n.op == "aten::triplet_margin_loss")
             done = tripletMarginLoss(n, e);
+        else if (n.op == "aten::cross_entropy_loss")
+            done = crossEntropy(n, nodes, problem, e);
         else if (n.op == "aten::einsum")
             done = einsumProduct(n, nodes, e);
         else if (n.op == "aten::diag" && !n.outputs.empty() && diagonal.count(n.outputs[0]))

@@ -29,6 +29,17 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b)
 
 } // namespace
 
+// torch.arange(end) of a known end, in a dtype that holds its values: a tensor made from nothing,
+// its values the element's place (pattern.h's position leaf). Other forms stay host values.
+bool isPositions(const Op &op)
+{
+    if (op.name != "aten::arange" || op.in.size() != 5 || op.in[0].tensor || !op.in[0].constant.is_number_integer() ||
+        op.in[0].constant.get<std::int64_t>() < 1)
+        return false;
+    const nlohmann::json &dtype = op.in[1].constant; // ScalarType: 3 int32, 4 int64, 6 float32, 7 float64
+    return dtype.is_null() || (dtype.is_number_integer() && std::set<int>{3, 4, 6, 7}.count(dtype.get<int>()));
+}
+
 // "%x.1" -> "x": TorchScript names graph inputs after the forward's arguments, with a version suffix.
 std::string tensorOfValue(const std::string &valueName)
 {
@@ -268,7 +279,7 @@ Status Graph::build(const std::vector<OpNode> &nodes)
         if (!anyTensor && std::any_of(n.inputs.begin(), n.inputs.end(),
                                       [&](const std::string &v) { return tensorLists.count(v) > 0; }))
             return unsupportedOp(n.op, "of a list of tensors");
-        if (isScalarOp(n.op) || !anyTensor) {
+        if (isScalarOp(n.op) || (!anyTensor && !isPositions(op))) {
             for (const auto &o : n.outputs) {
                 m_values[o] = Value{};
                 if (!lists.count(o))
@@ -566,6 +577,8 @@ Result<Shape> Graph::inferShape(const Op &op) const
     const std::string &n = op.name;
     const Shape &x = in(0);
 
+    if (isPositions(op))
+        return Shape{op.in[0].constant.get<std::int64_t>()};
     if (n == "aten::view" || n == "aten::reshape" || n == "aten::flatten" || n == "aten::unsqueeze" ||
         n == "aten::squeeze")
         return reshapedShape(op, x);

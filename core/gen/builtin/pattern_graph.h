@@ -38,6 +38,8 @@ struct Op {
 bool isAlias(const std::string &op);
 // Ops that transpose the last two dims of a matrix operand.
 bool isTranspose(const Op &op, std::size_t rank);
+// torch.arange(end) of a known end: a tensor of the element's places, made from no tensor.
+bool isPositions(const Op &op);
 
 class Graph {
 public:
@@ -94,6 +96,7 @@ private:
     Result<EwArg> leaf(const std::string &tensor, const Shape &view);
     Result<EwArg> batchNorm(const Op &op, int index);
     Result<EwArg> triangle(const Op &op);
+    EwArg computedLeaf(const Leaf &l);
 
     const Graph &m_graph;
     EwProgram m_program;

@@ -204,20 +204,6 @@ std::optional<Pattern> splitInto(const std::vector<OpNode> &nodes, const Problem
     return p;
 }
 
-// A sum or mean along the last dim: the kind of stage that can share its pass over the rows with
-// others of the same rows (the norms and the dot product of a cosine similarity).
-bool rowSum(const Pattern &p)
-{
-    return p.kind == PatternKind::Reduce && (p.reduceOp == "sum" || p.reduceOp == "mean") && p.row.inner == 1 &&
-        !p.tail && p.program.leaves.empty();
-}
-
-bool sameRows(const Pattern &a, const Pattern &b)
-{
-    return a.input.shape == b.input.shape && a.row.outer == b.row.outer && a.row.len == b.row.len &&
-        a.row.inner == b.row.inner;
-}
-
 // The values a row op's stage may end at, latest first: its result and the elementwise ops that
 // alone read it, one after another (so that they run in its epilogue); never the graph's result,
 // which would leave nothing for the rest (and recognise the same graph again).
@@ -237,20 +223,20 @@ std::vector<std::string> stageEnds(const Graph &g, const Op &op)
 
 std::string wantOf(const Op &op) { return op.name.substr(op.name.find("::") + 2) + "_out"; }
 
-// The other row ops of `rows` that are sums along the same rows as `first`, reading only the
-// problem's inputs, each as a stage of its own: they go together with the first.
-std::vector<std::pair<Stage, std::string>> siblingSums(const Graph &g, const std::vector<OpNode> &nodes,
-                                                       const std::vector<int> &rows, const Pattern &first)
+// The other row ops of `rows` that fold along the same rows as `first` (pattern.h), reading only
+// the problem's inputs, each as a stage of its own: they go together with the first.
+std::vector<std::pair<Stage, std::string>> siblingFolds(const Graph &g, const std::vector<OpNode> &nodes,
+                                                        const std::vector<int> &rows, const Pattern &first)
 {
     std::vector<std::pair<Stage, std::string>> out;
-    if (!rowSum(first))
+    if (!foldsAlongRows(first))
         return out;
     for (std::size_t r = 1; r < rows.size(); ++r) {
         const Op &op = g.ops()[std::size_t(rows[r])];
         for (const std::string &end : stageEnds(g, op)) {
             // A stage of one row op alone: one that reads another row op's result is a chain.
             auto s = stageAt(nodes, g.problem(), end, g.shape(end), wantOf(op));
-            if (s && rowSum(s->pattern) && sameRows(first, s->pattern)) {
+            if (s && foldsAlongRows(s->pattern) && sameRows(first, s->pattern)) {
                 out.emplace_back(std::move(*s), wantOf(op));
                 break;
             }
@@ -264,8 +250,8 @@ std::vector<std::pair<Stage, std::string>> siblingSums(const Graph &g, const std
 Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes, const std::vector<int> &rows)
 {
     // The first row op is the stage; it ends as late as it can: after the elementwise ops that
-    // alone read its result, so they run in its epilogue. Other sums along the same rows that read
-    // only the inputs join it as stages of their own, which an idea may compute in the same pass.
+    // alone read its result, so they run in its epilogue. Other reductions along the same rows that
+    // read only the inputs join it as stages of their own, which an idea may compute in the same pass.
     const Op &op = g.ops()[std::size_t(rows[0])];
     for (const std::string &end : stageEnds(g, op)) {
         auto first = stageAt(nodes, g.problem(), end, g.shape(end), wantOf(op));
@@ -273,7 +259,7 @@ Result<Pattern> matchRowStages(const Graph &g, const std::vector<OpNode> &nodes,
             continue;
         std::vector<Stage> stages{*first};
         std::vector<std::string> wants{wantOf(op)};
-        for (auto &[sibling, want] : siblingSums(g, nodes, rows, first->pattern)) {
+        for (auto &[sibling, want] : siblingFolds(g, nodes, rows, first->pattern)) {
             stages.push_back(std::move(sibling));
             wants.push_back(want);
         }

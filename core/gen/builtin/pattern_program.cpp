@@ -62,10 +62,10 @@ Result<EwArg> ProgramBuilder::leaf(const std::string &tensor, const Shape &view)
         if (m_program.leaves[i].tensor == tensor && m_program.leaves[i].view == view)
             return EwArg::leaf(int(i));
     const TensorSpec *spec = m_graph.problem().tensor(tensor);
-    if (spec && spec->dtype != DType::F32 && spec->dtype != DType::Bool)
+    if (spec && spec->dtype != DType::F32 && spec->dtype != DType::Bool && spec->dtype != DType::I64)
         return makeError(ErrorCode::Unsupported,
                          "'" + tensor + "' is " + toString(spec->dtype) +
-                             "; the built-in generator handles float32 tensors (and bool masks)");
+                             "; the built-in generator handles float32 tensors (and bool masks and int64 indices)");
     Leaf l{tensor, spec ? spec->shape : view, view};
     l.dtype = spec ? spec->dtype : DType::F32;
     m_program.leaves.push_back(l);
@@ -105,6 +105,8 @@ Result<EwArg> ProgramBuilder::visit(const std::string &value)
             out = batchNorm(op, v.op);
         } else if (op.name == "aten::triu" || op.name == "aten::tril") {
             out = triangle(op);
+        } else if (isPositions(op)) {
+            out = computedLeaf(positions(v.shape[0]));
         } else if (isElementwiseOp(op.name) &&
                    !((op.name == "aten::max" || op.name == "aten::min") && op.in.size() > 1 && !op.in[1].tensor)) {
             std::vector<OpOperand> operands;
@@ -146,13 +148,19 @@ Result<EwArg> ProgramBuilder::triangle(const Op &op)
     auto x = visit(op.in[0].value);
     if (!x)
         return x.error();
-    const Leaf mask = triangleMask(op.name == "aten::triu", d.is_null() ? 0 : d.get<std::int64_t>(), xs);
+    const EwArg mask = computedLeaf(triangleMask(op.name == "aten::triu", d.is_null() ? 0 : d.get<std::int64_t>(), xs));
+    return step("keep", {*x, mask}, op.name);
+}
+
+// A leaf no tensor holds (pattern.h), once per program.
+EwArg ProgramBuilder::computedLeaf(const Leaf &l)
+{
     std::size_t at = 0;
-    while (at < m_program.leaves.size() && !(m_program.leaves[at] == mask))
+    while (at < m_program.leaves.size() && !(m_program.leaves[at] == l))
         ++at;
     if (at == m_program.leaves.size())
-        m_program.leaves.push_back(mask);
-    return step("keep", {*x, EwArg::leaf(int(at))}, op.name);
+        m_program.leaves.push_back(l);
+    return EwArg::leaf(int(at));
 }
 
 // Inference-mode batch_norm: (x - running_mean) / sqrt(running_var + eps) * weight + bias, with
