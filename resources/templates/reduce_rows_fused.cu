@@ -26,11 +26,7 @@ template <class R, class In>
 __device__ __forceinline__ void fold_into(typename R::Acc& a, const In& in, long long i)
 {
     if constexpr (kVec == 4) {
-        const float4 v = in.at4(i);
-        a = R::combine(a, R::lift(v.x, i));
-        a = R::combine(a, R::lift(v.y, i + 1));
-        a = R::combine(a, R::lift(v.z, i + 2));
-        a = R::combine(a, R::lift(v.w, i + 3));
+        a = R::fold4(a, in.at4(i));
     } else {
         a = R::combine(a, R::lift(in.at(i), i));
     }

@@ -100,6 +100,9 @@ private slots:
             // Bool masks read as bytes, in a scan and in a product's epilogue (more below).
             {"masked_cumsum", "scan_rows"},
             {"matmul_masked_columns", "gemm_tiled_fp32"},
+            // Comparisons, torch.where and masked_fill (a bool mask of one row, four bytes a load).
+            {"where_masked_fill", "ew_vec4"},
+            {"where_masked_fill", "ew_grid_stride"},
             // The mma.sync templates (ldmatrix, mma.sync and cp.async emulated): a product with an
             // epilogue; the implicit GEMM with max pooling in its tiles, of a 3-D convolution, and
             // of transposed ones phase by phase, of 2x2, 1-to-8 and 1-or-2 taps.

@@ -267,6 +267,8 @@ private slots:
             "50256 == labels)) [8192, 50257], then sum over all elements of ((logsumexp_out - sum_out) * (labels != "
             "90)) [8192], together with sum over all elements of ((labels != 90)) [8192], then elementwise out = "
             "sum_out_2 / sum_out_3 over []");
+        row("where_masked_fill", "elementwise",
+            "elementwise out = where(drop, -1.5, where((x > 0.1), x, x * 0.2)) + (x <= -0.5) over [8192, 16384]");
         row("einsum_tensor_matrix", "matmul", "matrix product A @ W (M 256, N 768, K 512), then tanh(acc)");
         row("diag_scaled_rows", "elementwise", "elementwise out = d * B over [8192, 8192]");
         row("activations_more", "elementwise",
@@ -284,7 +286,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 73); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 74); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

@@ -17,7 +17,8 @@ const std::vector<CoverageGroup> &coverageGroups()
                      "chains of these ops with numpy broadcasting, fused into one pass; also the epilogue of every "
                      "other pattern; views (aten::view, reshape, flatten, unsqueeze, squeeze, contiguous, t, "
                      "transpose, permute) are followed; float32 results; bool tensors read as 1 or 0, int64 "
-                     "tensors as the floats they equal; comparisons (eq, ne, gt, ge, lt, le) give 1 or 0; triu "
+                     "tensors as the floats they equal; comparisons (eq, ne, gt, ge, lt, le) give 1 or 0, where and "
+                     "masked_fill choose by them; triu "
                      "and tril as a mask of each element's row and column; arange(n) as each element's place"});
         g.push_back(
             {"reduction",

@@ -80,6 +80,8 @@ constexpr std::array kFunctions{
     EwFunction{"ge", 2, "($0 >= $1 ? 1.0f : 0.0f)", "($0 >= $1)"},
     EwFunction{"lt", 2, "($0 < $1 ? 1.0f : 0.0f)", "($0 < $1)"},
     EwFunction{"le", 2, "($0 <= $1 ? 1.0f : 0.0f)", "($0 <= $1)"},
+    // torch.where(cond, a, b), masked_fill(x, mask, v) as where(mask, v, x): cond is 1 or 0.
+    EwFunction{"where", 3, "($0 != 0.0f ? $1 : $2)", "where($0, $1, $2)"},
 };
 
 // aten ops that map one to one onto a unary function of the table.
@@ -121,10 +123,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kUnary{{
 }};
 
 constexpr std::string_view kOthers[] = {
-    "gelu", "add",        "sub",        "rsub",      "mul",       "div",      "true_divide", "maximum",  "minimum",
-    "max",  "min",        "clamp",      "clamp_min", "clamp_max", "hardtanh", "leaky_relu",  "softplus", "elu",
-    "celu", "hardshrink", "softshrink", "threshold", "pow",       "dropout",  "round",       "triu",     "tril",
-    "eq",   "ne",         "gt",         "ge",        "lt",        "le"};
+    "gelu", "add",        "sub",        "rsub",      "mul",       "div",      "true_divide", "maximum",    "minimum",
+    "max",  "min",        "clamp",      "clamp_min", "clamp_max", "hardtanh", "leaky_relu",  "softplus",   "elu",
+    "celu", "hardshrink", "softshrink", "threshold", "pow",       "dropout",  "round",       "triu",       "tril",
+    "eq",   "ne",         "gt",         "ge",        "lt",        "le",       "where",       "masked_fill"};
 
 std::string_view shortName(std::string_view op)
 {
@@ -219,8 +221,8 @@ struct OpReader {
     }
 };
 
-// add, sub, rsub, mul, div, true_divide, the comparisons and the two-tensor maximum / minimum;
-// none for other ops.
+// add, sub, rsub, mul, div, true_divide, the comparisons, where, masked_fill and the two-tensor
+// maximum / minimum; none for other ops.
 std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
 {
     const EwArg self = r.self();
@@ -254,6 +256,16 @@ std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
         if (!other || (!r.tensorAt(1) && !(r.constAt(1) && r.constAt(1)->is_number())))
             return unsupported(r.op, "with a non-numeric argument");
         return r.emit(std::string(name), {self, *other});
+    }
+    if (name == "where" || name == "masked_fill") {
+        // where(cond, a, b); masked_fill(x, mask, value) is where(mask, value, x).
+        auto a = r.number(1, 0), b = r.number(2, 0);
+        if (!a || !b || r.operands.size() != 3 || (!r.tensorAt(1) && !r.constAt(1)->is_number()) ||
+            (!r.tensorAt(2) && !r.constAt(2)->is_number()))
+            return unsupported(r.op, "with a non-numeric argument");
+        if (name == "where")
+            return r.emit("where", {self, *a, *b});
+        return r.emit("where", {*a, *b, self});
     }
     if (name == "maximum" || name == "minimum" || name == "max" || name == "min") {
         if (!r.tensorAt(1))
