@@ -268,7 +268,7 @@ private slots:
             "90)) [8192], together with sum over all elements of ((labels != 90)) [8192], then elementwise out = "
             "sum_out_2 / sum_out_3 over []");
         row("where_masked_fill", "elementwise",
-            "elementwise out = where(drop, -1.5, where((x > 0.1), x, x * 0.2)) + (x <= -0.5) over [8192, 16384]");
+            "elementwise out = where(drop, -1.5, where((x > 0.25), x, x * 0.2)) + (x <= -0.5) over [8192, 16384]");
         row("einsum_tensor_matrix", "matmul", "matrix product A @ W (M 256, N 768, K 512), then tanh(acc)");
         row("diag_scaled_rows", "elementwise", "elementwise out = d * B over [8192, 8192]");
         row("activations_more", "elementwise",
@@ -686,6 +686,9 @@ private slots:
                                                     << "aten::select";
         QTest::newRow("flatten of an unknown op") << "select+flatten"
                                                   << "aten::select";
+        // x > 0.1 differs in float and in double at x = 0.1f; x > 0.25 would not.
+        QTest::newRow("comparison with 0.1") << "gt 0.1"
+                                             << "does not hold exactly";
     }
 
     void unsupportedOpsAreNamed()
@@ -704,6 +707,9 @@ private slots:
                  unsqueeze ? node("aten::unsqueeze", {"%4", "%5"}, {"%6"}, {{}, {}}, {{}}, {nullptr, 1})
                            : node("aten::flatten", {"%4", "%5", "%7"}, {"%6"}, {{}, {}, {}}, {{}}, {nullptr, 1, 2}),
                  node("aten::relu", {"%6"}, {"%8"}, {{}}, {{}}, {nullptr})};
+        } else if (op == "gt 0.1") {
+            g = {node("aten::gt", {"%x.1", "%2"}, {"%3"}, {{2, 3, 4}, {}}, {{2, 3, 4}}, {nullptr, 0.1}),
+                 node("aten::mul", {"%x.1", "%3"}, {"%4"}, {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}}, {nullptr, nullptr})};
         } else if (op == "tuple") {
             g = {node("aten::relu", {"%x.1"}, {"%2"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),
                  node("aten::tanh", {"%x.1"}, {"%3"}, {{2, 3, 4}}, {{2, 3, 4}}, {nullptr}),

@@ -255,6 +255,14 @@ std::optional<Result<EwArg>> arithmetic(OpReader &r, std::string_view name)
         auto other = r.number(1, 0);
         if (!other || (!r.tensorAt(1) && !(r.constAt(1) && r.constAt(1)->is_number())))
             return unsupported(r.op, "with a non-numeric argument");
+        // A number float32 holds exactly compares the same in float and in double. Another (0.1)
+        // does not: x = 0.1f is above 0.1 in double but not in float, and the GPU reference and
+        // the kernel would disagree on such elements.
+        if (other->kind == EwArg::Kind::Scalar && double(float(other->value)) != other->value)
+            return unsupported(r.op,
+                               "with " + floatLiteral(other->value) +
+                                   ", which float32 does not hold exactly (a comparison with it "
+                                   "depends on the precision it is made in)");
         return r.emit(std::string(name), {self, *other});
     }
     if (name == "where" || name == "masked_fill") {
