@@ -31,7 +31,8 @@ def evaluate_shape(shape, constants):
 def make_tensor(spec, constants, device, param):
     shape = evaluate_shape(spec["shape"], constants)
     dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-             "float64": torch.float64, "int32": torch.int32, "int64": torch.int64}[spec.get("dtype", "float32")]
+             "float64": torch.float64, "int32": torch.int32, "int64": torch.int64,
+             "bool": torch.bool}[spec.get("dtype", "float32")]
     init = spec.get("init", "fan_in_uniform" if param else "uniform")
     if init == "ones":
         t = torch.ones(shape, device=device)
@@ -46,6 +47,9 @@ def make_tensor(spec, constants, device, param):
         t = torch.rand(shape, device=device) * 2 * b - b
     else:
         t = torch.rand(shape, device=device) * (spec.get("high", 1.0) - spec.get("low", 0.0)) + spec.get("low", 0.0)
+    # As the engine draws them: a bool true with probability 1/2, integers in [0, 1000).
+    if dtype == torch.bool:
+        return torch.rand(shape, device=device) < 0.5
     return t.to(dtype) if dtype.is_floating_point else (t * 1000).to(dtype)
 
 
