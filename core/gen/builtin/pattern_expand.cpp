@@ -338,7 +338,7 @@ Shape knownShape(const std::vector<OpNode> &nodes, const Problem &problem, const
 // The positions are compared as floats: exact while C is below 2^24.
 bool crossEntropy(const OpNode &n, const std::vector<OpNode> &nodes, const Problem &problem, Emitter &e)
 {
-    if (n.inputs.size() != 6 || n.outputs.size() != 1)
+    if (n.inputs.size() != 6 || n.constants.size() != 6 || n.outputs.size() != 1)
         return false;
     const TensorSpec *target = problem.tensor(tensorOfValue(n.inputs[1]));
     const OpNode *weight = producerOf(nodes, n.inputs[2]);
