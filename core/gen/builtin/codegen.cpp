@@ -358,8 +358,9 @@ std::string logSumExp(const std::string &len, const std::function<std::string(co
     std::string s;
     s += "// Reduction: log(sum(exp(x))) of " + len + " values: a running maximum m and the sum s of\n"
          "// exp(x - m) in double, rescaled when m grows; finished as m + log(s).\n";
-    s += "struct MaxSum {\n    float m;\n    double s;\n};\n\n";
-    s += "struct Reduction {\n    using Acc = MaxSum;\n    using Out = float;\n";
+    // The pair is the struct's own type, so a kernel with several reductions (renamed each) has
+    // no other name to keep apart.
+    s += "struct Reduction {\n    struct Acc {\n        float m;\n        double s;\n    };\n    using Out = float;\n";
     s += "    static __device__ __forceinline__ Acc identity() { return {-__int_as_float(0x7f800000), 0.0}; }\n";
     s += "    static __device__ __forceinline__ Acc lift(float v, long long) { return {v, 1.0}; }\n";
     s += "    static __device__ __forceinline__ Acc combine(Acc a, Acc b)\n    {\n";

@@ -96,11 +96,9 @@ TemplateValues fusedValues(const Target &t, const Point &)
         if (k == 0)
             shared = in;
         code += in.code + "\n";
-        // Each reduction's struct under a name of its own; a logsumexp's pair type too.
+        // Each reduction's struct under a name of its own (its accumulator type is nested in it).
         std::string text = emitReduction(*folds(t)[k]);
         text.replace(text.find("struct Reduction {"), 18, "struct " + r + " {");
-        for (std::size_t at = text.find("MaxSum"); at != std::string::npos; at = text.find("MaxSum", at + 6 + n.size()))
-            text.replace(at, 6, "MaxSum" + n);
         reductions += text + "\n";
         make += "    const Input" + n + " in" + n + "{ " + shared.args + " };\n";
         accs += "    " + r + "::Acc acc" + n + " = " + r + "::identity();\n";
