@@ -37,6 +37,12 @@
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
 
+// ---- the gather: a tap's offset and shifts, a pixel's window corner ----
+{{>conv_taps}}
+// Plain convolutions only: the shared parts name a transposed one's phases (one here).
+constexpr bool kTransposed = false;
+{{>conv_phases}}
+
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
 constexpr int kStages = {{STAGES}};
@@ -81,9 +87,6 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-// ---- the gather: a tap's offset and shifts, a pixel's window corner ----
-{{>conv_taps}}
-
 {{>tf32_split}}
 
 // ---- 1. weight tiles ----
@@ -107,6 +110,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
     unsigned long long *empty = full + kStages;
 
     const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
+    const Phase f = phase_of(0);
 
     {{>conv_tap_table}}
     if (threadIdx.x == 0) {

@@ -9,11 +9,13 @@
 //   padding {{PAD_H}}x{{PAD_W}}, dilation {{DIL_H}}x{{DIL_W}} -> [{{BATCH}}, {{OUT_C}}, {{OUT_H}}, {{OUT_W}}], the epilogue (bias, ReLU, ...),
 //   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max or average pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
-// GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
+// GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps. A transposed convolution
+// ({{TRANSPOSED}}) is one such GEMM per output phase, blockIdx.z ({{PHASES}} of them): M = its
+// pixels, Kdim = C x the taps that feed it (parts/conv_phases.cuh).
 // Why registers: with the gathered tile in shared memory, the gather's stores and the tensor
 // cores' reads of it kept the L1/shared-memory pipe about 90% busy, and that pipe set the pace.
 // 1. conv_prepare splits the weight into TF32 high and low parts laid out as the tensor cores read
-//    them (128-byte swizzled rows, zero-padded tiles).
+//    them (128-byte swizzled rows, zero-padded tiles), one set per phase.
 // 2. conv_wgmma_regs: one producer warp streams the weight tiles of each 32-deep K step with bulk
 //    copies into a {{STAGES}}-stage ring guarded by mbarriers; {{WGS}} consumer warpgroup(s) of 64
 //    pixels each load their fragment of the im2col tile straight from x (the next step's loads are
@@ -25,18 +27,24 @@
 // 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
+// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * {{PHASES}} * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{TAPS_K}}, 32) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma_regs grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_prepare grid(cdiv({{PHASES}} * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{TAPS_K}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma_regs grid(cdiv({{ROWS_M}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}}), {{PHASES}}) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{TAPS_K}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
+
+// ---- the gather: a tap's offset and shifts, a pixel's window corner; a transposed one's phases ----
+{{>conv_taps}}
+constexpr bool kTransposed = {{TRANSPOSED}};
+{{>conv_phases}}
+static_assert(kRowsM == {{ROWS_M}} && kTapsK == {{TAPS_K}}, "the launch's sizes are the template's");
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
@@ -47,11 +55,11 @@ constexpr int kParts = kSplit == 3 ? 2 : 1;
 constexpr int kMinBlocks = {{BLOCKS}};                   // blocks per SM the registers are capped for
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
-constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kGemmK, kBK);
+constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kTapsK, kBK);
 constexpr int kKPadded = kTilesK * kBK;
 constexpr int kThreads = 128 * kWGs + 32;                // the consumers, then the producer warp
 
-// Weight tiles in scratch: [part][tileN][tileK][BN][32].
+// Weight tiles in scratch: [phase][part][tileN][tileK][BN][32].
 constexpr long long kTileB = (long long)kBN * kBK;
 constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 
@@ -60,14 +68,11 @@ constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 constexpr int kStageBytes = kParts * kBN * kBK * 4;
 
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
-static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
+static_assert(kBN == 16 || kBN == 32 || kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 16 to 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-// ---- the gather: a tap's offset and shifts, a pixel's window corner ----
-{{>conv_taps}}
-
 {{>tf32_split}}
 
 // ---- 1. weight tiles ----
@@ -90,8 +95,13 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     unsigned long long *empty = full + kStages;
 
     const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
+    const Phase f = phase_of(blockIdx.z);
 
-    {{>conv_tap_table}}
+    // The tap table: each tap's offset from a window's corner and its shifts (the phase's taps).
+    for (int k = threadIdx.x; k < kKPadded; k += kThreads) {
+        int wofs;
+        taps[k] = kTransposed ? phase_tap_entry(k, f, wofs) : tap_entry(k);
+    }
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);      // the producer's expect_tx
@@ -105,7 +115,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     if (wg == kWGs) {
         // The producer warp: one thread streams the weight tiles, kStages steps ahead at most.
         if (threadIdx.x % 32 == 0) {
-            const float *wBase = wtiles + (long long)tileN * kTilesK * kTileB;
+            const float *wBase = wtiles + (kTransposed ? blockIdx.z : 0) * kPhaseB + (long long)tileN * kTilesK * kTileB;
             for (int kt = 0; kt < kTilesK; ++kt) {
                 const int s = kt % kStages;
                 if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
@@ -125,8 +135,12 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     const int row = wg * 64 + warp * 16 + lane / 4;
     int corner[2], id0[2], ih0[2], iw0[2];
 #pragma unroll
-    for (int p = 0; p < 2; ++p)
-        pixel_corner(m0 + row + 8 * p, corner[p], id0[p], ih0[p], iw0[p]); // a pixel past M reads zeros
+    for (int p = 0; p < 2; ++p) { // a pixel past M reads zeros
+        if constexpr (kTransposed)
+            phase_pixel_corner(m0 + row + 8 * p, f, corner[p], id0[p], ih0[p], iw0[p]);
+        else
+            pixel_corner(m0 + row + 8 * p, corner[p], id0[p], ih0[p], iw0[p]);
+    }
     // Step kt's fragment values: v[2j + p] is pixel p at tap 32 kt + 4 j + quad, so slice kk's
     // fragment is v[4 kk .. 4 kk + 3].
     const auto gather = [&](int kt, float (&v)[16]) {

@@ -219,7 +219,8 @@ private slots:
         QVERIFY(
             QString::fromStdString(findIdea("gemm_mma_fp16")->whyNot(oddTarget("bmm"))).contains("parameter space"));
         // A convolution of 1, 2 or 3 dims with groups 1, dilated or not, is the tensor-core ideas' alone
-        // (from 16 output channels); a transposed or grouped one the direct idea's.
+        // (from 16 output channels); a grouped one the direct idea's, and a transposed one the direct
+        // idea's, the mma.sync implicit GEMMs' and conv_wgmma_regs'.
         for (const char *own : {"conv1d_dilated_relu", "conv3d_relu", "conv2d_dilated_strided"}) {
             const Target other = ownTarget(own, Policy::Strict, "");
             QVERIFY(QString::fromStdString(findIdea("conv_direct")->whyNot(other)).contains("implicit GEMM"));
@@ -231,14 +232,17 @@ private slots:
         for (const char *own : {"conv_transpose2d_tanh", "conv_depthwise"}) {
             const Target other = ownTarget(own, Policy::Strict, "");
             QVERIFY(findIdea("conv_direct")->whyNot(other).empty());
-            for (const char *id : {"conv_wgmma", "conv_wgmma_regs"})
-                QVERIFY(QString::fromStdString(findIdea(id)->whyNot(other)).contains("the direct convolution"));
+            QVERIFY(QString::fromStdString(findIdea("conv_wgmma")->whyNot(other)).contains("the direct convolution"));
         }
-        // A transposed convolution of groups 1 goes to the mma.sync implicit GEMM too, phase by
-        // phase; a grouped one does not.
-        QVERIFY(findIdea("conv_implicit_gemm_tf32x3")
-                    ->whyNot(ownTarget("conv_transpose2d_tanh", Policy::Strict, ""))
-                    .empty());
+        QVERIFY(
+            QString::fromStdString(findIdea("conv_wgmma_regs")->whyNot(ownTarget("conv_depthwise", Policy::Strict, "")))
+                .contains("the direct convolution"));
+        // A transposed convolution of groups 1 goes to the mma.sync implicit GEMM and to the wgmma
+        // one with its operand in registers too, phase by phase; a grouped one does not.
+        for (const char *id : {"conv_implicit_gemm_tf32x3", "conv_wgmma_regs"})
+            for (const char *own : {"conv_transpose2d_tanh", "conv_transpose3d_scale_relu", "conv_transpose1d_dilated"})
+                QVERIFY2(findIdea(id)->whyNot(ownTarget(own, Policy::Strict, "")).empty(),
+                         (std::string(own) + ": " + id).c_str());
         QVERIFY(
             QString::fromStdString(
                 findIdea("conv_implicit_gemm_tf32x3")->whyNot(ownTarget("conv_transpose3d_groups", Policy::Strict, "")))
@@ -434,12 +438,12 @@ private slots:
                     QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
                         << QString(idea) << QString("own/") + own << QString(variant) << false;
         // Transposed convolutions as one implicit GEMM per output phase: every tile of a 2-D one.
-        for (const char *idea : {"conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32"})
+        for (const char *idea : {"conv_implicit_gemm_tf32x3", "conv_implicit_gemm_tf32", "conv_wgmma_regs"})
             for (const char *own : {"conv_transpose2d_tanh", "conv_transpose3d_scale_relu", "conv_transpose1d_dilated"})
                 for (const char *variant : {"", "small"})
                     QTest::newRow(qPrintable(QString("%1 %2@%3").arg(idea, own, variant)))
                         << QString(idea) << QString("own/") + own << QString(variant)
-                        << (QString(idea) == "conv_implicit_gemm_tf32x3" && QString(own) == "conv_transpose2d_tanh" &&
+                        << (QString(idea) != "conv_implicit_gemm_tf32" && QString(own) == "conv_transpose2d_tanh" &&
                             QString(variant).isEmpty());
         // The direct convolution: transposed, grouped, depthwise (and, with few output channels, any).
         for (const char *own :

@@ -1,8 +1,8 @@
 // Convolutions of 1, 2 and 3 dims (groups 1, any stride, padding and dilation) as an implicit
 // GEMM on the tensor cores, with the bias and elementwise epilogue: 3xTF32 (fp32-accurate) or,
 // under the loose policy, single-pass TF32; and with a 2-D max pooling after it, the pooling fused
-// into the epilogue. The mma.sync ideas take transposed convolutions too, one GEMM per output
-// phase (parts/conv_phases.cuh).
+// into the epilogue. The mma.sync ideas and the wgmma one with its operand in registers take
+// transposed convolutions too, one GEMM per output phase (parts/conv_phases.cuh).
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
@@ -87,8 +87,8 @@ std::string poolPassTakes(const Target &t)
 
 namespace {
 
-// `transposedToo`: the mma.sync ideas gather transposed convolutions phase by phase; the wgmma ones
-// do not.
+// `transposedToo`: the mma.sync ideas and conv_wgmma_regs gather transposed convolutions phase by
+// phase; the other wgmma ones do not.
 std::string convOf(const Target &t, Conv &c, bool transposedToo = false)
 {
     const Pattern &p = t.pattern;
@@ -96,7 +96,8 @@ std::string convOf(const Target &t, Conv &c, bool transposedToo = false)
         return "the pattern has no convolution";
     const ConvSpec &s = *p.conv;
     if (s.transposed && !transposedToo)
-        return "a transposed convolution (the mma.sync implicit GEMMs and the direct convolution take it)";
+        return "a transposed convolution (the mma.sync implicit GEMMs, conv_wgmma_regs and the direct convolution take "
+               "it)";
     if (s.groups != 1)
         return "grouped convolution (groups = " + std::to_string(s.groups) + ") is left to the direct convolution";
     if (auto why = convOperands(t); !why.empty())
@@ -464,7 +465,12 @@ const std::vector<TileShape> kRegsTiles = [] {
                                                                                      {1, 64, 2, 3},
                                                                                      {1, 64, 3, 3},
                                                                                      {1, 128, 2, 2},
-                                                                                     {2, 128, 3, 1}})
+                                                                                     {2, 128, 3, 1},
+                                                                                     {1, 32, 2, 4},
+                                                                                     {1, 32, 3, 3},
+                                                                                     {2, 32, 3, 2},
+                                                                                     {1, 16, 2, 4},
+                                                                                     {2, 16, 3, 2}})
             v.push_back(regsTile(wgs, bn, stages, blocks, split));
     return v;
 }();
@@ -479,7 +485,7 @@ std::vector<ParamDim> regsSpace()
 
 int regsSmem(const Conv &c, const Point &p)
 {
-    return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128 + cdiv(c.taps(), 32) * 32 * 8 + 2048);
+    return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * p.at("BN") * 128 + cdiv(c.tapsK(), 32) * 32 * 8 + 2048);
 }
 
 std::string regsFits(const Target &t, const Point &p)
@@ -496,15 +502,24 @@ std::string regsFits(const Target &t, const Point &p)
             return "a single TF32 pass gains nothing from short accumulation chunks";
     }
     const Conv c = conv(t);
-    if (p.at("PROMOTE") > 16 && cdiv(c.taps(), 32) <= 16)
+    if (p.at("PROMOTE") > 16 && cdiv(c.tapsK(), 32) <= 16)
         return "K fits one 16-step chunk already";
+    // A narrower tile gathers the same pixels once more for every further tile of channels.
+    if (p.at("BN") < 64 && c.outC > p.at("BN"))
+        return "tiles of " + std::to_string(p.at("BN")) + " channels are for convolutions with at most that many (" +
+            std::to_string(c.outC) + " here)";
     // Registers per thread, as ptxas allocated them on the seed conv: the accumulator (BN / 2),
     // a separate fp32 sum when K is longer than one chunk, 16 gathered values and their hi and lo
     // parts, and addressing. The cap is what BLOCKS blocks of this size leave.
-    const bool separateSum = cdiv(c.taps(), 32) > p.at("PROMOTE");
+    const bool separateSum = cdiv(c.tapsK(), 32) > p.at("PROMOTE");
     // Measured: 128 channels of accumulator plus their separate sum spill at any block count.
     if (separateSum && p.at("BN") > 96)
         return "an accumulator and a separate fp32 sum of " + std::to_string(p.at("BN")) + " channels spill";
+    // With a transposed convolution's phase to keep as well, NVRTC spilled 12 bytes at 96 channels
+    // with a separate sum, at one block of two warpgroups and at two of one.
+    if (separateSum && c.transposed && p.at("BN") > 64)
+        return "a transposed convolution's accumulator and separate fp32 sum of " + std::to_string(p.at("BN")) +
+            " channels spill";
     const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80);
     const int threads = 128 * p.at("WGS") + 32;
     const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
@@ -526,17 +541,18 @@ Estimate regsEstimate(const Target &t, const Point &p, double fraction, const st
 {
     const Conv c = conv(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
-    const double tiles = double(cdiv(c.gemmM(), bm)) * double(cdiv(c.outC, bn));
+    const double tiles = double(cdiv(c.rowsM(), bm)) * double(c.phases()) * double(cdiv(c.outC, bn));
     const double used =
-        double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
+        double(std::min<std::int64_t>(c.rowsM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const int threads = 128 * p.at("WGS") + 32;
     const int perSm = p.at("BLOCKS");
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // Fewer consumer warpgroups per SM leave the gather's latency exposed: 0.86x with two on the seed conv.
     const double latency = std::min(1.0, 0.72 + 0.14 * p.at("WGS") * perSm / 1.5);
+    const std::string phases = c.transposed ? " in " + std::to_string(c.phases()) + " phases" : "";
     return computeEstimate(t, c.flops(), peak, fraction * used * latency, tiles, threads, perSm,
-                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
-                               " channels x " + std::to_string(c.taps()) + " taps");
+                           how + " over " + std::to_string(c.rows()) + " pixels x " + std::to_string(c.outC) +
+                               " channels x " + std::to_string(c.tapsK()) + " taps" + phases);
 }
 
 } // namespace
@@ -714,12 +730,15 @@ void addConv(std::vector<IdeaDef> &out)
     out.push_back(IdeaDef{
         .id = "conv_wgmma_regs",
         .title = "wgmma convolution with the gathered operand in registers",
-        .text = regs + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
+        .text = regs +
+            " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW. A transposed "
+            "convolution is one such GEMM per output phase, each phase with weight tiles of its own taps; 16- and "
+            "32-channel tiles serve convolutions with that few output channels.",
         .patterns = kinds,
         .needs = {"conv_wgmma"},
         .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
-        .applies = [](const Target &t) { return plainConv(t); },
+        .applies = [](const Target &t) { return plainConv(t, true); },
         .check = regsFits,
         .estimate =
             [](const Target &t, const Point &p) {

@@ -1,4 +1,4 @@
-// The accumulator operands of a wgmma instruction of width N (64, 96, 128 or 256), for inline asm
+// The accumulator operands of a wgmma instruction of width N (16, 32, 64, 96, 128 or 256), for inline asm
 // whose first N/2 operands are the fp32 accumulators d[0 .. N/2 - 1]: KF_REGS_N<N> their names in
 // the instruction ("%0, ..., %(N/2 - 1)"), KF_ACC_N<N> the operand list. Built from runs of 16.
 #ifndef KF_WGMMA_LISTS
@@ -14,10 +14,14 @@
 #define KF_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define KF_D16(i) KF_D4(i), KF_D4(i + 4), KF_D4(i + 8), KF_D4(i + 12)
 
+#define KF_REGS_N16 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define KF_REGS_N32 KF_R0
 #define KF_REGS_N64 KF_R0 KF_R16
 #define KF_REGS_N96 KF_REGS_N64 KF_R32
 #define KF_REGS_N128 KF_REGS_N96 KF_R48
 #define KF_REGS_N256 KF_REGS_N128 KF_R64 KF_R80 KF_R96 KF_R112
+#define KF_ACC_N16 KF_D4(0), KF_D4(4)
+#define KF_ACC_N32 KF_D16(0)
 #define KF_ACC_N64 KF_D16(0), KF_D16(16)
 #define KF_ACC_N96 KF_ACC_N64, KF_D16(32)
 #define KF_ACC_N128 KF_ACC_N96, KF_D16(48)

@@ -15,7 +15,11 @@
 
 __device__ __forceinline__ void wgmma_tf32_regs(float (&d)[kBN / 2], const float (&a)[4], unsigned long long descB, int scaleD)
 {
-    if constexpr (kBN == 64)
+    if constexpr (kBN == 16)
+        KF_WGMMA_RS_CALL(16, "%8, %9, %10, %11", "%12", "%13");
+    else if constexpr (kBN == 32)
+        KF_WGMMA_RS_CALL(32, "%16, %17, %18, %19", "%20", "%21");
+    else if constexpr (kBN == 64)
         KF_WGMMA_RS_CALL(64, "%32, %33, %34, %35", "%36", "%37");
     else if constexpr (kBN == 96)
         KF_WGMMA_RS_CALL(96, "%48, %49, %50, %51", "%52", "%53");
