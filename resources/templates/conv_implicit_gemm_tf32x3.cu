@@ -18,7 +18,7 @@
 // {{MIN_BLOCKS}} block(s) per SM. Edge tiles are predicated, so any sizes work.
 // @problem {{PROBLEM}}
 // @precision tf32x3
-// @launch conv_tf32x3 grid(cdiv({{ROWS_M}}, {{BM}}), cdiv({{OUT_C}}, {{BN}}), {{PHASES}}) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{TAPS_K}}, {{BK}}) * {{BK}} * {{TAP_BYTES}} + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_tf32x3 grid(cdiv({{ROWS_M}}, {{BM}}) * {{PHASES}}, cdiv({{OUT_C}}, {{BN}})) block(({{BM}} / {{WM}}) * ({{BN}} / {{WN}}) * 32) smem({{STAGES}} * ({{BM}} + {{BN}}) * ({{BK}} + 4) * 4 + cdiv({{TAPS_K}}, {{BK}}) * {{BK}} * {{TAP_BYTES}} + {{BM}} * 16) args({{X}}, {{WEIGHT}}, {{OUT}}{{EPILOGUE_ARGS}})
 
 {{>conv_mma_tiles}}
 

@@ -10,8 +10,10 @@
 //   then (pooling {{POOL_KH}}x{{POOL_KW}} > 0) max or average pooling, stride {{POOL_SH}}x{{POOL_SW}}, padding {{POOL_PAD_H}}x{{POOL_PAD_W}}
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps. A transposed convolution
-// ({{TRANSPOSED}}) is one such GEMM per output phase, blockIdx.z ({{PHASES}} of them): M = its
-// pixels, Kdim = C x the taps that feed it (parts/conv_phases.cuh).
+// ({{TRANSPOSED}}) is one such GEMM per output phase ({{PHASES}} of them): M = its pixels, Kdim =
+// C x the taps that feed it (parts/conv_phases.cuh). The phases of one tile of pixels are
+// neighbouring blocks: they read the same input, and each writes every other word of the same
+// output rows, which then reach memory as whole sectors instead of half-written ones.
 // Why registers: with the gathered tile in shared memory, the gather's stores and the tensor
 // cores' reads of it kept the L1/shared-memory pipe about 90% busy, and that pipe set the pace.
 // 1. conv_prepare splits the weight into TF32 high and low parts laid out as the tensor cores read
@@ -32,7 +34,7 @@
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
 // @launch conv_prepare grid(cdiv({{PHASES}} * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{TAPS_K}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma_regs grid(cdiv({{ROWS_M}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}}), {{PHASES}}) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{TAPS_K}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_wgmma_regs grid(cdiv({{ROWS_M}}, 64 * {{WGS}}) * {{PHASES}}, cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{TAPS_K}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
@@ -94,8 +96,8 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     unsigned long long *full = reinterpret_cast<unsigned long long *>(taps + kKPadded);
     unsigned long long *empty = full + kStages;
 
-    const int m0 = blockIdx.x * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
-    const Phase f = phase_of(blockIdx.z);
+    const int phase = blockIdx.x % kPhases, m0 = blockIdx.x / kPhases * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
+    const Phase f = phase_of(phase);
 
     // The tap table: each tap's offset from a window's corner and its shifts (the phase's taps).
     for (int k = threadIdx.x; k < kKPadded; k += kThreads) {
@@ -115,7 +117,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     if (wg == kWGs) {
         // The producer warp: one thread streams the weight tiles, kStages steps ahead at most.
         if (threadIdx.x % 32 == 0) {
-            const float *wBase = wtiles + (kTransposed ? blockIdx.z : 0) * kPhaseB + (long long)tileN * kTilesK * kTileB;
+            const float *wBase = wtiles + phase * kPhaseB + (long long)tileN * kTilesK * kTileB;
             for (int kt = 0; kt < kTilesK; ++kt) {
                 const int s = kt % kStages;
                 if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);

@@ -5,11 +5,13 @@
     int4 *rows = reinterpret_cast<int4 *>(taps + kKPadded);
     int *wtaps = reinterpret_cast<int *>(rows + kBM); // transposed only: each tap's weight offset
 
-    const int m0 = blockIdx.x * kBM, n0 = blockIdx.y * kBN;
+    // A transposed convolution's phases of one tile of pixels are neighbouring blocks: they read the
+    // same input, and their stores fill the same output sectors while those are in L2.
+    const int m0 = blockIdx.x / kPhases * kBM, n0 = blockIdx.y * kBN;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int warpRow = (warp % kWarpsM) * kWM, warpCol = (warp / kWarpsM) * kWN;
 
-    const Phase phase = phase_of(blockIdx.z);
+    const Phase phase = phase_of(blockIdx.x % kPhases);
     if constexpr (kTransposed) {
         for (int k = threadIdx.x; k < kKPadded; k += kThreads) taps[k] = phase_tap_entry(k, phase, wtaps[k]);
     } else {

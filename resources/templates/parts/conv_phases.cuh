@@ -3,9 +3,9 @@
 // exact. For one phase those are k0, k0 + step, ... (n of them), the same for every q, and
 // i = q + emin + shift with shift = (n - 1 - j) * step * dil / stride >= 0 for the j-th: an
 // ordinary gather from a window corner, so the tap and row tables work as for a convolution.
-// blockIdx.z picks the phase. A phase's GEMM: M = batch x ceil(out / stride) per dim (a row past
-// the output is skipped), K = channels x the phase's taps; kTapsK is the largest phase's, and a
-// phase with fewer reads zeros past its own. The weight is [in][out][taps]: B(n, k) is gathered
+// The kernels take blockIdx.x % kPhases as the phase. A phase's GEMM: M = batch x ceil(out /
+// stride) per dim (a row past the output is skipped), K = channels x the phase's taps; kTapsK is
+// the largest phase's, and a phase with fewer reads zeros past its own. The weight is [in][out][taps]: B(n, k) is gathered
 // through a third table of each tap's weight offset. Without TRANSPOSED the sizes are the plain
 // convolution's (kRowsM = kGemmM, kTapsK = kGemmK, one phase) and the callers use conv_taps'
 // tap_entry and pixel_corner instead of the phase functions. Needs kTransposed and conv_taps.
@@ -54,6 +54,7 @@ constexpr int kPhaseTaps = kTransposed ? most_phase_taps<kStrideD, kPadD, kDilD,
                                              most_phase_taps<kStrideH, kPadH, kDilH, kKH>() *
                                              most_phase_taps<kStrideW, kPadW, kDilW, kKW>()
                                        : kKernelTaps;
+constexpr int kPhases = kTransposed ? kStrideD * kStrideH * kStrideW : 1;
 constexpr int kRowsM = kBatch * kQD * kQH * kQW; // GEMM rows (of one phase)
 constexpr int kTapsK = kInC * kPhaseTaps;        // GEMM depth (of the phase with most taps)
 // A tap past a phase's K shifts every corner (from -(K-1)*dil) past the input.

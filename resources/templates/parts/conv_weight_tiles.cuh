@@ -1,7 +1,6 @@
 // The weight as the tensor cores read it: per phase (one, or a transposed convolution's, see
 // conv_phases), [part][tileN][tileK][BN][32] of B(n, k), hi then lo. Plain, B(n, k) is the weight's
 // row n; transposed, w[wofs(k) + n * taps] with the phase's tap offsets.
-constexpr int kWeightPhases = kTransposed ? kStrideD * kStrideH * kStrideW : 1;
 constexpr long long kPhaseB = kParts * kPartB;
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -10,7 +9,7 @@ conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     // One thread per 8 consecutive taps of one weight row: chunks 2c and 2c+1 share an aligned
     // 32-byte pair of slots under the swizzle.
-    if (idx >= (long long)kWeightPhases * kTilesN * kBN * kTilesK * 4) return;
+    if (idx >= (long long)kPhases * kTilesN * kBN * kTilesK * 4) return;
     const int pair = idx % 4, tk = (idx / 4) % kTilesK, n = (idx / (4 * kTilesK)) % (kTilesN * kBN);
     const int z = idx / (4LL * kTilesK * kTilesN * kBN);
     const Phase f = phase_of(z);
