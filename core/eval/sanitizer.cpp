@@ -118,6 +118,7 @@ struct ToolRun {
     std::optional<EvalResult> verdict;
     double seconds = 0;
     bool cancelled = false;
+    bool toolFailed = false; // the finding is the tool's own failure
 };
 
 ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const SanitizeRequest &req, SanitizerTool tool,
@@ -193,6 +194,14 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
             (parsed.errors > 0 ? std::to_string(parsed.errors) + (parsed.errors == 1 ? " error" : " errors")
                                : "exit status " + std::to_string(kSanitizerExitCode)) +
             (parsed.first.empty() ? "" : ": " + parsed.first);
+        // A tool that failed on the kernel (racecheck "failed to handle a hardware exception" where
+        // memcheck had been clean) vouches for nothing: the kernel is not kept, but it is not
+        // called racy either.
+        if (!parsed.toolFailure.empty() && parsed.errors <= 1) {
+            out.toolFailed = true;
+            out.note =
+                name + ": the tool failed on this kernel, so it cannot vouch for it (" + parsed.toolFailure + ")";
+        }
         out.report = trimSanitizerReport(text);
         return out;
     }
@@ -375,8 +384,11 @@ SanitizerLog parseSanitizerLog(const std::string &log)
             out.summary = true;
             if (auto open = line.find('('); open != std::string::npos)
                 out.errors = std::max(out.errors, std::atoi(line.c_str() + open + 1));
-        } else if (out.first.empty() && !framing(line)) {
-            out.first = line.size() > 300 ? line.substr(0, 300) + "…" : line;
+        } else {
+            if (out.toolFailure.empty() && line.rfind("Internal Sanitizer Error", 0) == 0)
+                out.toolFailure = line.size() > 300 ? line.substr(0, 300) + "…" : line;
+            if (out.first.empty() && !framing(line))
+                out.first = line.size() > 300 ? line.substr(0, 300) + "…" : line;
         }
     }
     return out;
@@ -416,6 +428,7 @@ SanitizeResult runSanitizer(const SanitizerSetup &setup, const Problem &problem,
             result.check.outcome = "finding";
             result.check.note = run.note;
             result.finding = tool;
+            result.toolFailed = run.toolFailed;
             result.report = run.report;
             return result;
         }

@@ -46,6 +46,9 @@ struct SanitizerLog {
     bool summary = false; // an "ERROR SUMMARY" line was found
     int errors = 0;
     std::string first; // the first reported problem, without the "========= " prefix
+    // The tool's own failure ("Internal Sanitizer Error: ..."), when it reported one: it counts in
+    // the summary's errors, but it is no hazard the tool found in the kernel.
+    std::string toolFailure;
 };
 SanitizerLog parseSanitizerLog(const std::string &log);
 // The first `limit` characters and the last lines of a long report, so a session stays small.
@@ -64,6 +67,7 @@ struct SanitizeRequest {
 struct SanitizeResult {
     SanitizerCheck check;                 // outcome, tools that ran, seconds, note
     std::optional<SanitizerTool> finding; // the tool that found something
+    bool toolFailed = false;              // what it found is its own failure on the kernel, not a hazard
     std::string report;                   // its output (trimmed); or the output of a run that could not judge
     std::optional<EvalResult> verdict;    // the worker's verdict under the last tool, when it answered
     bool cancelled = false;               // stopped from outside: nothing is known

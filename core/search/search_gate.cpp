@@ -391,7 +391,7 @@ void Search::applyGate(const KernelRecord &k, const SanitizeResult &r, std::int6
     const bool finding = check.outcome == "finding";
     std::string log;
     if (finding) {
-        result.verdict = r.finding == SanitizerTool::Racecheck ? Verdict::Racy : Verdict::Sanitizer;
+        result.verdict = r.finding == SanitizerTool::Racecheck && !r.toolFailed ? Verdict::Racy : Verdict::Sanitizer;
         result.reason = "passed verification, but compute-sanitizer " + check.note +
             (sameAs ? " (as #" + std::to_string(sameAs) + ", which has the same source)" : "");
         result.sanitizerReport = r.report;

@@ -15,7 +15,8 @@
 //            FAKE_SMEM=<bytes> (the static shared memory its compile reports; 0 without it)
 //   under tests/eval/fake_sanitizer (KF_FAKE_SANITIZER_TOOL set): FAKE_OOB logs a memcheck error
 //            and then faults as a kernel stopped by memcheck does; FAKE_SMEM_RACE logs a racecheck
-//            hazard; each run appends "sanitize TOOL KEY" to the --log file
+//            hazard; FAKE_TOOL_FAILURE makes racecheck report its own failure (an Internal
+//            Sanitizer Error); each run appends "sanitize TOOL KEY" to the --log file
 #include "eval/protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -196,6 +197,8 @@ void verifyOp(int id, const json &req, bool thenTime)
         if (tool == "racecheck" && has(source, "FAKE_SMEM_RACE"))
             report("========= Error: Race reported between Write access at k+0x50 in candidate.cu:2\n"
                    "=========     and Read access at k+0x80 in candidate.cu:2 [248 hazards]\n");
+        if (tool == "racecheck" && has(source, "FAKE_TOOL_FAILURE"))
+            report("========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.\n");
     }
     kf::EvalResult r;
     r.policy = kf::parsePolicy(req.value("policy", "strict")).value_or(kf::Policy::Strict);

@@ -119,6 +119,18 @@ private slots:
         QCOMPARE(r.errors, 1);
         QVERIFY(q(r.first).startsWith("Error: Race reported"));
 
+        QVERIFY(r.toolFailure.empty());
+        // The tool's own failure counts as an error, and is told apart from a hazard.
+        const std::string failed = "========= COMPUTE-SANITIZER\n"
+                                   "========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware "
+                                   "exception.\n"
+                                   "=========\n"
+                                   "========= Error: process didn't terminate successfully\n"
+                                   "========= ERROR SUMMARY: 1 error\n";
+        SanitizerLog f = parseSanitizerLog(failed);
+        QCOMPARE(f.errors, 1);
+        QVERIFY(q(f.toolFailure).startsWith("Internal Sanitizer Error: The Sanitizer failed"));
+
         SanitizerLog clean = parseSanitizerLog("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
         QVERIFY(clean.summary);
         QCOMPARE(clean.errors, 0);
@@ -342,6 +354,30 @@ private slots:
         for (const QString &line : linesOf(tool))
             filtered += line.endsWith(" kns=k");
         QCOMPARE(filtered, 3);
+        QCOMPARE(search_best(f), 1.2);
+    }
+
+    // Racecheck that fails on a kernel (as it did on a transposed convolution's implicit GEMM
+    // whose memcheck was clean) cannot vouch for it: the kernel is dropped from the best, as for a
+    // finding, but its verdict and reason say the tool failed instead of calling it racy.
+    void aToolFailureIsNotCalledARace()
+    {
+        const QString log = path("tool-failure.log");
+        Fixture f({"--time-ms", "2", "--log", log.toStdString()}, 1, {KF_FAKE_SANITIZER});
+        auto gen = std::make_shared<ScriptedGenerator>(std::vector<ScriptedIdea>{
+            {"a", "A", {withSharedMemory(1.0, "FAKE_TOOL_FAILURE"), fakeKernel(1.2)}, false, {}}});
+        SearchSettings s = quickSettings(1, 1, 2);
+        s.repairs = 0;
+        QVERIFY(runSearch(f, gen, s).ok());
+
+        QVERIFY(!nodeWithStatus(f, "racy"));
+        auto failed = nodeWithStatus(f, "sanitizer");
+        QVERIFY(failed);
+        QVERIFY2(q(failed->reason)
+                     .contains("racecheck: the tool failed on this kernel, so it cannot vouch for it "
+                               "(Internal Sanitizer Error"),
+                 qPrintable(q(failed->reason)));
+        QCOMPARE(q(readCandidate(*failed)->result.sanitizer->outcome), QStringLiteral("finding"));
         QCOMPARE(search_best(f), 1.2);
     }
 
