@@ -312,6 +312,21 @@ private slots:
         twice.result = EwArg::step(1);
         const std::string expr = emitEpilogue(twice, {{1, 4, "col"}, {4, 4, "row"}}, {}).expr;
         QVERIFY2(expr.rfind("[&] {", 0) == 0 && expr.find("return t1; }()") != std::string::npos, expr.c_str());
+
+        // A division by a number is a product with its float reciprocal, as PyTorch's CUDA kernel
+        // computes it; a division by a tensor, or by a number whose reciprocal float32 cannot hold
+        // as a normal number, stays a division.
+        EwProgram divided;
+        divided.shape = {4, 4};
+        divided.leaves = {Leaf{"scale", {4, 4}, {4, 4}}};
+        divided.steps = {{"div", {EwArg::acc(0), EwArg::scalar(0.7)}, "aten::div"},
+                         {"div", {EwArg::step(0), EwArg::leaf(0)}, "aten::div"},
+                         {"div", {EwArg::step(1), EwArg::scalar(1e38)}, "aten::div"}};
+        divided.result = EwArg::step(2);
+        const std::string quotient = emitEpilogue(divided, {{1, 4, "col"}, {4, 4, "row"}}, {}).expr;
+        QVERIFY2(quotient.find("acc * 1.42857146f") != std::string::npos, quotient.c_str());
+        QVERIFY2(quotient.find(") / __ldg(scale_ + ") != std::string::npos, quotient.c_str());
+        QVERIFY2(quotient.find(") / 1e+38f") != std::string::npos, quotient.c_str());
     }
 
     void rendersAndCompiles_data()
