@@ -190,18 +190,18 @@ ToolRun runTool(const SanitizerSetup &setup, const Problem &problem, const Sanit
     const std::string name = toString(tool);
     if (parsed.errors > 0 || flagged) {
         out.outcome = "finding";
-        out.note = name + ": " +
-            (parsed.errors > 0 ? std::to_string(parsed.errors) + (parsed.errors == 1 ? " error" : " errors")
-                               : "exit status " + std::to_string(kSanitizerExitCode)) +
-            (parsed.first.empty() ? "" : ": " + parsed.first);
         // A tool that failed on the kernel (racecheck "failed to handle a hardware exception" where
         // memcheck had been clean) vouches for nothing: the kernel is not kept, but it is not
         // called racy either.
-        if (!parsed.toolFailure.empty() && parsed.errors <= 1) {
-            out.toolFailed = true;
+        out.toolFailed = !parsed.toolFailure.empty() && parsed.errors <= 1;
+        if (out.toolFailed)
             out.note =
                 name + ": the tool failed on this kernel, so it cannot vouch for it (" + parsed.toolFailure + ")";
-        }
+        else
+            out.note = name + ": " +
+                (parsed.errors > 0 ? std::to_string(parsed.errors) + (parsed.errors == 1 ? " error" : " errors")
+                                   : "exit status " + std::to_string(kSanitizerExitCode)) +
+                (parsed.first.empty() ? "" : ": " + parsed.first);
         out.report = trimSanitizerReport(text);
         return out;
     }

@@ -99,11 +99,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     const int phase = blockIdx.x % kPhases, m0 = blockIdx.x / kPhases * kBM, tileN = blockIdx.y, n0 = tileN * kBN;
     const Phase f = phase_of(phase);
 
-    // The tap table: each tap's offset from a window's corner and its shifts (the phase's taps).
-    for (int k = threadIdx.x; k < kKPadded; k += kThreads) {
-        int wofs;
-        taps[k] = kTransposed ? phase_tap_entry(k, f, wofs) : tap_entry(k);
-    }
+    {{>conv_tap_table}}
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(&full[s], 1);      // the producer's expect_tx

@@ -41,6 +41,12 @@ struct Conv {
     // Whether the gather packs depth shifts too: the rule of kDeep in parts/conv_taps.cuh.
     bool deep() const { return inD > 1 || kd > 1 || outD > 1 || padD > 0; }
     double flops() const { return 2.0 * double(rows()) * double(outC) * double(tapsK()); } // as computed
+    // The GEMM, for an estimate's words.
+    std::string gemmText() const
+    {
+        return " over " + std::to_string(rows()) + " pixels x " + std::to_string(outC) + " channels x " +
+            std::to_string(tapsK()) + " taps" + (transposed ? " in " + std::to_string(phases()) + " phases" : "");
+    }
 };
 
 // The most taps of one dim that feed one output phase of a transposed convolution: those k with
@@ -252,10 +258,7 @@ Estimate convEstimate(const Target &t, const Point &p, double peak, double fract
     const double reuse = std::min(1.0, double(bm) * bn / (bm + bn) / (128.0 * 96 / 224));
     const int smem = convSmem(c, p);
     const int perSm = std::max(1, std::min({p.at("MIN_BLOCKS"), 2048 / threads, t.smemPerSm / (smem + 1024)}));
-    const std::string phases = c.transposed ? " in " + std::to_string(c.phases()) + " phases" : "";
-    return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm,
-                           how + " over " + std::to_string(c.rows()) + " pixels x " + std::to_string(c.outC) +
-                               " channels x " + std::to_string(c.tapsK()) + " taps" + phases);
+    return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm, how + c.gemmText());
 }
 
 TemplateValues convValues(const std::string &id, const Target &t)
@@ -430,8 +433,7 @@ Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std:
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // One block per SM leaves the gather's latency exposed: 0.85x on the seed conv.
     return computeEstimate(t, c.flops(), peak, fraction * used * (perSm > 1 ? 1.0 : 0.85), tiles, threads, perSm,
-                           how + " over " + std::to_string(c.gemmM()) + " pixels x " + std::to_string(c.outC) +
-                               " channels x " + std::to_string(c.taps()) + " taps");
+                           how + c.gemmText());
 }
 
 TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma")
@@ -549,10 +551,7 @@ Estimate regsEstimate(const Target &t, const Point &p, double fraction, const st
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // Fewer consumer warpgroups per SM leave the gather's latency exposed: 0.86x with two on the seed conv.
     const double latency = std::min(1.0, 0.72 + 0.14 * p.at("WGS") * perSm / 1.5);
-    const std::string phases = c.transposed ? " in " + std::to_string(c.phases()) + " phases" : "";
-    return computeEstimate(t, c.flops(), peak, fraction * used * latency, tiles, threads, perSm,
-                           how + " over " + std::to_string(c.rows()) + " pixels x " + std::to_string(c.outC) +
-                               " channels x " + std::to_string(c.tapsK()) + " taps" + phases);
+    return computeEstimate(t, c.flops(), peak, fraction * used * latency, tiles, threads, perSm, how + c.gemmText());
 }
 
 } // namespace
