@@ -87,6 +87,9 @@ struct GenContext {
     std::vector<KernelRecord> topK; // the best correct kernels so far, fastest first
     std::vector<KernelRecord> bank; // good kernels kept for seeding
     std::vector<IdeaRecord> tried;  // every idea so far, oldest first
+    // Seconds left of the search's time budget when the round is planned (the part kept for the
+    // final gate included); none: the search has no time budget.
+    std::optional<double> secondsLeft;
     const std::atomic<bool> *cancel = nullptr;
     ExchangeSink record; // where a generator that asks a model reports each exchange; may be empty
 };

@@ -433,6 +433,8 @@ GenContext Search::context(int round)
     c.topK = m_state.topK();
     c.bank = m_state.bank();
     c.tried = m_state.ideas();
+    if (const std::int64_t deadline = m_deadlineNs; deadline != 0)
+        c.secondsLeft = std::max(0.0, double(deadline - nowNs()) / 1e9);
     c.cancel = &m_stop;
     c.record = [this, round](const Exchange &e) { return recordExchange(e, round); };
     return c;

@@ -194,7 +194,7 @@ Target targetOf(const GenContext &ctx)
     auto p = recognise(ctx.loaded.graph, ctx.problem);
     if (!p)
         qFatal("%s", p.error().text().c_str());
-    return makeTarget(*p, ctx.problem, 132, 9);
+    return makeTarget(*p, ctx.problem, 132, 9, ctx.policy);
 }
 
 } // namespace
@@ -307,6 +307,70 @@ private slots:
                 QVERIFY2(i.id != idle || problem == "l1_norm", i.id.c_str());
         auto drafts = makeBuiltinGenerator()->implement(ctx, (*ideas)[0], 2);
         QVERIFY2(drafts.ok() && !drafts->empty(), drafts.ok() ? "no drafts" : drafts.error().text().c_str());
+    }
+
+    // A search with time to spare climbs the ladder a round a step (each step shows in the
+    // trajectory and the next is judged against its measurement); a short one (a suite's 30 s)
+    // proposes the tensor-core idea at once. Timings are the cost model's.
+    void aSearchWithTimeMeasuresEachStep_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<bool>("loose");
+        QTest::addColumn<QStringList>("steps"); // the best idea after each of the first rounds
+        QTest::newRow("matmul strict") << "seed/matmul" << false
+                                       << QStringList{"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_wgmma_tf32x3"};
+        QTest::newRow("matmul loose") << "seed/matmul" << true
+                                      << QStringList{"gemm_tiled_fp32", "gemm_mma_fp16", "gemm_wgmma_fp16"};
+        QTest::newRow("conv2d strict") << "seed/conv2d" << false
+                                       << QStringList{"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"};
+        QTest::newRow("conv2d + pool strict")
+            << "seed/conv2d_relu_maxpool" << false
+            << QStringList{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_regs_pool"};
+    }
+
+    void aSearchWithTimeMeasuresEachStep()
+    {
+        QFETCH(QString, problem);
+        QFETCH(bool, loose);
+        QFETCH(QStringList, steps);
+        auto g = makeBuiltinGenerator();
+        GenContext ctx = shippedContext(problem);
+        ctx.policy = loose ? Policy::Loose : Policy::Strict;
+        const std::vector<ScriptedRound> rounds = scriptedRounds(ctx, *g, int(steps.size()), false);
+        QCOMPARE(rounds.size(), std::size_t(steps.size()));
+        double before = 0;
+        for (std::size_t r = 0; r < rounds.size(); ++r) {
+            // The round's fastest draft, by the model, beats every earlier round's.
+            std::string bestIdea;
+            double best = 0;
+            for (std::size_t i = 0; i < rounds[r].ideas.size(); ++i)
+                for (const Draft &d : rounds[r].drafts[i])
+                    if (const double ms = pretendMs(rounds[r].before, d); best == 0 || ms < best)
+                        best = ms, bestIdea = d.params.value("idea", "");
+            QCOMPARE(QString::fromStdString(bestIdea), steps[int(r)]);
+            QVERIFY2(before == 0 || best < before, qPrintable(QString("round %1").arg(r + 1)));
+            before = best;
+        }
+
+        // A round-1 idea that skips a step of its ladder (one of its `after` ideas applies here).
+        const Target t = targetOf(ctx);
+        auto skipsAStep = [&](const std::vector<Idea> &ideas) {
+            return std::any_of(ideas.begin(), ideas.end(), [&](const Idea &i) {
+                const std::vector<std::string> &after = findIdea(i.id)->after;
+                return std::any_of(after.begin(), after.end(),
+                                   [&](const std::string &n) { return findIdea(n)->whyNot(t).empty(); });
+            });
+        };
+        GenContext timed = shippedContext(problem);
+        timed.policy = ctx.policy;
+        timed.secondsLeft = 30;
+        auto first = g->proposeIdeas(timed, 4);
+        QVERIFY(first.ok());
+        QVERIFY(skipsAStep(*first));
+        timed.secondsLeft = kLadderSeconds;
+        first = g->proposeIdeas(timed, 4);
+        QVERIFY(first.ok() && !first->empty());
+        QVERIFY(!skipsAStep(*first));
     }
 
     // The simplest idea failed and nothing is correct: go on with what builds on it.

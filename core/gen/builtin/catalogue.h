@@ -65,6 +65,10 @@ struct IdeaDef {
     std::string text; // the plain-language idea
     std::vector<PatternKind> patterns;
     std::vector<std::string> needs = {}; // ideas it builds on (all of them)
+    // Ideas a search with time to spare measures first (kLadderSeconds, planner.h): each step then
+    // shows in the trajectory, and this idea is judged against a measured kernel of the step below
+    // it. A short search proposes it at once. A step that does not apply, or failed, is no wait.
+    std::vector<std::string> after = {};
     std::vector<ParamDim> space;
     std::vector<std::string> repairOrder; // dims to change first when a point compiles but fails
     // "" when the idea applies to the target, else why not ("rows fit in registers already").

@@ -678,7 +678,9 @@ void addConv(std::vector<IdeaDef> &out)
         .title = "Implicit GEMM convolution on wgmma, im2col gathered by a producer warpgroup",
         .text = wgmma + " The bias and the elementwise epilogue are applied to the fp32 sums, stored into NCHW.",
         .patterns = kinds,
-        // Hopper's fast strict path starts in the first round, next to the mma.sync kernel.
+        // Hopper's fast strict path: a short search starts it in the first round, next to the
+        // mma.sync kernel; one with time to spare measures the mma.sync kernel first.
+        .after = {"conv_implicit_gemm_tf32x3"},
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = [](const Target &t) { return plainConv(t); },
@@ -702,6 +704,7 @@ void addConv(std::vector<IdeaDef> &out)
             "0.414 ms against 0.306 ms for this two-pass form (and 0.327 ms for the same rectangles with the "
             "pass), because the pooling epilogue runs on one warpgroup with nothing to hide its latency.",
         .patterns = kinds,
+        .after = {"conv_implicit_gemm_pool"},
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = pooledConv,

@@ -583,8 +583,10 @@ void addGemm(std::vector<IdeaDef> &out)
                 "truncates, only PROMOTE K steps are accumulated there before each chunk is added to an fp32 "
                 "register sum.",
         .patterns = kinds,
-        // On Hopper this is the fast strict path: it starts in the first round, next to the fp32
-        // kernel, so a short search reaches it (measured on real sizes, a round takes seconds).
+        // On Hopper this is the fast strict path: a short search starts it in the first round, next
+        // to the fp32 kernel (measured on real sizes, a round takes seconds); one with time to spare
+        // measures the fp32 kernel and the mma.sync product first, a round each.
+        .after = {"gemm_mma_tf32x3"},
         .space = wgmmaSpace(WgmmaOperands::Tf32x3),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = wgmmaApplies,
@@ -633,6 +635,7 @@ void addGemm(std::vector<IdeaDef> &out)
                 "values beyond fp16's range, 65504, would overflow).",
         .patterns = kinds,
         .needs = {"gemm_tiled_fp32"},
+        .after = {"gemm_mma_fp16"},
         .space = wgmmaSpace(WgmmaOperands::Fp16),
         .repairOrder = {"STAGES", "BN", "PROMOTE"},
         .applies = [](const Target &t) -> std::string {

@@ -412,6 +412,7 @@ public:
 private:
     Option &consider(const IdeaDef &d, int tier);
     bool needsIn(const IdeaDef &d, const std::set<std::string> &known) const;
+    bool waitsForSteps(const IdeaDef &d) const;
     void searchAround(const IdeaDef &def, const Point &centre, const KernelRecord *from, bool top);
 
     const GenContext &m_ctx;
@@ -459,13 +460,28 @@ bool RoundPlan::needsIn(const IdeaDef &d, const std::set<std::string> &known) co
     });
 }
 
+// With time to spare, an idea waits until its `after` steps that apply here have been tried.
+bool RoundPlan::waitsForSteps(const IdeaDef &d) const
+{
+    if (m_ctx.secondsLeft && *m_ctx.secondsLeft < kLadderSeconds)
+        return false;
+    return std::any_of(d.after.begin(), d.after.end(), [&](const std::string &n) {
+        const IdeaDef *step = findIdea(n);
+        return step && !m_h.tried.count(n) && step->whyNot(m_t).empty();
+    });
+}
+
 void RoundPlan::addFreshIdeas()
 {
     const History &h = m_h;
     std::vector<const IdeaDef *> fresh;
+    std::set<std::string> waiting; // fresh ideas, and those waiting for their steps
     for (const IdeaDef &d : catalogue())
-        if (!h.tried.count(d.id) && d.whyNot(m_t).empty())
-            fresh.push_back(&d);
+        if (!h.tried.count(d.id) && d.whyNot(m_t).empty()) {
+            waiting.insert(d.id);
+            if (!waitsForSteps(d))
+                fresh.push_back(&d);
+        }
     for (const IdeaDef *d : fresh)
         if (needsIn(*d, h.established)) {
             Option &o = consider(*d, 0);
@@ -492,9 +508,6 @@ void RoundPlan::addFreshIdeas()
                 o.group = Slow;
     // Ideas whose needs will not get a correct kernel (they failed, or do not apply here) are tried
     // without them once nothing else is left.
-    std::set<std::string> waiting;
-    for (const IdeaDef *d : fresh)
-        waiting.insert(d->id);
     for (const IdeaDef *d : fresh) {
         if (m_proposed.count(d->id))
             continue;

@@ -74,6 +74,11 @@ KernelHealth kernelHealth(const KernelRecord &, const Problem &, int smemPerSm =
 // when nothing was measured).
 double memoryFloorMs(const GenContext &);
 
+// A search with at least this many seconds left (or without a time budget) measures the `after`
+// steps of an idea before proposing it, one round a step; a shorter one (a suite's 15-30 s a
+// problem) goes straight to the ideas the model ranks first.
+inline constexpr double kLadderSeconds = 60;
+
 // Up to `count` ideas for this round, best first, none repeated on its parent: the catalogue's
 // fresh ideas and local searches near the top-k kernels, then near the bank's kernels of other
 // ideas, then farther out, then ideas the model expects to be slow. Empty only when every
