@@ -3,6 +3,7 @@
 # the worker launches it (kernelforge-cli eval): throughput against the hardware's peaks, where
 # warps stall, the memory hierarchy's traffic. Needs a built CLI and worker (tools/gpu-build.sh).
 #   tools/ncu-candidate.sh PROBLEM.toml CANDIDATE.cu KERNEL [extra ncu options]
+# KF_EVAL_ARGS adds options to the evaluation (--policy loose for a loose kernel).
 # It skips the kernel's first two launches (the verification's) and profiles the third. Clocks are
 # left alone (--clock-control none); the report lands in $OUT (or /tmp) as text.
 set -euo pipefail
@@ -16,7 +17,7 @@ report="$out/ncu-$(basename "$candidate" .cu)-$kernel.txt"
 ncu --target-processes all --clock-control none -k "regex:^$kernel\$" -s 2 -c 1 \
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats "$@" \
-    "$build/app/cli/kernelforge-cli" eval "$problem" "$candidate" --trials 1 --timing-trials 3 >"$report" 2>&1 || true
+    "$build/app/cli/kernelforge-cli" eval "$problem" "$candidate" --trials 1 --timing-trials 3 ${KF_EVAL_ARGS:-} >"$report" 2>&1 || true
 # The metrics, without the evaluation's own output.
 grep -E '^ +[A-Z][A-Za-z /%().-]+ +[A-Za-z/%]* +[0-9.,]+$|Stall|stall|Section:' "$report" | head -90
 echo "full report: $report"
