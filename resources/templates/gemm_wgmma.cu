@@ -26,7 +26,7 @@
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
-// @launch split_tiles grid(cdiv(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 4, 256)) block(256) args({{A}}, {{B}}, tiles)
+// @launch split_tiles grid(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) / 32) block(256) args({{A}}, {{B}}, tiles)
 // @scratch sums float32 {{SUM_WORDS}} uninitialized
 // @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{#SPLITK}}
@@ -58,7 +58,6 @@ constexpr int kGroupM = {{GROUP_M}};
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
 constexpr int kSplitK = {{KSPLIT}};                      // slices of K, each a block of its own
 constexpr int kParts = kSplit == 3 ? 2 : 1;
-constexpr int kPairK = kBK / 4;                          // K values per 32-byte pair of chunks
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesM = cdiv(kM, kBM), kTilesN = cdiv(kN, kBN), kTilesK = cdiv(kK, kBK);
@@ -109,86 +108,98 @@ __device__ __forceinline__ float4 chunk(const float *v, bool low)
     }
 }
 
-// One thread writes one 32-byte pair of chunks (kPairK consecutive k) of one tile row, in each
-// part. Swizzling keeps chunks 2c and 2c+1 of a row in the same aligned 32 bytes (slots 2c and
-// 2c+1, in either order), so the pair is written as whole 32-byte sectors.
-__device__ __forceinline__ void put_pair(Elem *tiles, long long partStride, long long tileBase, int row, int pair,
-                                         const float (&v)[kPairK])
+// A block re-lays one patch of 32 tile rows x one K step (kBK values) through shared memory, so
+// that both sides are coalesced whatever the operand's layout: the reads run along the stored
+// rows (16-byte loads where K allows them, or 128 bytes of rows per k down the columns), and each
+// warp writes four whole 128-byte tile rows per part.
+constexpr int kPatchRows = 32;
+constexpr int kChunkValues = 16 / sizeof(Elem); // values per 16-byte chunk: 4 TF32, 8 fp16
+static_assert(kBK == 8 * kChunkValues && kBM % kPatchRows == 0 && kBN % kPatchRows == 0, "patches of whole tile rows");
+using Patch = float[kPatchRows][kBK + 1]; // + 1: the chunk reads of a warp fall in distinct banks
+
+// An operand stored [rows, K] (a plain A, a transposed B).
+template <bool kVector>
+__device__ __forceinline__ void load_along_rows(Patch &s, const float *op, int rows, int r0, int k0)
 {
-    // Chunk 2p lands in slot (2p) ^ (row % 8) and chunk 2p+1 in the other slot of the same pair.
-    const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
-    float4 *dst = reinterpret_cast<float4 *>(tiles + tileBase + (long long)row * kBK);
-    dst[first] = chunk(v, false);
-    dst[second] = chunk(v + kPairK / 2, false);
-    if constexpr (kParts == 2) {
-        dst = reinterpret_cast<float4 *>(tiles + tileBase + partStride + (long long)row * kBK);
-        dst[first] = chunk(v, true);
-        dst[second] = chunk(v + kPairK / 2, true);
+    for (int q = threadIdx.x; q < kPatchRows * kBK / 4; q += blockDim.x) {
+        const int r = q / (kBK / 4), c = 4 * (q % (kBK / 4));
+        const int row = r0 + r, k = k0 + c;
+        const float *src = op + (long long)row * kK + k;
+        float v[4];
+        if (kVector && row < rows && k < kK) {
+            const float4 f = __ldg(reinterpret_cast<const float4 *>(src));
+            v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                v[i] = row < rows && k + i < kK ? __ldg(src + i) : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            s[r][c + i] = v[i];
     }
 }
 
-// Where one thread's pair of chunks lands: operand image, tile row (m or n), K step, pair.
-struct PairAt {
-    int image, row, tk, pair;
-};
-
-// An operand stored [rows, K] (a plain A, a transposed B): consecutive threads take consecutive
-// pairs of one row, so the reads are K-contiguous.
-__device__ __forceinline__ PairAt along_rows(long long idx, int padded, const float *op, long long batchStride,
-                                             int rows, float (&v)[kPairK])
+// An operand stored [K, rows] (a plain B, a transposed A): a warp reads 32 consecutive rows of one k.
+__device__ __forceinline__ void load_down_columns(Patch &s, const float *op, int rows, int r0, int k0)
 {
-    PairAt p;
-    p.pair = idx % 4;
-    p.tk = (idx / 4) % kTilesK;
-    const long long rowAll = idx / (4 * kTilesK);
-    p.image = rowAll / padded;
-    p.row = rowAll % padded;
-    const int k0 = p.tk * kBK + p.pair * kPairK;
-    const float *src = op + p.image * batchStride + (long long)p.row * kK;
-#pragma unroll
-    for (int i = 0; i < kPairK; ++i)
-        v[i] = (p.row < rows && k0 + i < kK) ? __ldg(src + k0 + i) : 0.0f;
-    return p;
+    for (int q = threadIdx.x; q < kPatchRows * kBK; q += blockDim.x) {
+        const int r = q % kPatchRows, k = q / kPatchRows;
+        s[r][k] = r0 + r < rows && k0 + k < kK ? __ldg(op + (long long)(k0 + k) * rows + r0 + r) : 0.0f;
+    }
 }
 
-// An operand stored [K, rows] (a plain B, a transposed A): consecutive threads take consecutive
-// rows of one pair, so each of the eight reads is coalesced across the warp.
-__device__ __forceinline__ PairAt down_columns(long long idx, int padded, const float *op, long long batchStride,
-                                               int rows, float (&v)[kPairK])
+// 256 threads: thread t writes chunk t % 8 of patch row t / 8, in each part.
+__device__ __forceinline__ void store_patch(const Patch &s, Elem *tiles, long long partStride, long long tileBase, int row0)
 {
-    PairAt p;
-    p.row = idx % padded;
-    const long long rest = idx / padded;
-    p.pair = rest % 4;
-    p.tk = (rest / 4) % kTilesK;
-    p.image = rest / (4 * kTilesK);
-    const int k0 = p.tk * kBK + p.pair * kPairK;
-    const float *src = op + p.image * batchStride + p.row;
+    const int r = threadIdx.x / 8, c = threadIdx.x % 8, row = row0 + r;
+    float v[kChunkValues];
 #pragma unroll
-    for (int i = 0; i < kPairK; ++i)
-        v[i] = (p.row < rows && k0 + i < kK) ? __ldg(src + (long long)(k0 + i) * rows) : 0.0f;
-    return p;
+    for (int i = 0; i < kChunkValues; ++i)
+        v[i] = s[r][c * kChunkValues + i];
+    const int slot = c ^ (row & 7);
+    reinterpret_cast<float4 *>(tiles + tileBase + (long long)row * kBK)[slot] = chunk(v, false);
+    if constexpr (kParts == 2)
+        reinterpret_cast<float4 *>(tiles + tileBase + partStride + (long long)row * kBK)[slot] = chunk(v, true);
 }
+
+// Whole-vector loads along K need every row to start on 16 bytes.
+constexpr bool kVectorA = kK % 4 == 0 && kBatchStrideA % 4 == 0;
+constexpr bool kVectorB = kK % 4 == 0 && kBatchStrideB % 4 == 0;
 
 extern "C" __global__ void __launch_bounds__(256)
 split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ tileWords)
 {
+    __shared__ Patch s;
     Elem *tiles = reinterpret_cast<Elem *>(tileWords);
-    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    float v[kPairK];
-    if (idx < kRowsA * kTilesK * 4) {
-        const PairAt p = kTransA ? down_columns(idx, kTilesM * kBM, A, kBatchStrideA, kM, v)
-                                 : along_rows(idx, kTilesM * kBM, A, kBatchStrideA, kM, v);
-        const long long tile = ((long long)p.image * kParts * kTilesM + p.row / kBM) * kTilesK + p.tk;
-        put_pair(tiles, kPartA, tile * kTileA, p.row % kBM, p.pair, v);
-        return;
+    constexpr long long kPatchesA = kRowsA / kPatchRows * kTilesK;
+    long long patch = blockIdx.x;
+    const bool isA = patch < kPatchesA; // the same for the whole block
+    if (!isA)
+        patch -= kPatchesA;
+    const int tk = patch % kTilesK;
+    const long long rowAll = patch / kTilesK * kPatchRows; // over the images' padded rows
+    if (isA) {
+        const int image = rowAll / (kTilesM * kBM), r0 = rowAll % (kTilesM * kBM);
+        const float *op = A + image * kBatchStrideA;
+        if constexpr (kTransA)
+            load_down_columns(s, op, kM, r0, tk * kBK);
+        else
+            load_along_rows<kVectorA>(s, op, kM, r0, tk * kBK);
+        __syncthreads();
+        const long long tile = ((long long)image * kParts * kTilesM + r0 / kBM) * kTilesK + tk;
+        store_patch(s, tiles, kPartA, tile * kTileA, r0 % kBM);
+    } else {
+        const int image = rowAll / (kTilesN * kBN), r0 = rowAll % (kTilesN * kBN);
+        const float *op = B + image * kBatchStrideB;
+        if constexpr (kTransB)
+            load_along_rows<kVectorB>(s, op, kN, r0, tk * kBK);
+        else
+            load_down_columns(s, op, kN, r0, tk * kBK);
+        __syncthreads();
+        const long long tile = ((long long)image * kParts * kTilesN + r0 / kBN) * kTilesK + tk;
+        store_patch(s, tiles + kImageFloatsA, kPartB, tile * kTileB, r0 % kBN);
     }
-    idx -= kRowsA * kTilesK * 4;
-    if (idx >= kRowsB * kTilesK * 4) return;
-    const PairAt p = kTransB ? along_rows(idx, kTilesN * kBN, B, kBatchStrideB, kN, v)
-                             : down_columns(idx, kTilesN * kBN, B, kBatchStrideB, kN, v);
-    const long long tile = ((long long)p.image * kParts * kTilesN + p.row / kBN) * kTilesK + p.tk;
-    put_pair(tiles + kImageFloatsA, kPartB, tile * kTileB, p.row % kBN, p.pair, v);
 }
 
 // ---- 2. the product ----
