@@ -559,33 +559,39 @@ private slots:
         QCOMPARE(d->values(square, validPoints(*d, square).front()).at("KSPLIT"), std::string("1"));
     }
 
-    // Nothing measured: the simplest kernel of each pattern alone, so that what builds on it is
-    // judged against a measurement.
+    // Nothing measured: the simplest kernel of each pattern, so that what builds on it is judged
+    // against a measurement. A short search (under kLadderSeconds left) starts the Hopper path next
+    // to it; one with time to spare measures the steps below it first.
     void firstRoundForTheSeeds()
     {
         auto g = makeBuiltinGenerator();
-        // On Hopper the wgmma path starts next to the simplest kernel: a short search reaches it.
         auto ids = [](const std::vector<Idea> &ideas) {
             std::set<std::string> out;
             for (const Idea &i : ideas)
                 out.insert(i.id);
             return out;
         };
-        GenContext ctx = contextOf("seed/matmul", Policy::Strict);
+        auto firstRound = [&](const char *problem, std::optional<double> secondsLeft) {
+            GenContext ctx = contextOf(problem, Policy::Strict);
+            ctx.secondsLeft = secondsLeft;
+            auto ideas = g->proposeIdeas(ctx, 4);
+            if (!ideas.ok())
+                qFatal("%s", errorOf(ideas).c_str());
+            return ids(*ideas);
+        };
+        QCOMPARE(firstRound("seed/matmul", 30), (std::set<std::string>{"gemm_tiled_fp32", "gemm_wgmma_tf32x3"}));
+        QCOMPARE(firstRound("seed/matmul", std::nullopt), (std::set<std::string>{"gemm_tiled_fp32"}));
+        // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts.
+        QCOMPARE(firstRound("seed/conv2d", 30), (std::set<std::string>{"conv_implicit_gemm_tf32x3", "conv_wgmma"}));
+        QCOMPARE(firstRound("seed/conv2d", 120), (std::set<std::string>{"conv_implicit_gemm_tf32x3"}));
+        QCOMPARE(firstRound("seed/conv2d_relu_maxpool", 30),
+                 (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool"}));
+        QCOMPARE(firstRound("seed/conv2d_relu_maxpool", std::nullopt),
+                 (std::set<std::string>{"conv_implicit_gemm_pool"}));
+
+        GenContext ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Strict);
         auto ideas = g->proposeIdeas(ctx, 4);
         QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ids(*ideas), (std::set<std::string>{"gemm_tiled_fp32", "gemm_wgmma_tf32x3"}));
-
-        // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts.
-        ctx = contextOf("seed/conv2d", Policy::Strict);
-        ideas = g->proposeIdeas(ctx, 4);
-        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ids(*ideas), (std::set<std::string>{"conv_implicit_gemm_tf32x3", "conv_wgmma"}));
-
-        ctx = contextOf("seed/conv2d_relu_maxpool", Policy::Strict);
-        ideas = g->proposeIdeas(ctx, 4);
-        QVERIFY2(ideas.ok(), errorOf(ideas).c_str());
-        QCOMPARE(ids(*ideas), (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool"}));
         const auto pool =
             std::find_if(ideas->begin(), ideas->end(), [](const Idea &i) { return i.id == "conv_implicit_gemm_pool"; });
         auto drafts = g->implement(ctx, *pool, 10);
