@@ -70,7 +70,7 @@ constexpr int kThreads = 128 * (kWGs + 1);
 constexpr long long kTileA = (long long)kBM * kBK, kTileB = (long long)kBN * kBK;
 constexpr long long kPartA = (long long)kTilesM * kTilesK * kTileA, kPartB = (long long)kTilesN * kTilesK * kTileB;
 constexpr long long kImageFloatsA = kImagesA * kParts * kPartA;
-constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM, kRowsB = (long long)kImagesB * kTilesN * kBN;
+constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM; // A's padded rows, all images
 
 // Shared memory per stage: the A parts, then the B parts. Every tile is a whole number of
 // 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary.
