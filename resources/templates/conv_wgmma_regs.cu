@@ -20,8 +20,8 @@
 //    them (128-byte swizzled rows, zero-padded tiles), one set per phase.
 // 2. conv_wgmma_regs: one producer warp streams the weight tiles of each 32-deep K step with bulk
 //    copies into a {{STAGES}}-stage ring guarded by mbarriers; {{WGS}} consumer warpgroup(s) of 64
-//    pixels each load their fragment of the im2col tile straight from x (the next step's loads are
-//    in flight during this step's products; 4 lanes read 4 neighbouring taps of one pixel and 8
+//    pixels each load their fragment of the im2col tile straight from x ({{DEPTH}} steps' loads
+//    in flight during a step's products; 4 lanes read 4 neighbouring taps of one pixel and 8
 //    pixels sit side by side, so one warp load covers a short run of an input row), split it
 //    into hi + lo in registers and issue wgmma.m64n{{BN}}k8 with A from registers:
 //    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32). Tensor-core accumulation
@@ -55,6 +55,7 @@ constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-c
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 constexpr int kMinBlocks = {{BLOCKS}};                   // blocks per SM the registers are capped for
+constexpr int kDepth = {{DEPTH}};                        // K steps of the gather in flight
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kTapsK, kBK);
@@ -73,6 +74,7 @@ static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
 static_assert(kBN == 16 || kBN == 32 || kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 16 to 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
+static_assert(kDepth == 1 || kDepth == 2, "one or two K steps of the gather in flight");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 {{>tf32_split}}
@@ -185,18 +187,24 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
     float(&total)[kBN / 2] = kOneChunk ? acc : sum;
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
-    float v[16], hi[16], lo[16];
-    gather(0, v);
+    // kDepth K steps of gathered values in flight: v[d] holds step kt while kt % kDepth == d. The
+    // loop runs kDepth steps per pass so that every index into v is a constant (registers).
+    float v[kDepth][16], hi[16], lo[16];
+#pragma unroll
+    for (int d = 0; d < kDepth; ++d)
+        if (d < kTilesK) gather(d, v[d]);
 
-    for (int k0 = 0; k0 < kTilesK; k0 += kPromote) {
-        const int kEnd = min(k0 + kPromote, kTilesK);
-        for (int kt = k0; kt < kEnd; ++kt) {
+    for (int k0 = 0; k0 < kTilesK; k0 += kDepth) {
+#pragma unroll
+        for (int d = 0; d < kDepth; ++d) {
+            const int kt = k0 + d;
+            if (kt >= kTilesK) break;
 #pragma unroll
             for (int i = 0; i < 16; ++i) {
-                hi[i] = to_tf32(v[i]);
-                lo[i] = kParts == 2 ? to_tf32(v[i] - hi[i]) : 0.0f;
+                hi[i] = to_tf32(v[d][i]);
+                lo[i] = kParts == 2 ? to_tf32(v[d][i] - hi[i]) : 0.0f;
             }
-            if (kt + 1 < kTilesK) gather(kt + 1, v); // in flight during this step's products
+            if (kt + kDepth < kTilesK) gather(kt + kDepth, v[d]); // in flight during the next kDepth steps' products
 
             const int s = kt % kStages;
             mbar_wait(&full[s], (kt / kStages) & 1);
@@ -206,13 +214,14 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
             fence_operands(hi);
             fence_operands(lo);
             wgmma_fence();
+            const bool chunkStart = kt % kPromote == 0;
 #pragma unroll
             for (int kk = 0; kk < kBK / 8; ++kk) {
                 // 8 floats = 32 bytes further along the (swizzled) rows: +2 in the 16-byte address field.
                 const unsigned long long step = 2 * kk;
                 const float(&aHi)[4] = *reinterpret_cast<const float(*)[4]>(hi + 4 * kk);
                 const float(&aLo)[4] = *reinterpret_cast<const float(*)[4]>(lo + 4 * kk);
-                const int keep = !(kt == k0 && kk == 0); // the chunk's first product overwrites the accumulator
+                const int keep = !(chunkStart && kk == 0); // a chunk's first product overwrites the accumulator
                 if constexpr (kSplit == 3) {
                     // Small terms first, so they are not lost against the large running sum.
                     wgmma_tf32_regs(acc, aLo, bHi + step, keep);
@@ -230,10 +239,12 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
             fence_operands(hi);
             fence_operands(lo);
             if (threadIdx.x % 128 == 0) mbar_arrive(&empty[s]);
-        }
-        if constexpr (!kOneChunk) {
+            if constexpr (!kOneChunk) {
+                if ((kt + 1) % kPromote == 0 || kt + 1 == kTilesK) {
 #pragma unroll
-            for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
+                    for (int i = 0; i < kBN / 2; ++i) sum[i] += acc[i];
+                }
+            }
         }
     }
 

@@ -453,7 +453,8 @@ const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels eac
                                              "weight pipeline stages",
                                              "blocks per SM the registers are capped for",
                                              "TF32 passes per product (3: compensated split)",
-                                             "K steps (32 taps) per tensor-core chunk"};
+                                             "K steps (32 taps) per tensor-core chunk",
+                                             "K steps of the gather in flight"};
 // On the seed conv (H200) three one-warpgroup blocks per SM with two stages were fastest; the
 // others stay for other shapes and as local-search neighbours.
 const std::vector<TileShape> kRegsTiles = [] {
@@ -481,7 +482,8 @@ const std::vector<TileShape> kRegsTiles = [] {
 std::vector<ParamDim> regsSpace()
 {
     std::vector<ParamDim> dims = tileSpace(kRegsTiles, kRegsMeanings);
-    dims.push_back({"PROMOTE", {16, 4, 32}, kRegsMeanings.back()});
+    dims.push_back({"PROMOTE", {16, 4, 32}, kRegsMeanings[5]});
+    dims.push_back({"DEPTH", {1, 2}, kRegsMeanings[6]});
     return dims;
 }
 
@@ -522,7 +524,15 @@ std::string regsFits(const Target &t, const Point &p)
     if (separateSum && c.transposed && p.at("BN") > 64)
         return "a transposed convolution's accumulator and separate fp32 sum of " + std::to_string(p.at("BN")) +
             " channels spill";
-    const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80);
+    // Measured under NVRTC: a second step in flight with the 3xTF32 hi and lo parts spilled with two
+    // warpgroups (32 to 96 channels) and with a separate sum.
+    if (p.at("DEPTH") > 1 && !single && (p.at("WGS") > 1 || separateSum))
+        return "a second step of gathered values in flight next to the 3xTF32 parts spills with " +
+            std::string(separateSum ? "a separate fp32 sum" : "two warpgroups");
+    // A second step of gathered values in flight: 16 more, of which ptxas found 8 elsewhere in
+    // the single pass (126 registers at 96 channels, 113 with one step; 3xTF32 spilled at 128).
+    const int need = p.at("BN") / 2 + (separateSum ? p.at("BN") / 2 + 24 : 0) + (single ? 70 : 80) +
+        (p.at("DEPTH") - 1) * (single ? 8 : 16);
     const int threads = 128 * p.at("WGS") + 32;
     const int cap = std::min(255, 65536 / (p.at("BLOCKS") * threads) / 8 * 8);
     if (need > cap)
@@ -721,8 +731,8 @@ void addConv(std::vector<IdeaDef> &out)
     const std::string regs =
         "Take the im2col operand out of shared memory: wgmma can read A from registers. Each consumer thread "
         "loads exactly the values its A fragment holds (pixels lane/4 and lane/4 + 8 of its warp's 16 rows, taps "
-        "lane%4 and lane%4 + 4 of each 8-tap slice) straight from the input, the next step's loads in flight "
-        "during this step's products; four lanes read four neighbouring taps of one pixel and eight pixels sit "
+        "lane%4 and lane%4 + 4 of each 8-tap slice) straight from the input, the loads of the next DEPTH "
+        "steps in flight during this step's products; four lanes read four neighbouring taps of one pixel and eight pixels sit "
         "side by side, so a warp's load is a short run of an input row instead of 32 scattered words. It splits "
         "them into TF32 hi + lo in registers and issues wgmma.m64nBNk8 with A from registers; only the weight "
         "tiles pass through shared memory, streamed by one producer warp with cp.async.bulk into a STAGES-deep "
