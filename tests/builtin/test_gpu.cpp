@@ -10,6 +10,7 @@
 #include "support.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QTest>
 
 using namespace kf;
@@ -49,47 +50,134 @@ private slots:
 
     void looseIdeasAreCorrect() { everyIdeaOf(Policy::Loose); }
 
-private:
-    // Under `policy`, every idea that applies (under the loose policy: only those the strict one
-    // refuses), at its first valid point, is correct on the problem at `path`.
-    void everyIdeaOf(Policy policy)
+    // Parameters whose first value is what the cases above render: points with the other values,
+    // on problems where they matter (the pooling done by the block that completes a pooled row:
+    // max with padding, average over several tiles of channels; a second step of the gather in
+    // flight, transposed too).
+    void chosenPointsAreCorrect_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("idea");
+        QTest::addColumn<bool>("loose");
+        QTest::addColumn<QString>("assign");
+        const QString own = QStringLiteral("tests/builtin/data/problems/");
+        const std::vector<std::tuple<QString, const char *, bool, const char *>> rows{
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", false, "FUSE=1"},
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", true, "FUSE=1 DEPTH=2 SPLIT=1"},
+            {own + "conv_maxpool_padded.toml", "conv_wgmma_regs_pool", false, "FUSE=1"},
+            {own + "conv_maxpool_padded.toml", "conv_wgmma_regs_pool", false, "FUSE=1 WGS=2"},
+            {own + "conv_relu_avgpool.toml", "conv_wgmma_regs_pool", false, "FUSE=1 BN=64"},
+            {"problems/seed/conv2d.toml", "conv_wgmma_regs", false, "DEPTH=2"},
+            {"problems/seed/conv2d.toml", "conv_wgmma_regs", true, "DEPTH=2 SPLIT=1"},
+            {own + "conv_transpose2d_tanh.toml", "conv_wgmma_regs", false, "DEPTH=2"},
+        };
+        for (const auto &[path, idea, loose, assign] : rows)
+            QTest::newRow(qPrintable(QString("%1 %2 %3%4").arg(QFileInfo(path).baseName(), idea, assign,
+                                                              loose ? " loose" : "")))
+                << QStringLiteral(KF_SOURCE_DIR "/") + path << QString(idea) << loose << QString(assign);
+    }
+
+    void chosenPointsAreCorrect()
     {
         QFETCH(QString, path);
+        QFETCH(QString, idea);
+        QFETCH(bool, loose);
+        QFETCH(QString, assign);
+        WorkerClient w(test::workerConfig());
+        Target t;
+        prepare(path, loose ? Policy::Loose : Policy::Strict, w, t);
+        if (QTest::currentTestFailed())
+            return;
+        const IdeaDef *def = findIdea(idea.toStdString());
+        QVERIFY(def);
+        QVERIFY2(def->whyNot(t).empty(), def->whyNot(t).c_str());
+        std::optional<Point> chosen;
+        for (const Point &p : validPoints(*def, t)) {
+            bool all = true;
+            for (const QString &a : assign.split(' ')) {
+                const QStringList kv = a.split('=');
+                all = all && p.count(kv[0].toStdString()) && p.at(kv[0].toStdString()) == kv[1].toInt();
+            }
+            if (all) {
+                chosen = p;
+                break;
+            }
+        }
+        QVERIFY2(chosen, qPrintable("no valid point has " + assign));
+        QVERIFY(evaluates(w, *def, t, *chosen));
+    }
+
+private:
+    // Starts `w` on the problem at `path` (its eager time measured) and makes its target, which
+    // points at m_problem.
+    void prepare(const QString &path, Policy policy, WorkerClient &w, Target &t)
+    {
         auto problem = loadProblemFile(path.toStdString());
         QVERIFY2(problem.ok(), problem.ok() ? "" : problem.error().text().c_str());
-        // A worker per problem: the GPU memory of one problem's inputs is freed before the next.
-        WorkerClient w(test::workerConfig());
+        m_problem = *problem;
         QVERIFY(w.start().ok());
         auto loaded = w.load(*problem);
         QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().text().c_str());
         auto eager = w.baseline(10);
         QVERIFY2(eager.ok(), eager.ok() ? "" : eager.error().text().c_str());
+        m_eagerMs = eager->timing.medianMs;
         auto pattern = recognise(loaded->graph, *problem);
         QVERIFY2(pattern.ok(), pattern.ok() ? "" : pattern.error().text().c_str());
-        const Target t = makeTarget(*pattern, *problem, w.info()->gpu.sms, w.info()->gpu.major, policy);
-        const Target strict = makeTarget(*pattern, *problem, w.info()->gpu.sms, w.info()->gpu.major, Policy::Strict);
+        t = makeTarget(*pattern, *m_problem, w.info()->gpu.sms, w.info()->gpu.major, policy);
+    }
+
+    // Renders `point` of `d`, evaluates it under the target's policy and prints one line; false
+    // when it is not correct (the reason printed).
+    bool evaluates(WorkerClient &w, const IdeaDef &d, const Target &t, const Point &point)
+    {
+        auto source = renderIdea(d, t, point);
+        if (!source.ok()) {
+            qWarning("%s: %s", d.id.c_str(), source.error().text().c_str());
+            return false;
+        }
+        auto r = w.evaluate(d.id, *source, "", t.policy, 3, 20);
+        if (!r.ok()) {
+            qWarning("%s: %s", d.id.c_str(), r.error().text().c_str());
+            return false;
+        }
+        const double ms = r->timing ? r->timing->medianMs : 0;
+        qInfo("%-24s %-26s %-12s err %.2e  %9.4f ms  eager %9.4f ms  %5.2fx  (%s)", t.problem->name.c_str(),
+              d.id.c_str(), toString(r->verdict).c_str(), r->maxScaledError, ms, m_eagerMs,
+              ms > 0 ? m_eagerMs / ms : 0.0, pointText(point).c_str());
+        if (r->verdict != Verdict::Correct)
+            qWarning("%s: %s (%s)", d.id.c_str(), toString(r->verdict).c_str(), r->reason.c_str());
+        return r->verdict == Verdict::Correct;
+    }
+
+    // Under `policy`, every idea that applies (under the loose policy: only those the strict one
+    // refuses), at its first valid point, is correct on the problem at `path`.
+    void everyIdeaOf(Policy policy)
+    {
+        QFETCH(QString, path);
+        // A worker per problem: the GPU memory of one problem's inputs is freed before the next.
+        WorkerClient w(test::workerConfig());
+        Target t;
+        prepare(path, policy, w, t);
+        if (QTest::currentTestFailed())
+            return;
+        Target strict = t;
+        strict.policy = Policy::Strict;
 
         QStringList wrong;
         int tried = 0;
         for (const IdeaDef &d : catalogue()) {
             if (!d.whyNot(t).empty() || (policy == Policy::Loose && d.whyNot(strict).empty()))
                 continue;
-            const Point point = validPoints(d, t).front();
-            auto source = renderIdea(d, t, point);
-            QVERIFY2(source.ok(), source.ok() ? "" : source.error().text().c_str());
-            auto r = w.evaluate(d.id, *source, "", policy, 3, 20);
-            QVERIFY2(r.ok(), r.ok() ? "" : r.error().text().c_str());
             ++tried;
-            const double ms = r->timing ? r->timing->medianMs : 0;
-            qInfo("%-24s %-26s %-12s err %.2e  %9.4f ms  eager %9.4f ms  %5.2fx  (%s)", problem->name.c_str(),
-                  d.id.c_str(), toString(r->verdict).c_str(), r->maxScaledError, ms, eager->timing.medianMs,
-                  ms > 0 ? eager->timing.medianMs / ms : 0.0, pointText(point).c_str());
-            if (r->verdict != Verdict::Correct)
-                wrong << QString::fromStdString(d.id + ": " + toString(r->verdict) + " (" + r->reason + ")");
+            if (!evaluates(w, d, t, validPoints(d, t).front()))
+                wrong << QString::fromStdString(d.id);
         }
         QVERIFY2(tried > 0, "some idea applies");
-        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("; ")));
+        QVERIFY2(wrong.isEmpty(), qPrintable("not correct: " + wrong.join(", ")));
     }
+
+    std::optional<Problem> m_problem;
+    double m_eagerMs = 0;
 };
 
 QTEST_GUILESS_MAIN(TestBuiltinGpu)

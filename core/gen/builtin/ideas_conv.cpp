@@ -440,6 +440,7 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::s
 {
     TemplateValues v = pool ? poolPassValues(convValues(id, t), t) : noPoolValues(convValues(id, t), t);
     v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
+    v["FUSE"] = p.count("FUSE") ? std::to_string(p.at("FUSE")) : "0";
     return v;
 }
 
@@ -454,7 +455,8 @@ const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels eac
                                              "blocks per SM the registers are capped for",
                                              "TF32 passes per product (3: compensated split)",
                                              "K steps (32 taps) per tensor-core chunk",
-                                             "K steps of the gather in flight"};
+                                             "K steps of the gather in flight",
+                                             "1: the block completing a pooled row pools it, 0: a pooling pass"};
 // On the seed conv (H200) three one-warpgroup blocks per SM with two stages were fastest; the
 // others stay for other shapes and as local-search neighbours.
 const std::vector<TileShape> kRegsTiles = [] {
@@ -479,11 +481,13 @@ const std::vector<TileShape> kRegsTiles = [] {
 }();
 // 32-step chunks keep a deep K (up to 1024 taps) in the accumulator alone, which saves the
 // separate sum's registers (a 3x3 conv over 64 channels has 18 steps).
-std::vector<ParamDim> regsSpace()
+std::vector<ParamDim> regsSpace(bool pool)
 {
     std::vector<ParamDim> dims = tileSpace(kRegsTiles, kRegsMeanings);
     dims.push_back({"PROMOTE", {16, 4, 32}, kRegsMeanings[5]});
     dims.push_back({"DEPTH", {1, 2}, kRegsMeanings[6]});
+    if (pool)
+        dims.push_back({"FUSE", {0, 1}, kRegsMeanings[7]});
     return dims;
 }
 
@@ -538,6 +542,10 @@ std::string regsFits(const Target &t, const Point &p)
     if (need > cap)
         return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
             " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
+    // parts/conv_pool_last_block.cuh counts a tile's pixels toward pooled rows of two images at most.
+    if (p.count("FUSE") && p.at("FUSE") == 1 && c.pixels() < 64 * p.at("WGS"))
+        return "pooling in the blocks needs images of at least one tile (" + std::to_string(64 * p.at("WGS")) +
+            " pixels), not " + std::to_string(c.pixels());
     const int smem = regsSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
@@ -748,7 +756,7 @@ void addConv(std::vector<IdeaDef> &out)
             "32-channel tiles serve convolutions with that few output channels.",
         .patterns = kinds,
         .needs = {"conv_wgmma"},
-        .space = regsSpace(),
+        .space = regsSpace(false),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = [](const Target &t) { return plainConv(t, true); },
         .check = regsFits,
@@ -769,7 +777,7 @@ void addConv(std::vector<IdeaDef> &out)
             "a second kernel reads each pooling window from there.",
         .patterns = kinds,
         .needs = {"conv_wgmma_pool"},
-        .space = regsSpace(),
+        .space = regsSpace(true),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = pooledConv,
         .check = regsFits,
