@@ -26,24 +26,17 @@
 //    into hi + lo in registers and issue wgmma.m64n{{BN}}k8 with A from registers:
 //    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32). Tensor-core accumulation
 //    truncates, so it runs {{PROMOTE}} K steps at a time before each chunk is added to an fp32 sum.
-// 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there;
-//    or, with FUSE = 1 ({{FUSE}} here), the block that stores the last conv pixel a pooled row reads pools that row
-//    (parts/conv_pool_last_block.cuh), while the other blocks go on with their products.
+// 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * {{PHASES}} * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{TAPS_K}}, 32) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-{{#FUSE}}
-// @scratch done int32 {{BATCH}} * cdiv({{OUT_C}}, {{BN}}) * {{POOL_OUT_H}}
-{{/FUSE}}
 // @launch conv_prepare grid(cdiv({{PHASES}} * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{TAPS_K}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma_regs grid(cdiv({{ROWS_M}}, 64 * {{WGS}}) * {{PHASES}}, cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{TAPS_K}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}}{{#FUSE}}, done, {{OUT}}{{/FUSE}})
+// @launch conv_wgmma_regs grid(cdiv({{ROWS_M}}, 64 * {{WGS}}) * {{PHASES}}, cdiv({{OUT_C}}, {{BN}})) block(128 * {{WGS}} + 32) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * {{BN}} * 128 + cdiv({{TAPS_K}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
-{{^FUSE}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
-{{/FUSE}}
 {{/POOL}}
 
 // ---- problem sizes and tile shapes ----
@@ -95,12 +88,8 @@ static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}},
 
 {{>wgmma_tf32_regs}}
 
-// ---- 3. the pooling of the conv result (pooling problems only) ----
-{{>conv_pool}}
-
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
-conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, float *__restrict__ out{{EPILOGUE_PARAMS}}{{#FUSE}},
-                int *__restrict__ done, float *__restrict__ pooled{{/FUSE}})
+conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, float *__restrict__ out{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
@@ -261,7 +250,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
 
     const int c = wg;
 {{>conv_wgmma_store}}
-{{#FUSE}}
-{{>conv_pool_last_block}}
-{{/FUSE}}
 }
+
+// ---- 3. pooling of the conv result (pooling problems only) ----
+{{>conv_pool}}

@@ -50,10 +50,9 @@ private slots:
 
     void looseIdeasAreCorrect() { everyIdeaOf(Policy::Loose); }
 
-    // Parameters whose first value is what the cases above render: points with the other values,
-    // on problems where they matter (the pooling done by the block that completes a pooled row:
-    // max with padding, average over several tiles of channels; a second step of the gather in
-    // flight, transposed too).
+    // Parameters whose other values the cases above do not render: points with them set, on
+    // problems where they matter (a second or a single K step of the gather in flight, plain,
+    // transposed and before a pooling pass, max with padding or average over two channel tiles).
     void chosenPointsAreCorrect_data()
     {
         QTest::addColumn<QString>("path");
@@ -62,11 +61,10 @@ private slots:
         QTest::addColumn<QString>("assign");
         const QString own = QStringLiteral("tests/builtin/data/problems/");
         const std::vector<std::tuple<QString, const char *, bool, const char *>> rows{
-            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", false, "FUSE=1"},
-            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", true, "FUSE=1 DEPTH=2 SPLIT=1"},
-            {own + "conv_maxpool_padded.toml", "conv_wgmma_regs_pool", false, "FUSE=1"},
-            {own + "conv_maxpool_padded.toml", "conv_wgmma_regs_pool", false, "FUSE=1 WGS=2"},
-            {own + "conv_relu_avgpool.toml", "conv_wgmma_regs_pool", false, "FUSE=1 BN=64"},
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", true, "DEPTH=1 SPLIT=1"},
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_regs_pool", true, "DEPTH=2 SPLIT=1"},
+            {own + "conv_maxpool_padded.toml", "conv_wgmma_regs_pool", false, "DEPTH=2"},
+            {own + "conv_relu_avgpool.toml", "conv_wgmma_regs_pool", false, "DEPTH=2 BN=64"},
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", false, "DEPTH=2"},
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", true, "DEPTH=2 SPLIT=1"},
             {own + "conv_transpose2d_tanh.toml", "conv_wgmma_regs", false, "DEPTH=2"},

@@ -440,7 +440,6 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::s
 {
     TemplateValues v = pool ? poolPassValues(convValues(id, t), t) : noPoolValues(convValues(id, t), t);
     v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
-    v["FUSE"] = p.count("FUSE") ? std::to_string(p.at("FUSE")) : "0";
     return v;
 }
 
@@ -455,8 +454,7 @@ const std::vector<std::string> kRegsMeanings{"consumer warpgroups (64 pixels eac
                                              "blocks per SM the registers are capped for",
                                              "TF32 passes per product (3: compensated split)",
                                              "K steps (32 taps) per tensor-core chunk",
-                                             "K steps of the gather in flight",
-                                             "1: the block completing a pooled row pools it, 0: a pooling pass"};
+                                             "K steps of the gather in flight"};
 // On the seed conv (H200) three one-warpgroup blocks per SM with two stages were fastest; the
 // others stay for other shapes and as local-search neighbours.
 const std::vector<TileShape> kRegsTiles = [] {
@@ -481,13 +479,11 @@ const std::vector<TileShape> kRegsTiles = [] {
 }();
 // 32-step chunks keep a deep K (up to 1024 taps) in the accumulator alone, which saves the
 // separate sum's registers (a 3x3 conv over 64 channels has 18 steps).
-std::vector<ParamDim> regsSpace(bool pool)
+std::vector<ParamDim> regsSpace()
 {
     std::vector<ParamDim> dims = tileSpace(kRegsTiles, kRegsMeanings);
     dims.push_back({"PROMOTE", {16, 4, 32}, kRegsMeanings[5]});
     dims.push_back({"DEPTH", {1, 2}, kRegsMeanings[6]});
-    if (pool)
-        dims.push_back({"FUSE", {0, 1}, kRegsMeanings[7]});
     return dims;
 }
 
@@ -542,10 +538,6 @@ std::string regsFits(const Target &t, const Point &p)
     if (need > cap)
         return "about " + std::to_string(need) + " registers per thread are needed, " + std::to_string(p.at("BLOCKS")) +
             " blocks of " + std::to_string(threads) + " threads per SM leave " + std::to_string(cap);
-    // parts/conv_pool_last_block.cuh counts a tile's pixels toward pooled rows of two images at most.
-    if (p.count("FUSE") && p.at("FUSE") == 1 && c.pixels() < 64 * p.at("WGS"))
-        return "pooling in the blocks needs images of at least one tile (" + std::to_string(64 * p.at("WGS")) +
-            " pixels), not " + std::to_string(c.pixels());
     const int smem = regsSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
@@ -568,7 +560,13 @@ Estimate regsEstimate(const Target &t, const Point &p, double fraction, const st
     const int perSm = p.at("BLOCKS");
     const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // Fewer consumer warpgroups per SM leave the gather's latency exposed: 0.86x with two on the seed conv.
-    const double latency = std::min(1.0, 0.72 + 0.14 * p.at("WGS") * perSm / 1.5);
+    // A second K step in flight (seed conv, H100, same tiles): the single pass 1.065x as fast at
+    // three blocks per SM; the 3xTF32 split 0.86x at two blocks (its longer products hid the
+    // latency already, and the registers cost it), 1.02x at three blocks of 64 channels, counted
+    // as no gain so that one step stays the first choice.
+    const bool single = p.at("SPLIT") == 1;
+    const double depth = p.at("DEPTH") == 1 ? 1.0 : single ? 1.065 : perSm >= 3 ? 1.0 : 0.86;
+    const double latency = std::min(1.0, 0.72 + 0.14 * p.at("WGS") * perSm / 1.5) * depth;
     return computeEstimate(t, c.flops(), peak, fraction * used * latency, tiles, threads, perSm, how + c.gemmText());
 }
 
@@ -756,7 +754,7 @@ void addConv(std::vector<IdeaDef> &out)
             "32-channel tiles serve convolutions with that few output channels.",
         .patterns = kinds,
         .needs = {"conv_wgmma"},
-        .space = regsSpace(false),
+        .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = [](const Target &t) { return plainConv(t, true); },
         .check = regsFits,
@@ -777,7 +775,7 @@ void addConv(std::vector<IdeaDef> &out)
             "a second kernel reads each pooling window from there.",
         .patterns = kinds,
         .needs = {"conv_wgmma_pool"},
-        .space = regsSpace(true),
+        .space = regsSpace(),
         .repairOrder = {"BLOCKS", "STAGES", "WGS"},
         .applies = pooledConv,
         .check = regsFits,

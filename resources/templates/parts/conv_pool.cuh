@@ -7,12 +7,15 @@ constexpr bool kPoolMax = {{POOL_MAX}};
 constexpr bool kPoolCountPad = {{POOL_COUNT_PAD}};
 constexpr int kPoolDivisor = {{POOL_DIVISOR}}; // 0: none
 
-// One pooled output (row ph, column pw) of one plane `src` of the conv result. kCoherent reads
-// through L2 alone: the pooling inside the convolution reads what other blocks wrote during the
-// same launch, which a stale L1 line must not answer.
-template <bool kCoherent>
-__device__ __forceinline__ float pool_window(const float *src, int ph, int pw)
+extern "C" __global__ void __launch_bounds__(256)
+pool_windows(const float *__restrict__ act, float *__restrict__ out)
 {
+    constexpr long long kCount = (long long)kBatch * kOutC * kPoolOutH * kPoolOutW;
+    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (!kPool || idx >= kCount) return;
+    const int pw = idx % kPoolOutW, ph = (idx / kPoolOutW) % kPoolOutH;
+    const long long plane = idx / ((long long)kPoolOutW * kPoolOutH); // b * OUT_C + channel
+    const float *src = act + plane * kPixels;
     const int h0 = ph * kPoolSH - kPoolPadH, w0 = pw * kPoolSW - kPoolPadW;
     float v = kPoolMax ? -__int_as_float(0x7f800000) : 0.0f; // -inf: padding never wins
 #pragma unroll
@@ -21,7 +24,7 @@ __device__ __forceinline__ float pool_window(const float *src, int ph, int pw)
         for (int kw = 0; kw < (kPool ? kPoolKW : 1); ++kw) {
             const int oh = h0 + kh, ow = w0 + kw;
             if (oh < 0 || oh >= kOutH || ow < 0 || ow >= kOutW) continue;
-            const float x = kCoherent ? __ldcg(src + oh * kOutW + ow) : __ldg(src + oh * kOutW + ow);
+            const float x = __ldg(src + oh * kOutW + ow);
             v = kPoolMax ? fmaxf(v, x) : v + x;
         }
     if constexpr (!kPoolMax) {
@@ -31,16 +34,5 @@ __device__ __forceinline__ float pool_window(const float *src, int ph, int pw)
                                           : (min(hEnd, kOutH) - max(h0, 0)) * (min(wEnd, kOutW) - max(w0, 0));
         v /= float(count);
     }
-    return v;
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-pool_windows(const float *__restrict__ act, float *__restrict__ out)
-{
-    constexpr long long kCount = (long long)kBatch * kOutC * kPoolOutH * kPoolOutW;
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (!kPool || idx >= kCount) return;
-    const int pw = idx % kPoolOutW, ph = (idx / kPoolOutW) % kPoolOutH;
-    const long long plane = idx / ((long long)kPoolOutW * kPoolOutH); // b * OUT_C + channel
-    out[idx] = pool_window<false>(act + plane * kPixels, ph, pw);
+    out[idx] = v;
 }
