@@ -302,19 +302,18 @@ private slots:
         row("conv_wgmma.cu", "conv2d_relu_maxpool",
             cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
 
-        const QString cr = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 BLOCKS=%7");
-        row("conv_wgmma_regs.cu", "conv2d",
-            cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d",
-            cr.arg(2).arg(96).arg(4).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(2),
+        const QString cr = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 BLOCKS=%7 DEPTH=%8");
+        const QString x3 = QStringLiteral("tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(x3).arg(3).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(2).arg(96).arg(4).arg(16).arg(3).arg(x3).arg(1).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(3).arg(4).arg(3).arg(x3).arg(2).arg(1), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(x3).arg(2).arg(2), "tf32x3");
+        row("conv_wgmma_regs.cu", "conv2d_3x3", cr.arg(1).arg(128).arg(2).arg(4).arg(3).arg(x3).arg(1).arg(1),
             "tf32x3");
-        row("conv_wgmma_regs.cu", "conv2d_3x3",
-            cr.arg(1).arg(128).arg(2).arg(4).arg(3).arg(QStringLiteral("tf32x3")).arg(1), "tf32x3");
         row("conv_wgmma_regs.cu", "conv2d_pointwise",
-            cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3), "tf32");
-        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool",
-            cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(3), "tf32x3");
+            cr.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(3).arg(2), "tf32");
+        row("conv_wgmma_regs.cu", "conv2d_relu_maxpool", cr.arg(1).arg(96).arg(2).arg(16).arg(3).arg(x3).arg(3).arg(1),
+            "tf32x3");
 
         const QString pool = mma + QStringLiteral(" SPLIT=%8 PRECISION=%9");
         row("conv_implicit_gemm_pool.cu", "conv2d_relu_maxpool",
@@ -411,8 +410,8 @@ private slots:
             "TN", "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "STRIDE_D", "PAD_D", "DIL_D", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH",
             "POOL_KW", "POOL_SH", "POOL_SW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "HALF",
-            "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "KSPLIT",
-            "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR", "KERNEL",
+            "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "DEPTH",
+            "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR", "KERNEL",
             "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
             // conv_direct: the 3-D geometry (D, H, W) and its thread shape
             "BLOCK", "CO", "DD", "DH", "DW", "GRID", "GROUPS", "IN_D", "OUT_D", "KD", "OP", "PD", "PH", "PW", "SD",
