@@ -70,8 +70,8 @@ private slots:
             {own + "conv_transpose2d_tanh.toml", "conv_wgmma_regs", false, "DEPTH=2"},
         };
         for (const auto &[path, idea, loose, assign] : rows)
-            QTest::newRow(qPrintable(QString("%1 %2 %3%4").arg(QFileInfo(path).baseName(), idea, assign,
-                                                              loose ? " loose" : "")))
+            QTest::newRow(
+                qPrintable(QString("%1 %2 %3%4").arg(QFileInfo(path).baseName(), idea, assign, loose ? " loose" : "")))
                 << QStringLiteral(KF_SOURCE_DIR "/") + path << QString(idea) << loose << QString(assign);
     }
 
