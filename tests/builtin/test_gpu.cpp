@@ -102,7 +102,8 @@ private slots:
             }
         }
         QVERIFY2(chosen, qPrintable("no valid point has " + assign));
-        QVERIFY(evaluates(w, *def, t, *chosen));
+        const std::string wrong = evaluate(w, *def, t, *chosen);
+        QVERIFY2(wrong.empty(), wrong.c_str());
     }
 
 private:
@@ -124,27 +125,23 @@ private:
         t = makeTarget(*pattern, *m_problem, w.info()->gpu.sms, w.info()->gpu.major, policy);
     }
 
-    // Renders `point` of `d`, evaluates it under the target's policy and prints one line; false
-    // when it is not correct (the reason printed).
-    bool evaluates(WorkerClient &w, const IdeaDef &d, const Target &t, const Point &point)
+    // Renders `point` of `d`, evaluates it under the target's policy and prints one line; what
+    // is wrong with it ("" when it is correct).
+    std::string evaluate(WorkerClient &w, const IdeaDef &d, const Target &t, const Point &point)
     {
         auto source = renderIdea(d, t, point);
-        if (!source.ok()) {
-            qWarning("%s: %s", d.id.c_str(), source.error().text().c_str());
-            return false;
-        }
+        if (!source.ok())
+            return d.id + ": " + source.error().text();
         auto r = w.evaluate(d.id, *source, "", t.policy, 3, 20);
-        if (!r.ok()) {
-            qWarning("%s: %s", d.id.c_str(), r.error().text().c_str());
-            return false;
-        }
+        if (!r.ok())
+            return d.id + ": " + r.error().text();
         const double ms = r->timing ? r->timing->medianMs : 0;
         qInfo("%-24s %-26s %-12s err %.2e  %9.4f ms  eager %9.4f ms  %5.2fx  (%s)", t.problem->name.c_str(),
               d.id.c_str(), toString(r->verdict).c_str(), r->maxScaledError, ms, m_eagerMs,
               ms > 0 ? m_eagerMs / ms : 0.0, pointText(point).c_str());
         if (r->verdict != Verdict::Correct)
-            qWarning("%s: %s (%s)", d.id.c_str(), toString(r->verdict).c_str(), r->reason.c_str());
-        return r->verdict == Verdict::Correct;
+            return d.id + ": " + toString(r->verdict) + " (" + r->reason + ")";
+        return {};
     }
 
     // Under `policy`, every idea that applies (under the loose policy: only those the strict one
@@ -167,11 +164,11 @@ private:
             if (!d.whyNot(t).empty() || (policy == Policy::Loose && d.whyNot(strict).empty()))
                 continue;
             ++tried;
-            if (!evaluates(w, d, t, validPoints(d, t).front()))
-                wrong << QString::fromStdString(d.id);
+            if (const std::string why = evaluate(w, d, t, validPoints(d, t).front()); !why.empty())
+                wrong << QString::fromStdString(why);
         }
         QVERIFY2(tried > 0, "some idea applies");
-        QVERIFY2(wrong.isEmpty(), qPrintable("not correct: " + wrong.join(", ")));
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("; ")));
     }
 
     std::optional<Problem> m_problem;
