@@ -19,6 +19,7 @@ constexpr long long kLen = {{LEN}};         // elements per row
 constexpr int kSplit = {{SPLIT}};           // blocks per row
 constexpr int kBlock = {{BLOCK}};           // threads per block
 constexpr int kUnroll = {{UNROLL}};         // loads in flight per thread
+constexpr bool kInterleave = false;         // each block reads the chunk it later writes
 
 {{INPUT}}
 {{REDUCTION}}

@@ -6,7 +6,9 @@
 // loss): the whole GPU works on them in two launches and without atomics, so the result is the
 // same in every run. kSplit blocks share each row; every thread keeps its own accumulator (double
 // for sums: a float sum of 10^9 values would lose digits) over kUnroll 16-byte loads in flight,
-// and each block writes its partial to scratch. The second kernel gives each row one block, which
+// and each block writes its partial to scratch (INTERLEAVE: the blocks of a row take turns of
+// BLOCK loads along it, so the grid's loads in flight stay in one window of the tensor; else each
+// walks a chunk of its own). The second kernel gives each row one block, which
 // combines the row's kSplit partials in a fixed order and finishes the output. Rows that do not
 // start on a 16-byte boundary (several rows, kLen not a multiple of 4) are read 4 bytes at a time.
 //
@@ -22,6 +24,7 @@ constexpr int kSplit = {{SPLIT}};           // blocks per row in the first kerne
 constexpr int kBlock = {{BLOCK}};           // threads per block of the first kernel
 constexpr int kUnroll = {{UNROLL}};         // loads in flight per thread
 constexpr int kCombine = {{COMBINE}};       // threads combining one row's partials
+constexpr bool kInterleave = {{INTERLEAVE}}; // a row's blocks take turns along it (else a chunk each)
 
 {{INPUT}}
 {{REDUCTION}}

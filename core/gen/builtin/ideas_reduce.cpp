@@ -191,7 +191,8 @@ void addReduce(std::vector<IdeaDef> &out)
         .needs = {"reduce_thread_per_output"},
         .space = {{"BLOCK", {512, 256, 1024}, "threads per block"},
                   {"UNROLL", {4, 2, 8}, "16-byte loads in flight per thread"},
-                  {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"}},
+                  {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"},
+                  {"INTERLEAVE", {0, 1}, "the blocks of a row take turns along it (1) or walk a chunk each (0)"}},
         .repairOrder = {"UNROLL", "BLOCK", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = lastDimOnly(t); !why.empty())
