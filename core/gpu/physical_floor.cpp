@@ -32,6 +32,9 @@ double floorMs(double flops, double bytes, Precision precision, const Ceilings &
     case Precision::BF16:
         tflops = rate("bf16");
         break;
+    case Precision::BF16x3:
+        tflops = rate("bf16") / 3;
+        break;
     }
     double computeMs = tflops > 0 && flops > 0 ? flops / (tflops * 1e12) * 1e3 : 0;
     double memoryMs = ceilings.bandwidthGBs > 0 && bytes > 0 ? bytes / (ceilings.bandwidthGBs * 1e9) * 1e3 : 0;

@@ -11,7 +11,7 @@
 namespace kf {
 
 // Roofline floor in ms for a problem at a precision, given the ceilings: max(flops/rate, bytes/bw).
-// Rates: fp32 for FP32, tf32 for TF32, tf32/3 for TF32x3, fp16, bf16.
+// Rates: fp32 for FP32, tf32 for TF32, tf32/3 for TF32x3, fp16, bf16, bf16/3 for BF16x3.
 double floorMs(double flops, double bytes, Precision, const Ceilings &);
 
 } // namespace kf

@@ -22,6 +22,8 @@ std::string toString(Precision p)
         return "fp16";
     case Precision::BF16:
         return "bf16";
+    case Precision::BF16x3:
+        return "bf16x3";
     }
     return "fp32";
 }
@@ -41,6 +43,8 @@ std::optional<Precision> parsePrecision(std::string_view s)
         return Precision::FP16;
     if (t == "bf16")
         return Precision::BF16;
+    if (t == "bf16x3" || t == "3xbf16")
+        return Precision::BF16x3;
     return std::nullopt;
 }
 

@@ -12,7 +12,7 @@
 
 namespace kf {
 
-enum class Precision { FP32, TF32x3, TF32, FP16, BF16 };
+enum class Precision { FP32, TF32x3, TF32, FP16, BF16, BF16x3 };
 std::string toString(Precision);
 std::optional<Precision> parsePrecision(std::string_view);
 

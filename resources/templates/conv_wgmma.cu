@@ -49,6 +49,7 @@ constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
 constexpr bool kHalf = false;                           // operands are TF32 (fp16 is for products only)
+constexpr bool kBf16 = false;
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }

@@ -12,11 +12,13 @@
 //    and each tile arrives with one bulk copy. With kSplit == 3 every value is stored twice, as a
 //    TF32 "big" part and the TF32 remainder, x = hi + lo with hi = rna(x), lo = rna(x - hi): about
 //    22 bits of each operand. With kHalf each value is rounded to fp16 (11 bits, as TF32, but half
-//    the bytes and twice the tensor-core rate; values beyond 65504 would overflow).
+//    the bytes and twice the tensor-core rate; values beyond 65504 would overflow). With kBf16 and
+//    kSplit == 3 it is split into two bf16 parts, hi = rn(x), lo = rn(x - hi): about 16 bits of each
+//    operand, fp32's exponent range, and three products at the 16-bit rate cost half of 3xTF32's.
 // 2. gemm_wgmma: one producer thread streams the tiles of each 32-deep K step into a
 //    {{STAGES}}-stage ring (cp.async.bulk, completion counted on an mbarrier per stage); {{WGS}}
 //    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 32-byte step
-//    lo·hi + hi·lo + hi·hi (kSplit 3, fp32-accurate) or hi·hi (kSplit 1, TF32 or fp16).
+//    lo·hi + hi·lo + hi·hi (kSplit 3: 3xTF32, or 3xbf16 with kBf16) or hi·hi (kSplit 1, TF32 or fp16).
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
@@ -33,6 +35,7 @@
 // @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 // ---- problem sizes and tile shapes ----
@@ -44,10 +47,12 @@ constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared
 constexpr bool kTransA = {{TRANS_A}};                    // A stored [K, M] (a transposed view)
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
 
-constexpr bool kHalf = {{HALF}};                         // fp16 operands (else TF32)
-template <bool kIsHalf> struct Operand { using Type = float; };
-template <> struct Operand<true> { using Type = __half; };
-using Elem = Operand<kHalf>::Type;                      // one value of a tile image
+constexpr bool kHalf = {{HALF}};                         // 16-bit operands (else TF32)
+constexpr bool kBf16 = {{BF16}};                         // the 16-bit operands are bf16 (else fp16)
+template <int kBits> struct Operand { using Type = float; };
+template <> struct Operand<16> { using Type = __half; };
+template <> struct Operand<17> { using Type = __nv_bfloat16; };
+using Elem = Operand<kHalf ? 16 + kBf16 : 32>::Type;    // one value of a tile image
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 rows each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}};
@@ -79,7 +84,8 @@ constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
 static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128 || kBN == 256, "wgmma tiles of 64, 96, 128 or 256 columns");
-static_assert(kSplit == 1 || (kSplit == 3 && !kHalf), "split 1 (TF32 or fp16) or 3 (3xTF32)");
+static_assert(kSplit == 1 || (kSplit == 3 && (!kHalf || kBf16)), "split 1 (TF32, fp16 or bf16) or 3 (3xTF32 or 3xbf16)");
+static_assert(kHalf || !kBf16, "bf16 operands are 16-bit ones");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
@@ -87,10 +93,21 @@ static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage rin
 
 {{>tf32_split}}
 
-// The 16 bytes of 4 TF32 values or 8 fp16 values, rounded from v[first .. first + 16 / sizeof(Elem)).
+// The 16 bytes of 4 TF32 values or 8 16-bit values rounded from v[0 .. 16 / sizeof(Elem)): the
+// high parts, or with `low` the remainders x - hi, rounded again.
 __device__ __forceinline__ float4 chunk(const float *v, bool low)
 {
-    if constexpr (kHalf) {
+    if constexpr (kBf16) {
+        unsigned w[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
+            if (low)
+                h = __floats2bfloat162_rn(v[2 * i] - __low2float(h), v[2 * i + 1] - __high2float(h));
+            w[i] = *reinterpret_cast<const unsigned *>(&h);
+        }
+        return make_float4(__uint_as_float(w[0]), __uint_as_float(w[1]), __uint_as_float(w[2]), __uint_as_float(w[3]));
+    } else if constexpr (kHalf) {
         const __half2 h[4] = {__floats2half2_rn(v[0], v[1]), __floats2half2_rn(v[2], v[3]),
                               __floats2half2_rn(v[4], v[5]), __floats2half2_rn(v[6], v[7])};
         return make_float4(__uint_as_float(*reinterpret_cast<const unsigned *>(&h[0])),

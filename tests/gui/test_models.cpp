@@ -333,7 +333,9 @@ void TestGuiModels::floorsNameTheirSource()
     c.bandwidthGBs = 1000;
     c.tflops = {{"fp32", 50}, {"tf32", 400}, {"fp16", 800}, {"bf16", 800}};
     const auto byPrecision = floorsByPrecision(1e12, 1e6, c);
-    QCOMPARE(byPrecision.size(), std::size_t(4)); // fp32, tf32x3, tf32, fp16 and bf16 together
+    QCOMPARE(byPrecision.size(), std::size_t(5)); // fp32, tf32x3, bf16x3, tf32, fp16 and bf16 together
+    QCOMPARE(byPrecision[2].precisions, QStringList({QStringLiteral("bf16x3")}));
+    QVERIFY(qFuzzyCompare(byPrecision[2].ms, 1e12 / (800e12 / 3) * 1e3));
     QCOMPARE(byPrecision.back().precisions, QStringList({QStringLiteral("fp16"), QStringLiteral("bf16")}));
     QCOMPARE(describeFloors(1e12, 1e6, c).section(QStringLiteral(" · "), 0, 0), QStringLiteral("fp32 20.00 ms"));
 }

@@ -322,8 +322,10 @@ private slots:
 
     void precisionNames()
     {
-        for (auto p : {Precision::FP32, Precision::TF32x3, Precision::TF32, Precision::FP16, Precision::BF16})
+        for (auto p :
+             {Precision::FP32, Precision::TF32x3, Precision::TF32, Precision::FP16, Precision::BF16, Precision::BF16x3})
             QVERIFY(parsePrecision(toString(p)) == p);
+        QVERIFY(parsePrecision("3xBF16") == Precision::BF16x3);
         QVERIFY(!parsePrecision("fp64"));
     }
 };

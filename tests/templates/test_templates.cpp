@@ -247,8 +247,10 @@ private slots:
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(128).arg(32).arg(64).arg(32).arg(3).arg(1) + " PROMOTE=16",
             "tf32x3");
 
-        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 HALF=0");
-        const QString wgHalf = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=1 PRECISION=fp16 HALF=1");
+        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 HALF=0 BF16=0");
+        const QString wgHalf = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=1 PRECISION=fp16 HALF=1 BF16=0");
+        const QString wgBf16 =
+            QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=3 PRECISION=bf16x3 HALF=1 BF16=1");
         row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
             "tf32x3");
         row("gemm_wgmma.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
@@ -264,6 +266,10 @@ private slots:
         row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(256).arg(4).arg(65536), "fp16");
         row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(128).arg(4).arg(8), "fp16");
         row("gemm_wgmma.cu", "linear_bias_relu", wgHalf.arg(2).arg(128).arg(6).arg(65536), "fp16");
+        // Strict at the 16-bit rate: two bf16 parts of each operand, three products.
+        row("gemm_wgmma.cu", "matmul", wgBf16.arg(2).arg(128).arg(3).arg(4), "bf16x3");
+        row("gemm_wgmma.cu", "bmm", wgBf16.arg(2).arg(64).arg(4).arg(1), "bf16x3");
+        row("gemm_wgmma.cu", "linear_bias_relu", wgBf16.arg(1).arg(128).arg(4).arg(8), "bf16x3");
         // K split into 16 slices, summed by splitk_combine.
         row("gemm_wgmma.cu", "matmul",
             wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
@@ -410,9 +416,9 @@ private slots:
             "TN", "STAGES", "MIN_BLOCKS", "IN_C", "IN_H", "IN_W", "OUT_C", "KH", "KW", "STRIDE_H", "STRIDE_W", "PAD_H",
             "PAD_W", "DIL_H", "DIL_W", "STRIDE_D", "PAD_D", "DIL_D", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH",
             "POOL_KW", "POOL_SH", "POOL_SW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "HALF",
-            "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS", "DEPTH",
-            "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR", "KERNEL",
-            "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
+            "BF16", "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS",
+            "DEPTH", "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
+            "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
             // conv_direct: the 3-D geometry (D, H, W) and its thread shape
             "BLOCK", "CO", "DD", "DH", "DW", "GRID", "GROUPS", "IN_D", "OUT_D", "KD", "OP", "PD", "PH", "PW", "SD",
             "SH", "SW", "TRANSPOSED",

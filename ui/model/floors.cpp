@@ -25,8 +25,9 @@ std::vector<PrecisionFloor> floorsByPrecision(double flops, double bytes, const 
 {
     std::vector<PrecisionFloor> out;
     const double memoryMs = c.bandwidthGBs > 0 && bytes > 0 ? bytes / (c.bandwidthGBs * 1e9) * 1e3 : 0;
-    for (Precision p : {Precision::FP32, Precision::TF32x3, Precision::TF32, Precision::FP16, Precision::BF16}) {
-        const std::string key = p == Precision::TF32x3 ? "tf32" : toString(p);
+    for (Precision p :
+         {Precision::FP32, Precision::TF32x3, Precision::BF16x3, Precision::TF32, Precision::FP16, Precision::BF16}) {
+        const std::string key = p == Precision::TF32x3 ? "tf32" : p == Precision::BF16x3 ? "bf16" : toString(p);
         if (p != Precision::FP32 && !c.tflops.count(key))
             continue;
         const double ms = floorMs(flops, bytes, p, c);

@@ -24,7 +24,7 @@ struct PrecisionFloor {
     bool memoryBound = false;
 };
 // The floor at fp32 and at each precision the ceilings have a rate for, precisions with the same
-// floor together, in the order fp32, tf32x3, tf32, fp16, bf16.
+// floor together, in the order fp32, tf32x3, bf16x3, tf32, fp16, bf16.
 std::vector<PrecisionFloor> floorsByPrecision(double flops, double bytes, const Ceilings &);
 // "0.4474 ms at every precision (memory-bound)", or "fp32 1.204 ms · tf32 0.301 ms (compute-bound)".
 QString describeFloors(double flops, double bytes, const Ceilings &);

@@ -421,13 +421,12 @@ const std::vector<TileShape> kLooseWgmmaTiles = [] {
     return tiles;
 }();
 
-// The operands of a wgmma product: 3xTF32 (strict), single-pass TF32 or fp16 (loose).
-enum class WgmmaOperands { Tf32x3, Tf32, Fp16 };
-int splitOf(WgmmaOperands o) { return o == WgmmaOperands::Tf32x3 ? 3 : 1; }
-const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o)
-{
-    return o == WgmmaOperands::Tf32x3 ? kWgmmaTiles : kLooseWgmmaTiles;
-}
+// The operands of a wgmma product: 3xTF32 or 3xbf16 (strict), single-pass TF32 or fp16 (loose).
+enum class WgmmaOperands { Tf32x3, Bf16x3, Tf32, Fp16 };
+bool strictOperands(WgmmaOperands o) { return o == WgmmaOperands::Tf32x3 || o == WgmmaOperands::Bf16x3; }
+bool sixteenBit(WgmmaOperands o) { return o == WgmmaOperands::Fp16 || o == WgmmaOperands::Bf16x3; }
+int splitOf(WgmmaOperands o) { return strictOperands(o) ? 3 : 1; }
+const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o) { return strictOperands(o) ? kWgmmaTiles : kLooseWgmmaTiles; }
 
 std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
 {
@@ -451,7 +450,7 @@ std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
     // sums get one 32-deep step at a time. Measured on an H200 before this rule, a batched product,
     // tanh and an L2 norm: 1.25e-4 with PROMOTE=4, over the strict 1e-4; each step's chunk then
     // holds 12 truncating accumulations instead of 48.
-    if (o == WgmmaOperands::Tf32x3 && t.pattern.feedsTail && p.at("PROMOTE") != 1)
+    if (strictOperands(o) && t.pattern.feedsTail && p.at("PROMOTE") != 1)
         return "a product that goes on to a tail is promoted every K step (PROMOTE = 1)";
     const int smem = wgmmaSmem(p, split);
     if (smem > t.smemPerBlock)
@@ -467,7 +466,7 @@ std::int64_t wgmmaSplitK(const Target &t, const Point &p, WgmmaOperands o)
 {
     const Gemm g = gemm(t);
     const std::int64_t tiles = cdiv(g.spec->m, 64 * p.at("WGS")) * cdiv(g.spec->n, p.at("BN")) * g.batch;
-    const int kPerStep = o == WgmmaOperands::Fp16 ? 64 : 32;
+    const int kPerStep = sixteenBit(o) ? 64 : 32;
     const std::int64_t most = std::max<std::int64_t>(1, cdiv(g.spec->k, kPerStep) / std::max(8, p.at("PROMOTE")));
     return std::clamp<std::int64_t>(t.sms / std::max<std::int64_t>(tiles, 1), 1, std::min<std::int64_t>(most, 65535));
 }
@@ -484,8 +483,12 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
     v["A_IMAGES"] = std::to_string(g.strideA ? g.batch : 1);
     v["B_IMAGES"] = std::to_string(g.strideB ? g.batch : 1);
     v["SPLIT"] = std::to_string(splitOf(o));
-    v["HALF"] = o == WgmmaOperands::Fp16 ? "1" : "0";
-    v["PRECISION"] = o == WgmmaOperands::Fp16 ? "fp16" : o == WgmmaOperands::Tf32 ? "tf32" : "tf32x3";
+    v["HALF"] = sixteenBit(o) ? "1" : "0";
+    v["BF16"] = o == WgmmaOperands::Bf16x3 ? "1" : "0";
+    v["PRECISION"] = o == WgmmaOperands::Fp16 ? "fp16"
+        : o == WgmmaOperands::Tf32            ? "tf32"
+        : o == WgmmaOperands::Bf16x3          ? "bf16x3"
+                                              : "tf32x3";
     return v;
 }
 
@@ -597,6 +600,32 @@ void addGemm(std::vector<IdeaDef> &out)
                                      "makes three TF32 wgmma passes (3xTF32)");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Tf32x3); },
+        .templateName = "gemm_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_bf16x3",
+        .title = "Hopper warpgroup tensor cores (wgmma), 3xbf16 split",
+        .text = "The compensated wgmma product at the 16-bit tensor-core rate: the re-layout pass splits each "
+                "operand into two bf16 parts, hi = rn(x) and lo = rn(x - hi), about 16 significant bits with "
+                "fp32's exponent range, and the product accumulates lo*hi + hi*lo + hi*hi with "
+                "wgmma.m64nBNk16 in fp32. Each 128-byte tile row holds 64 values of K, so the three passes "
+                "cost half of 3xTF32's and the images are half its bytes; the error left (about 1e-5 of the "
+                "output's scale, against 1e-6 for 3xTF32) stays inside the strict tolerance. Chunks of "
+                "PROMOTE K steps are added to an fp32 register sum, as for 3xTF32.",
+        .patterns = kinds,
+        // A search with time to spare measures 3xTF32 first, so the trajectory shows the step.
+        .after = {"gemm_wgmma_tf32x3"},
+        .space = wgmmaSpace(WgmmaOperands::Bf16x3),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = wgmmaApplies,
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Bf16x3); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Bf16x3, kFp16Tflops / 3, 0.58,
+                                     "makes three bf16 wgmma passes (3xbf16)");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Bf16x3); },
         .templateName = "gemm_wgmma",
     });
 

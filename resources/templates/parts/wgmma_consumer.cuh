@@ -3,7 +3,7 @@
     // steps at a time and each chunk is added to the fp32 register sum `sum`; `total` is the sum the
     // includer stores. When one chunk covers all of K (kPromote >= kTilesK) `total` is `acc` itself
     // and `sum` is never used, which frees its registers for wider tiles. Operands are TF32 (kSplit
-    // 1 or 3) or fp16 (kHalf). Needs ring, full, empty, c and steps.
+    // 1 or 3) or 16-bit (kHalf: fp16, or bf16 with kBf16, kSplit 1 or 3). Needs ring, full, empty, c and steps.
     constexpr bool kOneChunk = kPromote >= kTilesK;
     float acc[kBN / 2], sum[kBN / 2];
     float(&total)[kBN / 2] = kOneChunk ? acc : sum;
@@ -26,7 +26,14 @@
             // 32 bytes further along the (swizzled) rows: +2 in the 16-byte address field.
             const unsigned long long step = 2 * kk;
             const int keep = !(fresh && kk == 0); // the chunk's first product overwrites the accumulator
-            if constexpr (kHalf) {
+            if constexpr (kHalf && kSplit == 3) {
+                // 3xbf16, small terms first as below.
+                wgmma_bf16(acc, aLo + step, bHi + step, keep);
+                wgmma_bf16(acc, aHi + step, bLo + step, 1);
+                wgmma_bf16(acc, aHi + step, bHi + step, 1);
+            } else if constexpr (kHalf && kBf16) {
+                wgmma_bf16(acc, aHi + step, bHi + step, keep);
+            } else if constexpr (kHalf) {
                 wgmma_f16(acc, aHi + step, bHi + step, keep);
             } else if constexpr (kSplit == 3) {
                 // Small terms first, so they are not lost against the large running sum.

@@ -1,5 +1,5 @@
 // d (64 x kBN, fp32) = [d +] A (64 x k) · B (k x kBN), both from shared memory, K-major: one
-// wgmma.mma_async per call, k = 8 TF32 (wgmma_tf32) or k = 16 fp16 (wgmma_f16) values. Either way a
+// wgmma.mma_async per call, k = 8 TF32 (wgmma_tf32) or k = 16 fp16 or bf16 (wgmma_f16, wgmma_bf16) values. Either way a
 // call reads 32 bytes of each operand row, so a 128-byte swizzled row holds four calls' worth.
 // The accumulator list is part of the instruction, so there is one instruction per tile width.
 constexpr int kRowBytes = 128, kCallsPerRow = 4;
@@ -33,4 +33,8 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[kBN / 2], unsigned long lo
 __device__ __forceinline__ void wgmma_f16(float (&d)[kBN / 2], unsigned long long descA, unsigned long long descB, int scaleD)
 {
     KF_WGMMA_SS("k16.f32.f16.f16", ", 0, 0");
+}
+__device__ __forceinline__ void wgmma_bf16(float (&d)[kBN / 2], unsigned long long descA, unsigned long long descB, int scaleD)
+{
+    KF_WGMMA_SS("k16.f32.bf16.bf16", ", 0, 0");
 }
