@@ -10,13 +10,14 @@
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // 1. conv_prepare splits the weight (a [N][Kdim] matrix, already K-major) into TF32 high and low
-//    parts laid out as the tensor cores read them (128-byte swizzled rows, zero-padded tiles).
-// 2. conv_wgmma: {{PRODUCERS}} producer warpgroup(s) gather the im2col tile of each 32-deep K step straight
+//    parts (or, with HALF, bf16 ones) laid out as the tensor cores read them (128-byte swizzled
+//    rows, zero-padded tiles).
+// 2. conv_wgmma: {{PRODUCERS}} producer warpgroup(s) gather the im2col tile of each K step (32 taps, 64 with HALF) straight
 //    from x ({{PRODUCERS}} warpgroup(s), one output pixel per thread or two, tap offsets from a shared table; the next step's loads
 //    are in flight while this step is stored), splits every value into hi + lo as it stores it
 //    (swizzled), and one of its threads streams the matching weight tiles with bulk copies;
-//    {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma.m64n{{BN}}k8 from shared memory:
-//    lo·hi + hi·lo + hi·hi (3xTF32, fp32-accurate) or hi·hi (TF32), {{STAGES}} stages in a ring
+//    {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma from shared memory (k8 TF32, or k16 bf16):
+//    lo·hi + hi·lo + hi·hi (3xTF32 or 3xbf16) or hi·hi (TF32), {{STAGES}} stages in a ring
 //    guarded by mbarriers. Tensor-core accumulation truncates, so it runs {{PROMOTE}} K steps at a
 //    time before each chunk is added to an fp32 register sum.
 // 3. With pooling, the conv result goes to scratch and pool_windows reads each window from there:
@@ -24,15 +25,17 @@
 //    merged with atomics) measured 35% slower than this extra pass on the seed conv + max-pool.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 uninitialized
+// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32) * 32 * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 32 * ({{HALF}} + 1) * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
+
+#include <cuda_bf16.h>
 
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
@@ -44,12 +47,17 @@ constexpr bool kTransposed = false;
 {{>conv_phases}}
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
-constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
+constexpr bool kHalf = {{HALF}};                         // bf16 parts (else TF32)
+constexpr bool kBf16 = kHalf;                            // (the consumers' name for it)
+template <bool kIsHalf> struct Operand { using Type = float; };
+template <> struct Operand<true> { using Type = __nv_bfloat16; };
+using Elem = Operand<kHalf>::Type;                      // one value of a tile
+constexpr int kBM = 64 * kWGs, kBN = {{BN}};             // block tile
+constexpr int kBK = 128 / sizeof(Elem);                  // taps per K step: one 128-byte row
+constexpr int kChunk = 16 / sizeof(Elem);                // taps per 16-byte chunk of a row
 constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
-constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
-constexpr bool kHalf = false;                           // operands are TF32 (fp16 is for products only)
-constexpr bool kBf16 = false;
+constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32 or 3xbf16, 1: TF32
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -58,34 +66,35 @@ constexpr int kKPadded = kTilesK * kBK;
 constexpr int kProducers = {{PRODUCERS}};                 // gathering warpgroups
 constexpr int kThreads = 128 * (kWGs + kProducers);
 
-// Weight tiles in scratch: [part][tileN][tileK][BN][32].
+// Weight tiles in scratch: [part][tileN][tileK][BN][kBK], in Elem.
 constexpr long long kTileB = (long long)kBN * kBK;
 constexpr long long kPartB = (long long)kTilesN * kTilesK * kTileB;
 
 // Shared memory: the ring (per stage the A parts, then the B parts; every tile a whole number of
 // 1024-byte swizzle atoms), then the tap table.
-constexpr int kStageBytesA = kParts * kBM * kBK * 4, kStageBytesB = kParts * kBN * kBK * 4;
+constexpr int kStageBytesA = kParts * kBM * 128, kStageBytesB = kParts * kBN * 128;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
 // The producer warpgroups: 128 * PRODUCERS / BM threads per pixel, each gathering a share of the
-// 32 taps of a step.
+// kBK taps of a step.
 constexpr int kThreadsPerRow = 128 * kProducers / kBM;
 constexpr int kTapsPerThread = kBK / kThreadsPerRow;
 
 // Two blocks per SM where their shared memory fits and each thread keeps at least 85 registers
-// (registers are capped to allow the second block): enough for 16 taps in flight and one
-// accumulator of up to 96 channels, not for 32 taps, 128 channels or a separate fp32 sum (a K
-// longer than one chunk).
+// (registers are capped to allow the second block): enough for 16 TF32 taps in flight and one
+// accumulator of up to 96 channels, not for 32 taps, 16 bf16 ones (ptxas spilled them), 128
+// channels or a separate fp32 sum (a K longer than one chunk).
 constexpr int kSmemBytes = kStages * kStageBytes + kKPadded * 8 + 2048;
-constexpr int kMinBlocks =
-    2 * kSmemBytes <= {{SMEM_PER_SM}} - 2048 && kThreads <= 384 && kTapsPerThread <= 16 && kBN <= 96 && kPromote >= kTilesK ? 2
-                                                                                                                : 1;
+constexpr int kMinBlocks = 2 * kSmemBytes <= {{SMEM_PER_SM}} - 2048 && kThreads <= 384 &&
+        kTapsPerThread <= (kHalf ? 8 : 16) && kBN <= 96 && kPromote >= kTilesK
+    ? 2
+    : 1;
 
 static_assert(kWGs == 1 || kWGs == 2, "one or two consumer warpgroups");
 static_assert(kProducers == 1 || kProducers == 2, "one or two producer warpgroups");
-static_assert(kThreadsPerRow >= 1 && kThreadsPerRow <= 8 && kTapsPerThread % 4 == 0, "whole 16-byte chunks per thread");
+static_assert(kThreadsPerRow >= 1 && kThreadsPerRow <= 8 && kTapsPerThread % kChunk == 0, "whole 16-byte chunks per thread");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 128 channels");
-static_assert(kSplit == 1 || kSplit == 3, "split 1 (TF32) or 3 (3xTF32)");
+static_assert(kSplit == 3 || (kSplit == 1 && !kHalf), "split 1 (TF32) or 3 (3xTF32 or 3xbf16)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 {{>tf32_split}}
@@ -130,7 +139,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
         const int m = m0 + row;
         int corner, id0, ih0, iw0;
         pixel_corner(m, corner, id0, ih0, iw0); // a pixel past M reads zeros
-        const float *wBase = wtiles + (long long)tileN * kTilesK * kTileB;
+        const Elem *wBase = reinterpret_cast<const Elem *>(wtiles) + (long long)tileN * kTilesK * kTileB;
         // The taps of step kt for this thread; their loads are issued one step ahead.
         const auto gather = [&](int kt, float (&v)[kTapsPerThread]) {
             const int tap0 = kt * kBK + part * kTapsPerThread;
@@ -154,23 +163,21 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
                 mbar_expect_tx(&full[s], kStageBytesB);
 #pragma unroll
                 for (int q = 0; q < kParts; ++q)
-                    bulk_copy(stage + kStageBytesA + q * kBN * kBK * 4, wBase + q * kPartB + kt * kTileB,
-                              kBN * kBK * 4, &full[s]);
+                    bulk_copy(stage + kStageBytesA + q * kBN * 128, wBase + q * kPartB + kt * kTileB, kBN * 128,
+                              &full[s]);
             }
-            // Split and store, 4 taps = one 16-byte chunk.
-            float4 *rowHi = reinterpret_cast<float4 *>(stage + row * kBK * 4);
+            // Split and store, kChunk taps = one 16-byte chunk.
+            float4 *rowHi = reinterpret_cast<float4 *>(stage + row * 128);
 #pragma unroll
-            for (int j = 0; j < kTapsPerThread; j += 4) {
-                const int slot = ((part * kTapsPerThread + j) / 4) ^ (row & 7);
-                float hi[4], lo[4];
+            for (int j = 0; j < kTapsPerThread; j += kChunk) {
+                const int slot = ((part * kTapsPerThread + j) / kChunk) ^ (row & 7);
+                float hi[kChunk], lo[kChunk];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    hi[e] = to_tf32(v[j + e]);
-                    lo[e] = to_tf32(v[j + e] - hi[e]);
-                }
-                rowHi[slot] = make_float4(hi[0], hi[1], hi[2], hi[3]);
+                for (int e = 0; e < kChunk; ++e)
+                    split_value(v[j + e], hi[e], lo[e]);
+                rowHi[slot] = pack16(hi);
                 if constexpr (kParts == 2)
-                    rowHi[kBM * kBK / 4 + slot] = make_float4(lo[0], lo[1], lo[2], lo[3]);
+                    rowHi[kBM * 8 + slot] = pack16(lo);
             }
             // Make the stores visible to the tensor cores' (async) reads, then count this thread in.
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

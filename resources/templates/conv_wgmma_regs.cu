@@ -39,6 +39,8 @@
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
+#include <cuda_bf16.h>
+
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
 
@@ -50,6 +52,7 @@ static_assert(kRowsM == {{ROWS_M}} && kTapsK == {{TAPS_K}}, "the launch's sizes 
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}}, kBK = 32;  // block tile; 32 floats = one 128-byte row
+using Elem = float;                                      // a weight tile's values: TF32 parts
 constexpr int kStages = {{STAGES}};
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32

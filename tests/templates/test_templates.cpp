@@ -307,6 +307,11 @@ private slots:
             cw.arg(1).arg(64).arg(3).arg(16).arg(1).arg(QStringLiteral("tf32")).arg(2), "tf32");
         row("conv_wgmma.cu", "conv2d_relu_maxpool",
             cw.arg(1).arg(96).arg(2).arg(16).arg(3).arg(QStringLiteral("tf32x3")).arg(2), "tf32x3");
+        // 3xbf16: 64 taps a K step, 16 a producer thread.
+        const QString cwBf16 = wgBf16 + QStringLiteral(" PRODUCERS=%5");
+        row("conv_wgmma.cu", "conv2d", cwBf16.arg(1).arg(96).arg(2).arg(16).arg(2), "bf16x3");
+        row("conv_wgmma.cu", "conv2d_3x3", cwBf16.arg(1).arg(128).arg(3).arg(4).arg(2), "bf16x3");
+        row("conv_wgmma.cu", "conv2d_relu_maxpool", cwBf16.arg(1).arg(96).arg(4).arg(16).arg(1), "bf16x3");
 
         const QString cr = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 BLOCKS=%7 DEPTH=%8");
         const QString x3 = QStringLiteral("tf32x3");

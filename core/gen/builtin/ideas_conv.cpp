@@ -387,13 +387,17 @@ std::vector<ParamDim> wgSpace()
     return dims;
 }
 
-int wgSmem(const Conv &c, const Point &p)
+// bf16: 3xbf16 operands, 64 taps to a 128-byte K step instead of 32.
+int wgStepTaps(bool bf16) { return bf16 ? 64 : 32; }
+
+int wgSmem(const Conv &c, const Point &p, bool bf16 = false)
 {
+    const int step = wgStepTaps(bf16);
     return int(p.at("STAGES") * (p.at("SPLIT") / 2 + 1) * (64 * p.at("WGS") + p.at("BN")) * 128 +
-               cdiv(c.taps(), 32) * 32 * 8 + 2048);
+               cdiv(c.taps(), step) * step * 8 + 2048);
 }
 
-std::string wgFits(const Target &t, const Point &p)
+std::string wgFits(const Target &t, const Point &p, bool bf16 = false)
 {
     if (t.major < 9)
         return "wgmma and bulk copies need a Hopper GPU (sm_90)";
@@ -407,13 +411,20 @@ std::string wgFits(const Target &t, const Point &p)
         if (p.at("PROMOTE") != 16)
             return "a single TF32 pass gains nothing from short accumulation chunks";
     }
+    if (bf16 && p.at("SPLIT") != 3)
+        return "3xbf16 splits every value in two (SPLIT = 3)";
+    // A producer thread holds two steps of its taps: ptxas spilled 32 of a 64-tap bf16 step in
+    // blocks of 512 threads (128 registers each); 256 threads leave room for them.
+    const int producerTaps = 64 / std::max(1, 128 * p.at("PRODUCERS") / (64 * p.at("WGS")));
+    if (bf16 && producerTaps > 16 && 128 * (p.at("WGS") + p.at("PRODUCERS")) > 256)
+        return std::to_string(producerTaps) + " taps a producer thread spill in blocks of more than 256 threads";
     // A K longer than one chunk keeps a separate fp32 sum next to the accumulator.
     const Conv c = conv(t);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
-    if (cdiv(c.taps(), 32) > p.at("PROMOTE") && threads > 384)
+    if (cdiv(c.taps(), wgStepTaps(bf16)) > p.at("PROMOTE") && threads > 384)
         return "a separate fp32 sum (more than PROMOTE K steps) leaves too few registers for " +
             std::to_string(threads) + " threads";
-    const int smem = wgSmem(c, p);
+    const int smem = wgSmem(c, p, bf16);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
             " a block may have";
@@ -421,7 +432,7 @@ std::string wgFits(const Target &t, const Point &p)
 }
 
 // `fraction`: of the rate at the precision, as the template reached it on the seed conv (H200).
-Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
+Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std::string &how, bool bf16 = false)
 {
     const Conv c = conv(t);
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
@@ -429,17 +440,20 @@ Estimate wgEstimate(const Target &t, const Point &p, double fraction, const std:
     const double used =
         double(std::min<std::int64_t>(c.gemmM(), bm)) * double(std::min<std::int64_t>(c.outC, bn)) / (double(bm) * bn);
     const int threads = 128 * (p.at("WGS") + p.at("PRODUCERS"));
-    const int perSm = std::max(1, std::min(2048 / threads, t.smemPerSm / (wgSmem(c, p) + 1024)));
-    const double peak = p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
+    const int perSm = std::max(1, std::min(2048 / threads, t.smemPerSm / (wgSmem(c, p, bf16) + 1024)));
+    // bf16 products run at twice the TF32 rate.
+    const double peak = bf16 ? 2 * kTf32Tflops / 3 : p.at("SPLIT") == 3 ? kTf32Tflops / 3 : kTf32Tflops;
     // One block per SM leaves the gather's latency exposed: 0.85x on the seed conv.
     return computeEstimate(t, c.flops(), peak, fraction * used * (perSm > 1 ? 1.0 : 0.85), tiles, threads, perSm,
                            how + c.gemmText());
 }
 
-TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma")
+TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::string &id = "conv_wgmma",
+                        bool bf16 = false)
 {
     TemplateValues v = pool ? poolPassValues(convValues(id, t), t) : noPoolValues(convValues(id, t), t);
-    v["PRECISION"] = p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
+    v["PRECISION"] = bf16 ? "bf16x3" : p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
+    v["HALF"] = bf16 ? "1" : "0";
     return v;
 }
 
@@ -700,7 +714,7 @@ void addConv(std::vector<IdeaDef> &out)
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = [](const Target &t) { return plainConv(t); },
-        .check = wgFits,
+        .check = [](const Target &t, const Point &p) { return wgFits(t, p); },
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3 ? wgEstimate(t, p, 0.387, "makes three TF32 wgmma passes (3xTF32)")
@@ -724,13 +738,40 @@ void addConv(std::vector<IdeaDef> &out)
         .space = wgSpace(),
         .repairOrder = {"STAGES", "WGS", "BN"},
         .applies = pooledConv,
-        .check = wgFits,
+        .check = [](const Target &t, const Point &p) { return wgFits(t, p); },
         .estimate =
             [](const Target &t, const Point &p) {
                 return p.at("SPLIT") == 3 ? wgEstimate(t, p, 0.34, "makes three TF32 wgmma passes (3xTF32), then pools")
                                           : wgEstimate(t, p, 0.127, "makes one TF32 wgmma pass, then pools");
             },
         .values = [](const Target &t, const Point &p) { return wgValues(t, p, true); },
+        .templateName = "conv_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_wgmma_bf16x3",
+        .title = "wgmma convolution on a 3xbf16 split, at the 16-bit tensor-core rate",
+        .text = "The wgmma implicit GEMM with every value split into two bf16 parts instead of two TF32 ones: "
+                "hi = rn(x), lo = rn(x - hi) keep about 16 significant bits and fp32's exponent range, and "
+                "lo*hi + hi*lo + hi*hi accumulate in fp32 with wgmma.m64nBNk16, twice the TF32 rate. A 128-byte "
+                "row holds 64 taps, so each K step moves half the bytes per tap through shared memory, which "
+                "bounded the TF32 form. The error left, about 1e-5 of the output's scale, stays inside the "
+                "strict tolerance. The bias and epilogue apply to the fp32 sums; a pooling problem pools in a "
+                "second pass.",
+        .patterns = kinds,
+        // A search with time to spare measures the TF32 forms first, so the trajectory shows the step.
+        .after = {"conv_wgmma", "conv_wgmma_pool"},
+        .space = wgSpace(),
+        .repairOrder = {"STAGES", "WGS", "BN"},
+        .applies = [](const Target &t) { return pooledConv(t).empty() ? std::string() : plainConv(t); },
+        .check = [](const Target &t, const Point &p) { return wgFits(t, p, true); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgEstimate(t, p, pooledConv(t).empty() ? 0.34 : 0.387, "makes three bf16 wgmma passes (3xbf16)",
+                                  true);
+            },
+        .values = [](const Target &t,
+                     const Point &p) { return wgValues(t, p, pooledConv(t).empty(), "conv_wgmma", true); },
         .templateName = "conv_wgmma",
     });
 
