@@ -579,13 +579,15 @@ private slots:
                 qFatal("%s", errorOf(ideas).c_str());
             return ids(*ideas);
         };
-        QCOMPARE(firstRound("seed/matmul", 30), (std::set<std::string>{"gemm_tiled_fp32", "gemm_wgmma_tf32x3"}));
+        QCOMPARE(firstRound("seed/matmul", 30),
+                 (std::set<std::string>{"gemm_tiled_fp32", "gemm_wgmma_tf32x3", "gemm_wgmma_bf16x3"}));
         QCOMPARE(firstRound("seed/matmul", std::nullopt), (std::set<std::string>{"gemm_tiled_fp32"}));
         // The convolutions have no fp32 template: the 3xTF32 implicit GEMM starts.
-        QCOMPARE(firstRound("seed/conv2d", 30), (std::set<std::string>{"conv_implicit_gemm_tf32x3", "conv_wgmma"}));
+        QCOMPARE(firstRound("seed/conv2d", 30),
+                 (std::set<std::string>{"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_bf16x3"}));
         QCOMPARE(firstRound("seed/conv2d", 120), (std::set<std::string>{"conv_implicit_gemm_tf32x3"}));
         QCOMPARE(firstRound("seed/conv2d_relu_maxpool", 30),
-                 (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool"}));
+                 (std::set<std::string>{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_bf16x3"}));
         QCOMPARE(firstRound("seed/conv2d_relu_maxpool", std::nullopt),
                  (std::set<std::string>{"conv_implicit_gemm_pool"}));
 
@@ -632,7 +634,8 @@ private slots:
             QTest::newRow(p) << QString(p);
     }
 
-    // Rounds of a scripted strict search: every idea and draft stays fp32-accurate.
+    // Rounds of a scripted strict search: every idea and draft stays inside the strict tolerance
+    // (fp32, or the 3xTF32 and 3xbf16 splits).
     void strictSearchNeverUsesLooseIdeas()
     {
         QFETCH(QString, problem);
@@ -657,7 +660,8 @@ private slots:
                 for (const Draft &d : *drafts) {
                     auto cand = parseCandidate(d.source);
                     QVERIFY2(cand.ok(), errorOf(cand).c_str());
-                    QVERIFY2(cand->precision == Precision::FP32 || cand->precision == Precision::TF32x3,
+                    QVERIFY2(cand->precision == Precision::FP32 || cand->precision == Precision::TF32x3 ||
+                                 cand->precision == Precision::BF16x3,
                              d.title.c_str());
                     KernelRecord k;
                     k.node = node++;

@@ -192,7 +192,8 @@ void addReduce(std::vector<IdeaDef> &out)
         .space = {{"BLOCK", {512, 256, 1024}, "threads per block"},
                   {"UNROLL", {4, 2, 8}, "16-byte loads in flight per thread"},
                   {"BLOCKS_PER_SM", {4, 2, 8}, "blocks per SM the rows are spread over"},
-                  {"INTERLEAVE", {0, 1}, "the blocks of a row take turns along it (1) or walk a chunk each (0)"}},
+                  // Taking turns measured 9 % faster on a 2 GB sum (H100: 0.7107 ms against 0.7833).
+                  {"INTERLEAVE", {1, 0}, "the blocks of a row take turns along it (1) or walk a chunk each (0)"}},
         .repairOrder = {"UNROLL", "BLOCK", "BLOCKS_PER_SM"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = lastDimOnly(t); !why.empty())
