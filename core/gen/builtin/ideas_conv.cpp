@@ -413,6 +413,9 @@ std::string wgFits(const Target &t, const Point &p, bool bf16 = false)
     }
     if (bf16 && p.at("SPLIT") != 3)
         return "3xbf16 splits every value in two (SPLIT = 3)";
+    // As for the products (ideas_gemm.cpp): a tail can magnify 3xbf16's error past the tolerance.
+    if (bf16 && t.pattern.feedsTail)
+        return "a convolution that goes on to a tail needs 3xTF32's accuracy";
     // A producer thread holds two steps of its taps: ptxas spilled 32 of a 64-tap bf16 step in
     // blocks of 512 threads (128 registers each); 256 threads leave room for them.
     const int producerTaps = 64 / std::max(1, 128 * p.at("PRODUCERS") / (64 * p.at("WGS")));
