@@ -318,14 +318,15 @@ private slots:
         QTest::addColumn<bool>("loose");
         QTest::addColumn<QStringList>("steps"); // the best idea after each of the first rounds
         QTest::newRow("matmul strict") << "seed/matmul" << false
-                                       << QStringList{"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_wgmma_tf32x3"};
+                                       << QStringList{"gemm_tiled_fp32", "gemm_mma_tf32x3", "gemm_wgmma_tf32x3",
+                                                      "gemm_wgmma_bf16x3"};
         QTest::newRow("matmul loose") << "seed/matmul" << true
                                       << QStringList{"gemm_tiled_fp32", "gemm_mma_fp16", "gemm_wgmma_fp16"};
         QTest::newRow("conv2d strict") << "seed/conv2d" << false
-                                       << QStringList{"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"};
+                                       << QStringList{"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_bf16x3"};
         QTest::newRow("conv2d + pool strict")
             << "seed/conv2d_relu_maxpool" << false
-            << QStringList{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_regs_pool"};
+            << QStringList{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_bf16x3"};
     }
 
     void aSearchWithTimeMeasuresEachStep()
