@@ -10,9 +10,9 @@
 //   -> [{{BATCH}}, {{OUT_C}}, {{POOL_OUT_H}}, {{POOL_OUT_W}}].
 // GEMM view: M = output pixels, N = output channels, Kdim = C*KH*KW taps.
 // 1. conv_prepare splits the weight (a [N][Kdim] matrix, already K-major) into TF32 high and low
-//    parts (or, with HALF, bf16 ones) laid out as the tensor cores read them (128-byte swizzled
+//    parts (or, with BF16, bf16 ones) laid out as the tensor cores read them (128-byte swizzled
 //    rows, zero-padded tiles).
-// 2. conv_wgmma: {{PRODUCERS}} producer warpgroup(s) gather the im2col tile of each K step (32 taps, 64 with HALF) straight
+// 2. conv_wgmma: {{PRODUCERS}} producer warpgroup(s) gather the im2col tile of each K step (32 taps, 64 with BF16) straight
 //    from x ({{PRODUCERS}} warpgroup(s), one output pixel per thread or two, tap offsets from a shared table; the next step's loads
 //    are in flight while this step is stored), splits every value into hi + lo as it stores it
 //    (swizzled), and one of its threads streams the matching weight tiles with bulk copies;
@@ -25,17 +25,17 @@
 //    merged with atomics) measured 35% slower than this extra pass on the seed conv + max-pool.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
-// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
+// @scratch wtiles float32 ({{SPLIT}} / 2 + 1) * cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{BF16}} + 1)) * 32 uninitialized
 {{#POOL}}
 // @scratch act float32 {{BATCH}} * {{OUT_C}} * {{OUT_H}} * {{OUT_W}} uninitialized
 {{/POOL}}
-// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
-// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{HALF}} + 1)) * 32 * ({{HALF}} + 1) * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
+// @launch conv_prepare grid(cdiv(cdiv({{OUT_C}}, {{BN}}) * {{BN}} * cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{BF16}} + 1)) * 4, 256)) block(256) args({{WEIGHT}}, wtiles)
+// @launch conv_wgmma grid(cdiv({{BATCH}} * {{OUT_D}} * {{OUT_H}} * {{OUT_W}}, 64 * {{WGS}}), cdiv({{OUT_C}}, {{BN}})) block(128 * ({{WGS}} + {{PRODUCERS}})) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + cdiv({{IN_C}} * {{KD}} * {{KH}} * {{KW}}, 32 * ({{BF16}} + 1)) * 32 * ({{BF16}} + 1) * 8 + 2048) args({{X}}, wtiles, {{CONV_OUT}}{{EPILOGUE_ARGS}})
 {{#POOL}}
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
-#include <cuda_bf16.h>
+{{>operand_parts}}
 
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
@@ -47,11 +47,9 @@ constexpr bool kTransposed = false;
 {{>conv_phases}}
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 pixels each
-constexpr bool kHalf = {{HALF}};                         // bf16 parts (else TF32)
-constexpr bool kBf16 = kHalf;                            // (the consumers' name for it)
-template <bool kIsHalf> struct Operand { using Type = float; };
-template <> struct Operand<true> { using Type = __nv_bfloat16; };
-using Elem = Operand<kHalf>::Type;                      // one value of a tile
+constexpr bool kBf16 = {{BF16}};                         // bf16 parts (else TF32)
+constexpr bool kHalf = kBf16;                            // 16-bit operands, as the consumers name them
+using Elem = OperandType<kHalf, kBf16>::Type;           // one value of a tile
 constexpr int kBM = 64 * kWGs, kBN = {{BN}};             // block tile
 constexpr int kBK = 128 / sizeof(Elem);                  // taps per K step: one 128-byte row
 constexpr int kChunk = 16 / sizeof(Elem);                // taps per 16-byte chunk of a row
@@ -97,7 +95,6 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 64, 96 or 12
 static_assert(kSplit == 3 || (kSplit == 1 && !kHalf), "split 1 (TF32) or 3 (3xTF32 or 3xbf16)");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-{{>tf32_split}}
 
 // ---- 1. weight tiles ----
 {{>conv_weight_tiles}}
@@ -174,10 +171,10 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
                 float hi[kChunk], lo[kChunk];
 #pragma unroll
                 for (int e = 0; e < kChunk; ++e)
-                    split_value(v[j + e], hi[e], lo[e]);
-                rowHi[slot] = pack16(hi);
+                    split_value<Elem>(v[j + e], hi[e], lo[e]);
+                rowHi[slot] = pack16<Elem>(hi);
                 if constexpr (kParts == 2)
-                    rowHi[kBM * 8 + slot] = pack16(lo);
+                    rowHi[kBM * 8 + slot] = pack16<Elem>(lo);
             }
             // Make the stores visible to the tensor cores' (async) reads, then count this thread in.
             asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

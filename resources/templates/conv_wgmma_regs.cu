@@ -39,7 +39,7 @@
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
-#include <cuda_bf16.h>
+{{>operand_parts}}
 
 // ---- problem sizes and tile shapes ----
 {{>conv_sizes}}
@@ -80,7 +80,6 @@ static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kDepth == 1 || kDepth == 2, "one or two K steps of the gather in flight");
 static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
-{{>tf32_split}}
 
 // ---- 1. weight tiles ----
 {{>conv_weight_tiles}}

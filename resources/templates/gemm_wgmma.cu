@@ -35,8 +35,7 @@
 // @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+{{>operand_parts}}
 
 // ---- problem sizes and tile shapes ----
 constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
@@ -49,10 +48,7 @@ constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a l
 
 constexpr bool kHalf = {{HALF}};                         // 16-bit operands (else TF32)
 constexpr bool kBf16 = {{BF16}};                         // the 16-bit operands are bf16 (else fp16)
-template <int kBits> struct Operand { using Type = float; };
-template <> struct Operand<16> { using Type = __half; };
-template <> struct Operand<17> { using Type = __nv_bfloat16; };
-using Elem = Operand<kHalf ? 16 + kBf16 : 32>::Type;    // one value of a tile image
+using Elem = OperandType<kHalf, kBf16>::Type;           // one value of a tile image
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 rows each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}};
@@ -91,38 +87,19 @@ static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage rin
 
 // ---- 1. operands into tensor-core tiles ----
 
-{{>tf32_split}}
-
 // The 16 bytes of 4 TF32 values or 8 16-bit values rounded from v[0 .. 16 / sizeof(Elem)): the
 // high parts, or with `low` the remainders x - hi, rounded again.
+constexpr int kChunkValues = 16 / sizeof(Elem); // values per 16-byte chunk: 4 TF32, 8 fp16 or bf16
 __device__ __forceinline__ float4 chunk(const float *v, bool low)
 {
-    if constexpr (kBf16) {
-        unsigned w[4];
+    float part[kChunkValues];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
-            if (low)
-                h = __floats2bfloat162_rn(v[2 * i] - __low2float(h), v[2 * i + 1] - __high2float(h));
-            w[i] = *reinterpret_cast<const unsigned *>(&h);
-        }
-        return make_float4(__uint_as_float(w[0]), __uint_as_float(w[1]), __uint_as_float(w[2]), __uint_as_float(w[3]));
-    } else if constexpr (kHalf) {
-        const __half2 h[4] = {__floats2half2_rn(v[0], v[1]), __floats2half2_rn(v[2], v[3]),
-                              __floats2half2_rn(v[4], v[5]), __floats2half2_rn(v[6], v[7])};
-        return make_float4(__uint_as_float(*reinterpret_cast<const unsigned *>(&h[0])),
-                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[1])),
-                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[2])),
-                           __uint_as_float(*reinterpret_cast<const unsigned *>(&h[3])));
-    } else {
-        float r[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const float hi = to_tf32(v[i]);
-            r[i] = low ? to_tf32(v[i] - hi) : hi;
-        }
-        return make_float4(r[0], r[1], r[2], r[3]);
+    for (int i = 0; i < kChunkValues; ++i) {
+        float hi, lo;
+        split_value<Elem>(v[i], hi, lo);
+        part[i] = low ? lo : hi;
     }
+    return pack16<Elem>(part);
 }
 
 // A block re-lays one patch of 32 tile rows x one K step (kBK values) through shared memory, so
@@ -130,7 +107,6 @@ __device__ __forceinline__ float4 chunk(const float *v, bool low)
 // rows (16-byte loads where K allows them, or 128 bytes of rows per k down the columns), and each
 // warp writes four whole 128-byte tile rows per part.
 constexpr int kPatchRows = 32;
-constexpr int kChunkValues = 16 / sizeof(Elem); // values per 16-byte chunk: 4 TF32, 8 fp16
 static_assert(kBK == 8 * kChunkValues && kBM % kPatchRows == 0 && kBN % kPatchRows == 0, "patches of whole tile rows");
 using Patch = float[kPatchRows][kBK + 1]; // + 1: the chunk reads of a warp fall in distinct banks
 

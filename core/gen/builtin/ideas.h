@@ -92,6 +92,10 @@ constexpr std::int64_t kLongestTensorCoreSum = 4096;
 // "" under the loose policy, else why a reduced-precision product is not admitted.
 std::string needsLoose(const Target &, const std::string &what);
 
+// "" where a 3xbf16 split keeps the strict tolerance, else why not: a `what` (a product, a
+// convolution) that goes on to a tail, which can magnify its error.
+std::string bf16x3Fits(const Target &, const std::string &what);
+
 // A compute-bound kernel: the time of `flops` at `fraction` of the GPU's `peakTflops`, against the
 // memory floor of the problem's bytes, spread over `tiles` blocks of `threads` threads with
 // `perSm` resident per SM (waves: a partial last wave idles the rest of the GPU).

@@ -413,9 +413,9 @@ std::string wgFits(const Target &t, const Point &p, bool bf16 = false)
     }
     if (bf16 && p.at("SPLIT") != 3)
         return "3xbf16 splits every value in two (SPLIT = 3)";
-    // As for the products (ideas_gemm.cpp): a tail can magnify 3xbf16's error past the tolerance.
-    if (bf16 && t.pattern.feedsTail)
-        return "a convolution that goes on to a tail needs 3xTF32's accuracy";
+    if (bf16)
+        if (auto why = bf16x3Fits(t, "a convolution"); !why.empty())
+            return why;
     // A producer thread holds two steps of its taps: ptxas spilled 32 of a 64-tap bf16 step in
     // blocks of 512 threads (128 registers each); 256 threads leave room for them.
     const int producerTaps = 64 / std::max(1, 128 * p.at("PRODUCERS") / (64 * p.at("WGS")));
@@ -456,7 +456,7 @@ TemplateValues wgValues(const Target &t, const Point &p, bool pool, const std::s
 {
     TemplateValues v = pool ? poolPassValues(convValues(id, t), t) : noPoolValues(convValues(id, t), t);
     v["PRECISION"] = bf16 ? "bf16x3" : p.at("SPLIT") == 3 ? "tf32x3" : "tf32";
-    v["HALF"] = bf16 ? "1" : "0";
+    v["BF16"] = bf16 ? "1" : "0";
     return v;
 }
 

@@ -45,6 +45,17 @@ std::string needsLoose(const Target &t, const std::string &what)
     return t.policy == Policy::Loose ? "" : what + " is only admitted under the loose policy";
 }
 
+// 3xbf16 keeps about 16 bits of each operand: 2e-5 to 5.4e-5 of the output's scale on plain
+// products and convolutions (H100), inside the strict 1e-4. A tail can turn absolute error into
+// relative error: two products multiplied measured 1.07e-4 and a batched product, tanh and an L2
+// norm 6.0e-5, both promoted every step. A stage that feeds a tail keeps 3xTF32.
+std::string bf16x3Fits(const Target &t, const std::string &what)
+{
+    return t.pattern.feedsTail
+        ? what + " that goes on to a tail needs 3xTF32's accuracy (3xbf16 measured 1.07e-4 there)"
+        : "";
+}
+
 Estimate computeEstimate(const Target &t, double flops, double peakTflops, double fraction, double tiles, int threads,
                          int perSm, const std::string &how)
 {
@@ -450,11 +461,9 @@ std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
     // sums get one 32-deep step at a time. Measured on an H200 before this rule, a batched product,
     // tanh and an L2 norm: 1.25e-4 with PROMOTE=4, over the strict 1e-4; each step's chunk then
     // holds 12 truncating accumulations instead of 48.
-    // 3xbf16 keeps about 16 bits of each operand: 2.2e-5 on the seed matmul (H100), but 1.07e-4 on
-    // two products multiplied and 6.0e-5 on a batched product, tanh and an L2 norm, even promoted
-    // every step. A tail keeps 3xTF32.
-    if (o == WgmmaOperands::Bf16x3 && t.pattern.feedsTail)
-        return "a product that goes on to a tail needs 3xTF32's accuracy (3xbf16 measured 1.07e-4 there)";
+    if (o == WgmmaOperands::Bf16x3)
+        if (auto why = bf16x3Fits(t, "a product"); !why.empty())
+            return why;
     if (strictOperands(o) && t.pattern.feedsTail && p.at("PROMOTE") != 1)
         return "a product that goes on to a tail is promoted every K step (PROMOTE = 1)";
     const int smem = wgmmaSmem(p, split);

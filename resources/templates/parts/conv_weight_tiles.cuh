@@ -1,36 +1,8 @@
 // The weight as the tensor cores read it: per phase (one, or a transposed convolution's, see
 // conv_phases), [part][tileN][tileK][BN][kBK] of B(n, k) in Elem (TF32 in floats, or bf16), hi then
 // lo. Plain, B(n, k) is the weight's row n; transposed, w[wofs(k) + n * taps] with the phase's tap
-// offsets. Needs Elem, kBK (128 bytes of Elem), kParts and the tile sizes.
+// offsets. Needs Elem, kBK (128 bytes of Elem), kParts, the tile sizes and parts/operand_parts.cuh.
 constexpr long long kPhaseB = kParts * kPartB;
-
-// x = hi + lo, both rounded to nearest: TF32 parts, or bf16 parts when Elem is 16-bit.
-__device__ __forceinline__ void split_value(float x, float &hi, float &lo)
-{
-    if constexpr (sizeof(Elem) == 4) {
-        hi = to_tf32(x);
-        lo = to_tf32(x - hi);
-    } else {
-        hi = __bfloat162float(__float2bfloat16_rn(x));
-        lo = __bfloat162float(__float2bfloat16_rn(x - hi));
-    }
-}
-
-// 16 bytes of Elem from v[0 .. 16 / sizeof(Elem)), values split_value made (exact in Elem).
-__device__ __forceinline__ float4 pack16(const float *v)
-{
-    if constexpr (sizeof(Elem) == 4) {
-        return make_float4(v[0], v[1], v[2], v[3]);
-    } else {
-        unsigned w[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const __nv_bfloat162 h = __floats2bfloat162_rn(v[2 * i], v[2 * i + 1]);
-            w[i] = *reinterpret_cast<const unsigned *>(&h);
-        }
-        return make_float4(__uint_as_float(w[0]), __uint_as_float(w[1]), __uint_as_float(w[2]), __uint_as_float(w[3]));
-    }
-}
 
 extern "C" __global__ void __launch_bounds__(256)
 conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
@@ -55,17 +27,17 @@ conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
         } else if (n < kGemmN && k0 + i < kGemmK) {
             v = __ldg(w + (long long)n * kGemmK + k0 + i);
         }
-        split_value(v, hi[i], lo[i]);
+        split_value<Elem>(v, hi[i], lo[i]);
     }
     const int row = n % kBN;
     const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
     Elem *dst = reinterpret_cast<Elem *>(wtiles) + z * kPhaseB + ((long long)(n / kBN) * kTilesK + tk) * kTileB +
         (long long)row * kBK;
-    reinterpret_cast<float4 *>(dst)[first] = pack16(hi);
-    reinterpret_cast<float4 *>(dst)[second] = pack16(hi + kHalfPair);
+    reinterpret_cast<float4 *>(dst)[first] = pack16<Elem>(hi);
+    reinterpret_cast<float4 *>(dst)[second] = pack16<Elem>(hi + kHalfPair);
     if constexpr (kParts == 2) {
         dst += kPartB;
-        reinterpret_cast<float4 *>(dst)[first] = pack16(lo);
-        reinterpret_cast<float4 *>(dst)[second] = pack16(lo + kHalfPair);
+        reinterpret_cast<float4 *>(dst)[first] = pack16<Elem>(lo);
+        reinterpret_cast<float4 *>(dst)[second] = pack16<Elem>(lo + kHalfPair);
     }
 }

@@ -26,7 +26,7 @@
             // 32 bytes further along the (swizzled) rows: +2 in the 16-byte address field.
             const unsigned long long step = 2 * kk;
             const int keep = !(fresh && kk == 0); // the chunk's first product overwrites the accumulator
-            if constexpr (kHalf && kSplit == 3) {
+            if constexpr (kBf16 && kSplit == 3) {
                 // 3xbf16, small terms first as below.
                 wgmma_bf16(acc, aLo + step, bHi + step, keep);
                 wgmma_bf16(acc, aHi + step, bLo + step, 1);
