@@ -97,6 +97,7 @@ static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 
 // ---- 1. weight tiles ----
+{{>conv_tile_weight}}
 {{>conv_weight_tiles}}
 
 // ---- 2. the convolution ----

@@ -82,6 +82,7 @@ static_assert(kMinBlocks >= 1 && kMinBlocks <= 4, "one to four blocks per SM");
 static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}}, "the ring must fit in shared memory");
 
 // ---- 1. weight tiles ----
+{{>conv_tile_weight}}
 {{>conv_weight_tiles}}
 
 // ---- 2. the convolution ----

@@ -1,7 +1,9 @@
 // The implicit-GEMM convolutions gather x through parts/conv_taps.cuh: a table of tap offsets
 // with packed shifts, and each output pixel's window corner. Compiled here for the host, the
 // gather must give exactly the direct convolution's sums for 1-, 2- and 3-D shapes with stride,
-// padding and dilation, and read nothing for taps past K or pixels past M.
+// padding and dilation, and read nothing for taps past K or pixels past M. The same holds for the
+// prepared image of conv_wgmma_image (parts/conv_image_taps.cuh): its runs, with the stride folded
+// into the channels, give the direct convolution's sums.
 #include <QtTest>
 
 #include <vector>
@@ -92,6 +94,31 @@ constexpr int kStrideD = 1, kStrideH = 2, kStrideW = 2, kPadD = 0, kPadH = 0, kP
 #include "conv_phases_check.inc"
 } // namespace emptyPhases2d
 
+// The prepared image (parts/conv_image_taps.cuh): 2-D and 1-D, undilated.
+namespace imageAlexNet { // 11x11, stride 4, padding 2, 3 channels: 48 channels', 3x3 taps (one past the kernel)
+constexpr int kBatch = 2, kInC = 3, kInH = 23, kInW = 19, kKH = 11, kKW = 11, kStrideH = 4, kStrideW = 4, kPadH = 2,
+              kPadW = 2;
+#include "conv_image_check.inc"
+} // namespace imageAlexNet
+
+namespace imageSame { // 3x3, stride 1, padding 1, 5 channels padded to 8
+constexpr int kBatch = 2, kInC = 5, kInH = 7, kInW = 6, kKH = 3, kKW = 3, kStrideH = 1, kStrideW = 1, kPadH = 1,
+              kPadW = 1;
+#include "conv_image_check.inc"
+} // namespace imageSame
+
+namespace imageUneven { // stride 2 by 3, kernel 3 by 4, no padding: taps past the kernel in both dims
+constexpr int kBatch = 1, kInC = 2, kInH = 9, kInW = 14, kKH = 3, kKW = 4, kStrideH = 2, kStrideW = 3, kPadH = 0,
+              kPadW = 1;
+#include "conv_image_check.inc"
+} // namespace imageUneven
+
+namespace image1d { // a 1-D convolution: height 1, stride 2, padding 3
+constexpr int kBatch = 2, kInC = 4, kInH = 1, kInW = 40, kKH = 1, kKW = 7, kStrideH = 1, kStrideW = 2, kPadH = 0,
+              kPadW = 3;
+#include "conv_image_check.inc"
+} // namespace image1d
+
 } // namespace
 
 class TestConvTaps : public QObject {
@@ -109,6 +136,10 @@ private slots:
         QTest::newRow("transposed 3-D, phases of 1 and 2 taps") << 6;
         QTest::newRow("transposed 1-D, stride 3, dilation 2") << 7;
         QTest::newRow("transposed 2-D, phases without taps") << 8;
+        QTest::newRow("image: 11x11 stride 4 (space to depth)") << 9;
+        QTest::newRow("image: 3x3 stride 1, channels padded") << 10;
+        QTest::newRow("image: stride 2x3, taps past the kernel") << 11;
+        QTest::newRow("image: 1-D, stride 2") << 12;
     }
 
     void gatherIsTheConvolution()
@@ -122,7 +153,11 @@ private slots:
             : which == 5              ? doubling2d::check()
             : which == 6              ? uneven3d::check()
             : which == 7              ? dilated1d::check()
-                                      : emptyPhases2d::check();
+            : which == 8              ? emptyPhases2d::check()
+            : which == 9              ? imageAlexNet::check()
+            : which == 10             ? imageSame::check()
+            : which == 11             ? imageUneven::check()
+                                      : image1d::check();
         QVERIFY2(m.sums > 0, "the shape has sums to compare");
         QVERIFY2(m.wrong == 0,
                  qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")

@@ -428,7 +428,9 @@ private slots:
             "BLOCK", "CO", "DD", "DH", "DW", "GRID", "GROUPS", "IN_D", "OUT_D", "KD", "OP", "PD", "PH", "PW", "SD",
             "SH", "SW", "TRANSPOSED",
             // the mma.sync implicit GEMMs: a transposed one's phases
-            "PHASES", "ROWS_M", "TAPS_K", "TAP_BYTES"};
+            "PHASES", "ROWS_M", "TAPS_K", "TAP_BYTES",
+            // conv_wgmma_image: the prepared image's taps and sizes
+            "TAPS_H", "TAPS_W", "IMG_H", "IMG_W", "IMG_C", "IMAGE_K"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files =
             dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

@@ -83,6 +83,7 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addGemv(v);
         ideas::addConv(v);
         ideas::addConvDirect(v);
+        ideas::addConvImage(v);
         ideas::addPool(v);
         ideas::addNormalize(v);
         ideas::addScan(v);

@@ -17,6 +17,7 @@ void addNorm(std::vector<IdeaDef> &);
 void addGemm(std::vector<IdeaDef> &);
 void addConv(std::vector<IdeaDef> &);
 void addConvDirect(std::vector<IdeaDef> &);
+void addConvImage(std::vector<IdeaDef> &);
 void addGemv(std::vector<IdeaDef> &);
 void addPool(std::vector<IdeaDef> &);
 void addNormalize(std::vector<IdeaDef> &);

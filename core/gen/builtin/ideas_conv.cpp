@@ -3,7 +3,7 @@
 // under the loose policy, single-pass TF32; and with a 2-D max pooling after it, the pooling fused
 // into the epilogue. The mma.sync ideas and the wgmma one with its operand in registers take
 // transposed convolutions too, one GEMM per output phase (parts/conv_phases.cuh).
-#include "gen/builtin/ideas.h"
+#include "gen/builtin/ideas_conv.h"
 
 #include <algorithm>
 #include <array>
@@ -14,40 +14,6 @@ namespace kf::builtin::ideas {
 namespace {
 
 constexpr double kTf32Tflops = 494; // dense H200 rate
-
-// A 1-D or 2-D convolution is the 3-D one of depth (and height) 1: the same memory, fewer taps.
-struct Conv {
-    std::int64_t batch = 0, inC = 0, inD = 1, inH = 1, inW = 0, outC = 0, kd = 1, kh = 1, kw = 0, outD = 1, outH = 1,
-                 outW = 0;
-    std::int64_t strideD = 1, strideH = 1, strideW = 1, padD = 0, padH = 0, padW = 0, dilD = 1, dilH = 1, dilW = 1;
-    // Transposed: one GEMM per output phase (stride per dim of them) over ceil(out / stride)
-    // pixels per dim and the taps of the phase with most (parts/conv_phases.cuh).
-    bool transposed = false;
-    std::int64_t phaseTaps = 0;
-    std::int64_t pixels() const { return outD * outH * outW; }
-    std::int64_t gemmM() const { return batch * pixels(); }
-    std::int64_t taps() const { return inC * kd * kh * kw; }
-    std::int64_t phases() const { return transposed ? strideD * strideH * strideW : 1; }
-    std::int64_t rowsM() const // GEMM rows of one phase
-    {
-        if (!transposed)
-            return gemmM();
-        auto q = [](std::int64_t out, std::int64_t s) { return (out + s - 1) / s; };
-        return batch * q(outD, strideD) * q(outH, strideH) * q(outW, strideW);
-    }
-    std::int64_t tapsK() const { return transposed ? inC * phaseTaps : taps(); } // GEMM depth
-    std::int64_t rows() const { return rowsM() * phases(); }                     // over all phases
-    int tapBytes() const { return transposed ? 12 : 8; } // the tap table, and the weight offsets
-    // Whether the gather packs depth shifts too: the rule of kDeep in parts/conv_taps.cuh.
-    bool deep() const { return inD > 1 || kd > 1 || outD > 1 || padD > 0; }
-    double flops() const { return 2.0 * double(rows()) * double(outC) * double(tapsK()); } // as computed
-    // The GEMM, for an estimate's words.
-    std::string gemmText() const
-    {
-        return " over " + std::to_string(rows()) + " pixels x " + std::to_string(outC) + " channels x " +
-            std::to_string(tapsK()) + " taps" + (transposed ? " in " + std::to_string(phases()) + " phases" : "");
-    }
-};
 
 // The most taps of one dim that feed one output phase of a transposed convolution: those k with
 // (phase + pad - k * dil) divisible by the stride (phase_dim in parts/conv_phases.cuh).
@@ -148,6 +114,8 @@ std::string convOf(const Target &t, Conv &c, bool transposedToo = false)
     return {};
 }
 
+} // namespace
+
 Conv conv(const Target &t)
 {
     Conv c;
@@ -155,7 +123,7 @@ Conv conv(const Target &t)
     return c;
 }
 
-std::string plainConv(const Target &t, bool transposedToo = false)
+std::string plainConv(const Target &t, bool transposedToo)
 {
     Conv c;
     if (auto why = convOf(t, c, transposedToo); !why.empty())
@@ -173,6 +141,8 @@ std::string pooledConv(const Target &t)
         return "no pooling follows the convolution";
     return poolPassTakes(t);
 }
+
+namespace {
 
 // conv_implicit_gemm_pool pools inside its tiles with atomic maxima: max pooling only.
 std::string maxPooledConv(const Target &t)
@@ -261,6 +231,8 @@ Estimate convEstimate(const Target &t, const Point &p, double peak, double fract
     return computeEstimate(t, c.flops(), peak, fraction * used * reuse, tiles, threads, perSm, how + c.gemmText());
 }
 
+} // namespace
+
 TemplateValues convValues(const std::string &id, const Target &t)
 {
     const Conv c = conv(t);
@@ -310,8 +282,6 @@ TemplateValues convValues(const std::string &id, const Target &t)
         v[k] = val;
     return v;
 }
-
-} // namespace
 
 bool onTensorCores(const Target &t) { return plainConv(t).empty() || pooledConv(t).empty(); }
 

@@ -1,7 +1,8 @@
 // The weight as the tensor cores read it: per phase (one, or a transposed convolution's, see
 // conv_phases), [part][tileN][tileK][BN][kBK] of B(n, k) in Elem (TF32 in floats, or bf16), hi then
-// lo. Plain, B(n, k) is the weight's row n; transposed, w[wofs(k) + n * taps] with the phase's tap
-// offsets. Needs Elem, kBK (128 bytes of Elem), kParts, the tile sizes and parts/operand_parts.cuh.
+// lo. B(n, k) comes from tile_weight(w, n, k, f), 0 past the GEMM (parts/conv_tile_weight.cuh for
+// the gathering templates, the image template's own for its K order). Needs Elem, kBK (128 bytes
+// of Elem), kParts, the tile sizes, phase_of and parts/operand_parts.cuh.
 constexpr long long kPhaseB = kParts * kPartB;
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -18,17 +19,7 @@ conv_prepare(const float *__restrict__ w, float *__restrict__ wtiles)
     const int k0 = tk * kBK + pair * kPair;
     float hi[kPair], lo[kPair];
 #pragma unroll
-    for (int i = 0; i < kPair; ++i) {
-        float v = 0.0f;
-        if constexpr (kTransposed) {
-            int wofs = -1;
-            phase_tap_entry(k0 + i, f, wofs);
-            if (n < kGemmN && wofs >= 0) v = __ldg(w + wofs + (long long)n * kKernelTaps);
-        } else if (n < kGemmN && k0 + i < kGemmK) {
-            v = __ldg(w + (long long)n * kGemmK + k0 + i);
-        }
-        split_value<Elem>(v, hi[i], lo[i]);
-    }
+    for (int i = 0; i < kPair; ++i) split_value<Elem>(tile_weight(w, n, k0 + i, f), hi[i], lo[i]);
     const int row = n % kBN;
     const int first = (2 * pair) ^ (row & 7), second = first ^ 1;
     Elem *dst = reinterpret_cast<Elem *>(wtiles) + z * kPhaseB + ((long long)(n / kBN) * kTilesK + tk) * kTileB +

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On a GPU machine: the wgmma convolution over a prepared image (conv_wgmma_image_bf16x3 strict,
+# conv_wgmma_image_fp16 loose) against the gathering 3xbf16 kernel (verified and timed with
+# tools/idea-eval.sh, eager PyTorch in the same call) on the seed convolutions, a 3x3 convolution of
+# 128 channels, and test problems with a bias added after ReLU, average and padded max pooling.
+# Prints each table with the worst scaled error of each kernel; logs under $OUT/<part>.
+#   OUT=$OUT bash tools/image-eval.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$here/build-gpu/out}
+p=$here/tests/builtin/data/problems
+run() { # NAME, then idea-eval's arguments
+  local name=$1; shift
+  OUT=$out/$name bash "$here/tools/idea-eval.sh" "$@" >"$out/$name.log" 2>&1
+  echo "== $name: $*" | sed "s|$here/||g"
+  grep -q '^problem ' "$out/$name.log" && sed -n '/^problem /,$p' "$out/$name.log" || tail -5 "$out/$name.log"
+  for log in "$out/$name"/eval-*.log; do
+    [ -f "$log" ] || continue
+    awk -v k="$(basename "$log" .log)" '$1 ~ /^[0-9]+$/ && NF >= 6 { if ($4 + 0 > w) w = $4 + 0 }
+      END { if (w > 0) printf "   worst scaled error %.2e  %s\n", w, k }' "$log"
+  done
+}
+mkdir -p "$out"
+run seeds --points 4 --match 'conv_wgmma_image*' seed/conv2d seed/conv2d_relu_maxpool
+run baseline --points 1 --match 'conv_wgmma_bf16x3' seed/conv2d seed/conv2d_relu_maxpool
+run loose --points 4 --policies loose --match 'conv_wgmma_image_fp16' seed/conv2d seed/conv2d_relu_maxpool
+run wide --points 2 --match 'conv_wgmma_image*' level1/conv2d_3x3
+run shapes --points 1 --match 'conv_wgmma_image*' "$p/conv_relu_biasadd.toml" "$p/conv_relu_avgpool.toml" \
+  "$p/conv_maxpool_padded.toml" level2/conv2d_bias_relu
