@@ -2,8 +2,9 @@
 # On a GPU machine: the wgmma convolution over a prepared image (conv_wgmma_image_bf16x3 strict,
 # conv_wgmma_image_fp16 loose) against the gathering 3xbf16 kernel (verified and timed with
 # tools/idea-eval.sh, eager PyTorch in the same call) on the seed convolutions, a 3x3 convolution of
-# 128 channels, and test problems with a bias added after ReLU, average and padded max pooling.
-# Prints each table with the worst scaled error of each kernel; logs under $OUT/<part>.
+# 128 channels, and test problems with a bias added after ReLU, average and padded max pooling;
+# then gemm_mma_tf32x3's 32-column tiles against the wgmma 3xbf16 product on a tall matrix times a
+# narrow one (131072x4096 @ 4096x32). Prints each table with the worst scaled error of each kernel; logs under $OUT/<part>.
 #   OUT=$OUT bash tools/image-eval.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,3 +28,4 @@ run loose --points 4 --policies loose --match 'conv_wgmma_image_fp16' seed/conv2
 run wide --points 2 --match 'conv_wgmma_image*' level1/conv2d_3x3
 run shapes --points 1 --match 'conv_wgmma_image*' "$p/conv_relu_biasadd.toml" "$p/conv_relu_avgpool.toml" \
   "$p/conv_maxpool_padded.toml" level2/conv2d_bias_relu
+run narrow --points 4 --match 'gemm_*' "$p/matmul_narrow.toml"
