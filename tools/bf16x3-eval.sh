@@ -10,18 +10,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/build-gpu/out}
 p=$here/tests/builtin/data/problems
-run() { # NAME, then idea-eval's arguments
-  local name=$1; shift
-  OUT=$out/$name bash "$here/tools/idea-eval.sh" "$@" >"$out/$name.log" 2>&1
-  echo "== $name: $*" | sed "s|$here/||g"
-  grep -q '^problem ' "$out/$name.log" && sed -n '/^problem /,$p' "$out/$name.log" || tail -5 "$out/$name.log"
-  # The worst scaled error over each kernel's trials (the strict tolerance is 1e-4).
-  for log in "$out/$name"/eval-*.log; do
-    [ -f "$log" ] || continue
-    awk -v k="$(basename "$log" .log)" '$1 ~ /^[0-9]+$/ && NF >= 6 { if ($4 + 0 > w) w = $4 + 0 }
-      END { if (w > 0) printf "   worst scaled error %.2e  %s\n", w, k }' "$log"
-  done
-}
+. "$here/tools/eval-run.sh"
 mkdir -p "$out"
 run matmul --points 3 --match 'gemm_wgmma_*' seed/matmul
 run conv --points 2 --match 'conv_wgmma*' seed/conv2d seed/conv2d_relu_maxpool level1/conv2d_3x3

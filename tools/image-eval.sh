@@ -10,17 +10,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/build-gpu/out}
 p=$here/tests/builtin/data/problems
-run() { # NAME, then idea-eval's arguments
-  local name=$1; shift
-  OUT=$out/$name bash "$here/tools/idea-eval.sh" "$@" >"$out/$name.log" 2>&1
-  echo "== $name: $*" | sed "s|$here/||g"
-  grep -q '^problem ' "$out/$name.log" && sed -n '/^problem /,$p' "$out/$name.log" || tail -5 "$out/$name.log"
-  for log in "$out/$name"/eval-*.log; do
-    [ -f "$log" ] || continue
-    awk -v k="$(basename "$log" .log)" '$1 ~ /^[0-9]+$/ && NF >= 6 { if ($4 + 0 > w) w = $4 + 0 }
-      END { if (w > 0) printf "   worst scaled error %.2e  %s\n", w, k }' "$log"
-  done
-}
+. "$here/tools/eval-run.sh"
 mkdir -p "$out"
 run seeds --points 4 --match 'conv_wgmma_image*' seed/conv2d seed/conv2d_relu_maxpool
 run baseline --points 1 --match 'conv_wgmma_bf16x3' seed/conv2d seed/conv2d_relu_maxpool

@@ -1,0 +1,14 @@
+# Sourced by the tools/*-eval.sh scripts on a GPU machine: run NAME ARGS... evaluates with
+# tools/idea-eval.sh into $out/NAME, prints its table and each kernel's worst scaled error over its
+# trials (the strict tolerance is 1e-4). Needs here and out.
+run() {
+  local name=$1; shift
+  OUT=$out/$name bash "$here/tools/idea-eval.sh" "$@" >"$out/$name.log" 2>&1
+  echo "== $name: $*" | sed "s|$here/||g"
+  grep -q '^problem ' "$out/$name.log" && sed -n '/^problem /,$p' "$out/$name.log" || tail -5 "$out/$name.log"
+  for log in "$out/$name"/eval-*.log; do
+    [ -f "$log" ] || continue
+    awk -v k="$(basename "$log" .log)" '$1 ~ /^[0-9]+$/ && NF >= 6 { if ($4 + 0 > w) w = $4 + 0 }
+      END { if (w > 0) printf "   worst scaled error %.2e  %s\n", w, k }' "$log"
+  done
+}
