@@ -336,11 +336,12 @@ const std::vector<std::string> kMmaMeanings{"block tile rows",
                                             "blocks per SM the registers are sized for",
                                             "block-rows per L2 group"};
 
-// The 32-column tiles are for products of few columns (a tall matrix times a narrow one), which
-// read A once at the width of the output instead of padding a 128-wide tile.
+// The 32-column tile is for products of few columns (a tall matrix times a narrow one), which
+// reads A once at the width of the output instead of padding a 128-wide tile. (256x32 with warps
+// of 64x32 spilled where A's rows are not 16-byte aligned.)
 const std::vector<TileShape> kTf32x3Tiles{mma(128, 128, 32, 64, 32, 3, 1), mma(128, 128, 32, 64, 32, 4, 1),
                                           mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 16, 64, 32, 5, 1),
-                                          mma(256, 32, 32, 64, 32, 3, 1),  mma(128, 32, 32, 32, 32, 4, 2)};
+                                          mma(128, 32, 32, 32, 32, 4, 2)};
 const std::vector<TileShape> kTf32Tiles{mma(128, 256, 32, 64, 64, 3, 1), mma(128, 128, 32, 64, 32, 3, 1),
                                         mma(256, 128, 32, 64, 64, 3, 1), mma(64, 128, 32, 32, 64, 4, 2)};
 
