@@ -96,6 +96,12 @@ std::string imageFits(const Target &t, const std::vector<TileShape> &tiles, cons
     // 32 steps of 64 taps summed on the tensor cores stay inside the longest sum they may make alone.
     if (std::int64_t(p.at("PROMOTE")) * 64 > kLongestTensorCoreSum)
         return "more than " + std::to_string(kLongestTensorCoreSum) + " taps summed on the tensor cores alone";
+    // A longer chunk than K changes nothing: the kernel would be the shorter one's.
+    const std::int64_t steps = imageSteps(t);
+    if (p.at("PROMOTE") > 16 && steps <= 16)
+        return "K (" + std::to_string(steps) + " steps) fits one chunk of 16 steps already";
+    if (p.at("PROMOTE") < 16 && steps <= p.at("PROMOTE"))
+        return "K (" + std::to_string(steps) + " steps) fits one chunk of PROMOTE steps already";
     return {};
 }
 
