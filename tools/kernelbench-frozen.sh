@@ -5,8 +5,10 @@
 #   git archive --format=tar.gz -o .state/src.tar.gz COMMIT && echo COMMIT > .state/COMMIT
 # The script unpacks it once per machine (a warm machine keeps its build and import), runs the
 # suite with --state .state plus the options given here, and leaves in $OUT the suite's reports
-# and PART-suite.json states and results.tgz (every file the suite wrote). Copy the returned
-# PART-suite.json files into .state/ before the next call: it resumes from them.
+# and PART-suite.json states and results.tgz (every file the suite wrote); the states also while it
+# runs, so a call cut off early still returns them. Copy the returned PART-suite.json files into
+# .state/ before the next call: it resumes from them. Give --stop-after at most the device time
+# left less a minute, so the call ends with its reports.
 #   OUT=$OUT bash tools/kernelbench-frozen.sh --budget 30 --stop-after 540
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,8 +25,21 @@ fi
 echo "kernelbench-frozen: commit $commit"
 work=/tmp/kernelbench-frozen-out
 mkdir -p "$work"
+# The suite saves its state after every problem. A copy in $OUT every 15 s comes back even when
+# the call is cut off (the device's time running out before --stop-after), so little is searched
+# twice; the suite writes its state by renaming a whole file, so no copy is half written.
+(
+  while sleep 15; do
+    for p in tuned heldout; do
+      f=$src/build-gpu/kernelbench/suite-$p/suite.json
+      [ -f "$f" ] && cp "$f" "$out/$p-suite.json.partial" && mv "$out/$p-suite.json.partial" "$out/$p-suite.json"
+    done
+  done
+) &
+saver=$!
 OUT=$work bash "$src/tools/kernelbench-suite.sh" --state "$state" "$@"
 rc=$?
+kill "$saver" 2>/dev/null
 (cd "$work" && tar -czf "$out/results.tgz" .)
 cp "$work"/*-suite.json "$work"/*-report.md "$work"/*-report.json "$out/" 2>/dev/null
 exit $rc
