@@ -7,7 +7,9 @@
 // reduces kLen values kInner apart. Each thread takes kVec adjacent columns, so a warp's loads are
 // contiguous; it walks down its columns once to reduce them (double for sums) and once more to
 // give each element to Output with its column's value. The second walk finds most of the
-// block's columns in L2.
+// block's columns in L2. With HOLD (normalize_columns_held), a thread keeps the kLen x kVec
+// values it loads in registers and the second walk reads none of them again: x is read once
+// where the columns in flight are too many for L2.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
@@ -28,6 +30,30 @@ normalize_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
     long long base, column;
     if (!column_group(base, column))
         return;
+{{#HOLD}}
+    // The columns in registers: raw values of the held tensor, folded as Input makes them.
+    static_assert(kLen * kVec <= 64, "at most 64 held values a thread");
+    float held[kLen][kVec];
+    Reduction::Acc acc[kVec];
+#pragma unroll
+    for (int c = 0; c < kVec; ++c) acc[c] = Reduction::identity();
+#pragma unroll
+    for (int r = 0; r < kLen; ++r)
+#pragma unroll
+        for (int c = 0; c < kVec; ++c) {
+            held[r][c] = in.raw(base + r * kInner + c);
+            acc[c] = Reduction::combine(acc[c], Reduction::lift(in.at_held(base + r * kInner + c, held[r][c]), r));
+        }
+    float value[kVec];
+#pragma unroll
+    for (int c = 0; c < kVec; ++c) value[c] = Reduction::finish(acc[c]);
+#pragma unroll
+    for (int r = 0; r < kLen; ++r)
+#pragma unroll
+        for (int c = 0; c < kVec; ++c)
+            out[base + r * kInner + c] = output.at_held(base + r * kInner + c, held[r][c], value[c]);
+{{/HOLD}}
+{{^HOLD}}
     Reduction::Acc acc[kVec];
     fold_columns<kInner>(in, base, 0, kLen, acc);
     if constexpr (kVec == 4) {
@@ -44,4 +70,5 @@ normalize_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
         for (long long r = 0; r < kLen; ++r)
             out[base + r * kInner] = output.at(base + r * kInner, value);
     }
+{{/HOLD}}
 }

@@ -69,6 +69,8 @@ private slots:
         const std::vector<std::pair<const char *, const char *>> cases{
             {"logsumexp_rows", "reduce_grid"},
             {"logsumexp_channels", "reduce_columns"},
+            // A short reduced dim kept in registers: the second walk reads no input again.
+            {"rms_norm_channels", "normalize_columns_held"},
             {"log_softmax_written_out", "normalize_split"},
             {"softmax_channels", "softmax_columns"},
             {"softmax_epilogue", "softmax_three_pass"},

@@ -212,6 +212,36 @@ std::string atFunction(const EwProgram &p, const OperandNames &o, const std::str
     return code + "        return apply(" + join(scalarLoads, ", ") + ");\n    }\n";
 }
 
+// at_held(i, h): one element, h standing for the reads of `held` at i (the kernel loaded them
+// already); raw(i): that tensor's element i as loaded.
+std::string heldFunctions(const EwProgram &p, const OperandNames &o, const std::string &ld, bool acc,
+                          const std::string &held)
+{
+    const std::int64_t n = numel(p.shape);
+    std::vector<std::string> values;
+    for (const Leaf &leaf : p.leaves) {
+        auto terms = indexTerms(leaf, p.shape);
+        std::string idx = indexExpr(terms, "i", n);
+        if (leaf.isMask())
+            values.push_back(maskValue(leaf, idx));
+        else if (leaf.tensor == held && terms.empty())
+            values.push_back("h");
+        else
+            values.push_back(asFloat(
+                leaf, ld + "(" + o.memberOf.at(leaf.tensor) + " + " + (terms.empty() ? idx : "(" + idx + ")") + ")"));
+    }
+    if (acc)
+        values.push_back("acc");
+    std::string code = "\n    // Element i, h standing for " + held + "[i] (already in registers).\n";
+    code += std::string("    __device__ __forceinline__ float at_held(long long i, float h") +
+        (acc ? ", float acc" : "") + ") const\n    {\n        (void)i;\n        return apply(" + join(values, ", ") +
+        ");\n    }\n";
+    code += "    // " + held + "[i] as loaded.\n";
+    code += "    __device__ __forceinline__ float raw(long long i) const { return " + ld + "(" + o.memberOf.at(held) +
+        " + i); }\n";
+    return code;
+}
+
 // at4(i): four elements; 16-byte loads for full-shape and contiguous broadcast operands.
 std::string at4Function(const EwProgram &p, const OperandNames &o, const std::string &ld, bool acc)
 {
@@ -308,7 +338,20 @@ bool usesAcc(const EwProgram &p)
     return false;
 }
 
-OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads, const std::set<std::string> &taken)
+bool readsOnlyInPlace(const EwProgram &p, const std::string &tensor)
+{
+    bool read = false;
+    for (const Leaf &leaf : p.leaves)
+        if (leaf.tensor == tensor) {
+            if (leaf.isMask() || leaf.dtype != DType::F32 || !indexTerms(leaf, p.shape).empty())
+                return false;
+            read = true;
+        }
+    return read;
+}
+
+OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads, const std::set<std::string> &taken,
+                        const std::string &held)
 {
     OperandCode c;
     c.text = p.text();
@@ -338,7 +381,10 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
         c.launch += std::string(c.launch.empty() ? "" : ", ") + t;
         c.names.insert(m);
     }
-    code += applyFunction(p, o, acc) + atFunction(p, o, ld, acc) + at4Function(p, o, ld, acc) + "};\n";
+    code += applyFunction(p, o, acc) + atFunction(p, o, ld, acc) + at4Function(p, o, ld, acc);
+    if (!held.empty() && o.memberOf.count(held))
+        code += heldFunctions(p, o, ld, acc, held);
+    code += "};\n";
     c.code = code;
     return c;
 }

@@ -36,9 +36,14 @@ enum class Loads {
 // four consecutive elements from an i that is a multiple of 4: 16-byte loads where an operand has
 // the program's shape. A program that reads Acc(0) (an epilogue: the row op's result, or a row's
 // statistic) takes it as a second argument, at(i, acc) and at4(i, acc4). Members are renamed away
-// from `taken` (the kernel parameters of another struct of the same kernel).
+// from `taken` (the kernel parameters of another struct of the same kernel). With `held` (a tensor
+// the kernel keeps in registers), the struct also has raw(i), that tensor's element i as loaded,
+// and at_held(i, h[, acc]), element i with h standing for every read of that tensor at i.
 OperandCode emitProgram(const EwProgram &, const std::string &name, Loads loads = Loads::ReadOnly,
-                        const std::set<std::string> &taken = {});
+                        const std::set<std::string> &taken = {}, const std::string &held = "");
+// Whether `tensor` is read by `program` only where its element is the program's own (a full-shape
+// fp32 leaf), at least once: what at_held can stand in for.
+bool readsOnlyInPlace(const EwProgram &, const std::string &tensor);
 bool usesAcc(const EwProgram &);
 
 // The reduction operator of a Reduce pattern: struct Reduction { Acc, Out, identity, lift,

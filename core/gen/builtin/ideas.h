@@ -59,7 +59,9 @@ double inFlight(int elems, int block);
 // Placeholders of every row template: ROWS, OUTER, LEN, INNER, INPUT (the Input struct), IN_PARAMS,
 // IN_ARGS, IN_LAUNCH; and but for softmax and reductions, OUTPUT (the Output struct: what each
 // output element is made of, from the row op's value), OUT_PARAMS, OUT_ARGS, OUT_LAUNCH.
-TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly);
+// With `held`, Input and Output also have raw(i) and at_held(i, h[, acc]) for that tensor
+// (emitProgram), for a kernel that keeps it in registers.
+TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly, const std::string &held = "");
 // The Output program: the pattern's epilogue, after a norm's affine weight and bias.
 EwProgram outputProgram(const Target &);
 // LayerNorm / RMSNorm: EPS, CENTRE (false for RMSNorm).

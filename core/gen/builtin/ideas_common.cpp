@@ -125,10 +125,10 @@ EwProgram outputProgram(const Target &t)
     return compose(affine, p.program);
 }
 
-TemplateValues rowValues(const Target &t, Loads loads)
+TemplateValues rowValues(const Target &t, Loads loads, const std::string &held)
 {
     const Pattern &p = t.pattern;
-    OperandCode in = emitProgram(p.input, "Input", loads);
+    OperandCode in = emitProgram(p.input, "Input", loads, {}, held);
     TemplateValues v{
         {"ROWS", std::to_string(p.row.outer * p.row.inner)},
         {"OUTER", std::to_string(p.row.outer)},
@@ -140,7 +140,7 @@ TemplateValues rowValues(const Target &t, Loads loads)
         {"IN_LAUNCH", in.launch},
     };
     if (p.kind != PatternKind::Reduce) {
-        OperandCode o = emitProgram(outputProgram(t), "Output", loads, in.names);
+        OperandCode o = emitProgram(outputProgram(t), "Output", loads, in.names, held);
         v["OUTPUT"] = o.code;
         v["OUT_PARAMS"] = o.params.empty() ? "" : ", " + o.params;
         v["OUT_ARGS"] = o.args;

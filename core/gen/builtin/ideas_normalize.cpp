@@ -23,6 +23,21 @@ TemplateValues normalizeValues(const Target &t)
     return v;
 }
 
+// The one tensor a column kernel may keep in registers: the reduction's input reads only it, in
+// place, and the output reads it in place and uses the column's value; "" when there is none.
+std::string heldTensor(const Target &t)
+{
+    const EwProgram &in = t.pattern.input;
+    if (in.leaves.empty())
+        return {};
+    const std::string x = in.leaves.front().tensor;
+    for (const Leaf &leaf : in.leaves)
+        if (leaf.tensor != x)
+            return {};
+    const EwProgram output = outputProgram(t);
+    return readsOnlyInPlace(in, x) && readsOnlyInPlace(output, x) && usesAcc(output) ? x : std::string();
+}
+
 // Reads of the input: the second read of a row comes from L2 when the rows in flight fit there
 // (about 30 of the H200's 50 MB left to them).
 double reads(const Target &t, double rowsInFlight)
@@ -138,8 +153,43 @@ void addNormalize(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 TemplateValues v = normalizeValues(t);
                 v["GRID"] = columnsGrid(t, p);
+                v["HOLD"] = "0";
                 return v;
             },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "normalize_columns_held",
+        .title = "Columns of the reduced dim held in registers: the input read once",
+        .text = "The reduced dim is not the last and is short (at most 64): let each thread load its column into "
+                "registers as it reduces it, then compute every output element from those registers and the "
+                "column's value. The input is read once, where the second walk of the two-walk kernel goes back "
+                "to memory because the columns in flight are more than L2 holds.",
+        .patterns = kinds,
+        // A search with time to spare measures the two-walk kernel first, so the trajectory shows the step.
+        .after = {"normalize_columns"},
+        .space = {{"BLOCK", {256, 128, 512}, "threads per block"}, {"VEC", {1}, "adjacent columns per thread"}},
+        .repairOrder = {"BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            if (inner(t) <= 1)
+                return "the reduced dim is the last (rows)";
+            if (len(t) > 64)
+                return "a column of " + std::to_string(len(t)) + " values is more than 64 registers hold";
+            const std::string x = heldTensor(t);
+            if (x.empty())
+                return "the input is not one tensor read in place by the reduction and the output";
+            return {};
+        },
+        .estimate = [](const Target &t, const Point &p) { return columnsEstimate(t, p, 1.0, 0.86, "reads"); },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = rowValues(t, Loads::ReadOnly, heldTensor(t));
+                v["REDUCTION"] = emitReduction(t.pattern);
+                v["GRID"] = columnsGrid(t, p);
+                v["HOLD"] = "1";
+                return v;
+            },
+        .templateName = "normalize_columns",
     });
 }
 
