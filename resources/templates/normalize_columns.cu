@@ -32,7 +32,7 @@ normalize_columns({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
         return;
 {{#HOLD}}
     // The columns in registers: raw values of the held tensor, folded as Input makes them.
-    static_assert(kLen * kVec <= 64, "at most 64 held values a thread");
+    static_assert(kLen * kVec <= {{MOST_HELD}}, "at most MOST_HELD held values a thread");
     float held[kLen][kVec];
     Reduction::Acc acc[kVec];
 #pragma unroll

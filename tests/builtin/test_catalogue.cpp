@@ -199,7 +199,7 @@ private slots:
             if (d.forKind(PatternKind::Matmul) || d.forKind(PatternKind::Conv))
                 continue;
             QString code;
-            for (const QString &line : QString::fromStdString(*loadTemplate(d.id)).split('\n'))
+            for (const QString &line : QString::fromStdString(*loadTemplate(d.templateId())).split('\n'))
                 code += line.section("//", 0, 0) + '\n';
             code.remove(QRegularExpression(R"(\{\{[^}]*\}\})"));
             code.remove(QRegularExpression(R"(\b\d+\.\d*(e[+-]?\d+)?f?)"));
