@@ -31,8 +31,10 @@ mkdir -p "$work"
 (
   while sleep 15; do
     for p in tuned heldout; do
-      f=$src/build-gpu/kernelbench/suite-$p/suite.json
-      [ -f "$f" ] && cp "$f" "$out/$p-suite.json.partial" && mv "$out/$p-suite.json.partial" "$out/$p-suite.json"
+      # kernelbench-only holds the suites of a run with --only.
+      for f in "$src"/build-gpu/kernelbench{,-only}/suite-$p/suite.json; do
+        [ -f "$f" ] && cp "$f" "$out/$p-suite.json.partial" && mv "$out/$p-suite.json.partial" "$out/$p-suite.json"
+      done
     done
   done
 ) &
