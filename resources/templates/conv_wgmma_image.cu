@@ -20,7 +20,7 @@
 //    image, as the tensor cores read it (128-byte swizzled K-major rows).
 // 3. conv_wgmma_image: a producer warpgroup copies each K step's 64 values of every pixel of the
 //    block tile (eight 16-byte chunks, lanes along a pixel's chunks so a warp reads a few whole
-//    lines) with cp.async into the swizzled stage, STAGES - 1 steps in flight, and streams the
+//    lines) with cp.async into the swizzled stage, STAGES - 2 steps in flight, and streams the
 //    weight tiles with bulk copies; {{WGS}} consumer warpgroup(s) of 64 pixels issue wgmma k16 from
 //    shared memory: lo·hi + hi·lo + hi·hi (3xbf16) or hi·hi (fp16), {{STAGES}} stages in an mbarrier
 //    ring, tensor-core sums promoted to fp32 registers every {{PROMOTE}} K steps.
@@ -61,7 +61,11 @@ using Elem = OperandType<kHalf, kBf16>::Type;           // one value of a tile
 constexpr int kBM = 64 * kWGs, kBN = {{BN}};             // block tile
 constexpr int kBK = 128 / sizeof(Elem);                  // taps per K step: one 128-byte row
 constexpr int kStages = {{STAGES}};
-constexpr int kAhead = kStages - 1;                      // K steps whose copies are in flight
+// K steps whose copies stay in flight once a step is issued. The consumers release a stage only
+// after issuing the next step's products (a stage is held one step longer than it is read), so the
+// producer may keep at most kStages - 2 steps unannounced: with one more, it would wait for a
+// stage that the consumers free only after a step it has not yet announced.
+constexpr int kAhead = kStages - 2;
 constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-core accumulation chunk
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xbf16, 1: fp16
 constexpr int kParts = kSplit == 3 ? 2 : 1;

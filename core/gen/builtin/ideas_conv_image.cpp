@@ -47,7 +47,7 @@ std::string imageConv(const Target &t)
 
 TileShape imageTile(int wgs, int bn, int stages) { return {{"WGS", wgs}, {"BN", bn}, {"STAGES", stages}}; }
 const std::vector<std::string> kImageMeanings{"consumer warpgroups (64 pixels each)", "block tile of output channels",
-                                              "pipeline stages (all but one of them in flight)"};
+                                              "pipeline stages (all but two of them in flight)"};
 // Two blocks of one consumer warpgroup per SM where two rings fit, else one block with two; the
 // single-part fp16 stages are half the size, so deeper rings fit.
 const std::vector<TileShape> kBf16x3Tiles{imageTile(1, 96, 2),  imageTile(2, 96, 3),  imageTile(1, 96, 3),
