@@ -86,6 +86,7 @@ static unsigned char kfSlots[32][32][16];
 static std::mutex kfAtomics;
 inline unsigned kfThread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 inline void __syncthreads() { kfBlock->arrive_and_wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { kfWarps[kfThread() / 32]->arrive_and_wait(); }
 // A shuffle: every lane puts its value in its slot, the warp meets, each reads its source's slot,
 // and the warp meets again before the slots are reused.
 template <class T, class F> T kfShuffle(T v, F source)

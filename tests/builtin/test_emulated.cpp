@@ -78,6 +78,14 @@ private slots:
             {"softmax_epilogue", "softmax_split_row"},
             {"maxpool3d_dilated", "pool2d_window"},
             {"avgpool1d_unpadded_count", "pool2d_window"},
+            // Spans of a window row in registers: 16-byte loads from a 16-byte boundary, and from 3
+            // values before one (an op before and after); rows of outputs that end in a part slot;
+            // scalar loads (rows of 29 and 10), strided, uncounted padding, and dilated 3-D windows.
+            {"avgpool1d_stride1", "pool_row_span"},
+            {"maxpool_stride1_padded", "pool_row_span"},
+            {"avgpool1d_unpadded_count", "pool_row_span"},
+            {"maxpool_dilated", "pool_row_span"},
+            {"maxpool3d_dilated", "pool_row_span"},
             // Windows of many taps, a warp per window: averaged with an op before and after, and
             // overlapping, padded maxima.
             {"avgpool_wide_windows", "pool_window_warp"},
@@ -114,6 +122,11 @@ private slots:
             {"conv_transpose2d_tanh", "conv_implicit_gemm_tf32x3"},
             {"conv_transpose3d_scale_relu", "conv_implicit_gemm_tf32x3"},
             {"conv_transpose1d_dilated", "conv_implicit_gemm_tf32x3"},
+            // Transposed convolutions by phase: 2-D with an epilogue, 3-D, and 1-D dilated (taps a
+            // stride over the dilation's common factor apart).
+            {"conv_transpose2d_tanh", "conv_transpose_phased"},
+            {"conv_transpose3d_scale_relu", "conv_transpose_phased"},
+            {"conv_transpose1d_dilated", "conv_transpose_phased"},
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea) << 132;

@@ -63,6 +63,62 @@ Direct direct(const Target &t)
 
 std::int64_t slots(const Direct &c, int co) { return c.batch * c.groups * cdiv(c.coutG(), co) * c.outSp(); }
 
+// The placeholders of conv_direct.cu, which conv_transpose_phased.cu shares.
+TemplateValues directValues(const std::string &id, const Target &t, int co, int block)
+{
+    const Direct c = direct(t);
+    const ConvSpec &s = *t.pattern.conv;
+    auto str = [](std::int64_t v) { return std::to_string(v); };
+    TemplateValues v{
+        {"OP", s.op.substr(6)},
+        {"BATCH", str(c.batch)},
+        {"IN_C", str(c.inC)},
+        {"OUT_C", str(c.outC)},
+        {"GROUPS", str(c.groups)},
+        {"TRANSPOSED", s.transposed ? "true" : "false"},
+        {"X", s.x},
+        {"WEIGHT", s.weight},
+        {"CO", str(co)},
+        {"BLOCK", str(block)},
+        {"GRID", str(std::clamp<std::int64_t>(cdiv(slots(c, co), block), 1, INT_MAX))},
+    };
+    const char *const dims[] = {"D", "H", "W"};
+    for (int j = 0; j < 3; ++j) {
+        const std::string d = dims[j];
+        v["IN_" + d] = str(c.in[j]), v["OUT_" + d] = str(c.out[j]), v["K" + d] = str(c.k[j]);
+        v["S" + d] = str(c.s[j]), v["P" + d] = str(c.p[j]), v["D" + d] = str(c.d[j]);
+    }
+    Leaf bias;
+    if (!s.bias.empty()) { // per output channel: [C, 1, ...] against [N, C, spatial...]
+        Shape view(std::size_t(s.dims) + 1, 1);
+        view[0] = c.outC;
+        bias = Leaf{s.bias, {c.outC}, view};
+    }
+    // The output [batch][channel][position]: position innermost.
+    const std::vector<IndexSegment> index{
+        {1, c.outSp(), "sp"}, {c.outSp(), c.outC, "co"}, {c.outSp() * c.outC, c.batch, "n"}};
+    for (auto &[k, val] : epilogueValues(id, t.pattern.program, bias, 1, 1, index))
+        v[k] = val;
+    return t.pattern.pool ? poolPassValues(std::move(v), t) : noPoolValues(std::move(v), t);
+}
+
+// conv_transpose_phased: the weights in shared memory, [input channel][tap][output channel] with
+// the output channels padded to whole tiles of `co`.
+std::int64_t phasedSmem(const Direct &c, int co) { return c.inC * c.taps() * cdiv(c.outC, co) * co * 4; }
+
+// Its slots: every output position of every phase row, tile of channels and batch.
+std::int64_t phasedSlots(const Direct &c, int co)
+{
+    return c.batch * cdiv(c.outC, co) * c.out[0] * c.out[1] * c.s[2] * cdiv(c.out[2], c.s[2]);
+}
+
+// Blocks of `block` threads an SM holds with `smem` bytes each.
+int phasedPerSm(const Target &t, std::int64_t smem, int block)
+{
+    return int(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(2048 / block, t.smemPerSm / std::max<std::int64_t>(smem + 1024, 1))));
+}
+
 } // namespace
 
 void addConvDirect(std::vector<IdeaDef> &out)
@@ -111,36 +167,71 @@ void addConvDirect(std::vector<IdeaDef> &out)
                                            " input channels per output, " + std::to_string(co) +
                                            " output channels per thread");
             },
+        .values = [](const Target &t,
+                     const Point &p) { return directValues("conv_direct", t, p.at("CO"), p.at("BLOCK")); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "conv_transpose_phased",
+        .title = "Transposed convolution in fp32, a warp's outputs in one phase",
+        .text = "Compute a transposed convolution directly in fp32 with the threads grouped by phase: the taps an "
+                "output takes depend on its position modulo the stride, so consecutive threads take the outputs of "
+                "one phase along a row (every stride-th output) and a warp walks only that phase's taps, with no "
+                "lane idle and its input loads one contiguous run. Each thread keeps CO output channels; the "
+                "weights sit in shared memory as [input channel][tap][output channel], read 16 bytes at a time at "
+                "one address for the whole warp, so an input value costs one load and CO / 4 shared reads for CO "
+                "multiply-adds. The grid is a few blocks per SM, each loading the weights once.",
+        .patterns = {PatternKind::Conv},
+        .space = {{"CO", {16, 8, 32, 4}, "output channels per thread"}, {"BLOCK", {256, 128}, "threads per block"}},
+        .repairOrder = {"CO", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            Direct c;
+            if (auto why = directOf(t, c); !why.empty())
+                return why;
+            if (!t.pattern.conv->transposed)
+                return "not a transposed convolution";
+            if (c.groups != 1)
+                return "a grouped transposed convolution (conv_direct takes it)";
+            if (phasedSmem(c, 4) > t.smemPerBlock)
+                return "its weights (" + std::to_string(phasedSmem(c, 4) / 1024) + " KB) do not fit in shared memory";
+            return {};
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            const Direct c = direct(t);
+            const int co = p.at("CO");
+            if (co > 4 && co / 2 >= c.outC)
+                return "the convolution has " + std::to_string(c.outC) + " output channels, fewer than CO / 2";
+            if (phasedSmem(c, co) > t.smemPerBlock)
+                return "the weights padded to tiles of " + std::to_string(co) + " channels do not fit in shared memory";
+            return {};
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const Direct c = direct(t);
+                const int co = p.at("CO"), block = p.at("BLOCK");
+                // Each valid tap costs a load, CO / 4 shared reads and CO multiply-adds; about one
+                // tap in stride^rank is valid. A guess until measured.
+                const double fraction = co == 4 ? 0.35 : co == 8 ? 0.45 : 0.55;
+                const double valid = c.steps() / double(c.s[0] * c.s[1] * c.s[2]);
+                const int perSm = phasedPerSm(t, phasedSmem(c, co), block);
+                const double blocks = std::min<double>(double(cdiv(phasedSlots(c, co), block)), double(t.sms) * perSm);
+                return computeEstimate(
+                    t, 2 * valid, kFp32Tflops, fraction, blocks, block, perSm,
+                    "walks about " + std::to_string(std::max<std::int64_t>(1, c.taps() / (c.s[0] * c.s[1] * c.s[2]))) +
+                        " taps of its phase x " + std::to_string(c.inC) + " input channels per output, " +
+                        std::to_string(co) + " output channels per thread");
+            },
         .values =
             [](const Target &t, const Point &p) {
                 const Direct c = direct(t);
-                const ConvSpec &s = *t.pattern.conv;
                 const int co = p.at("CO"), block = p.at("BLOCK");
-                auto str = [](std::int64_t v) { return std::to_string(v); };
-                TemplateValues v{
-                    {"OP", s.op.substr(6)}, {"BATCH", str(c.batch)}, {"IN_C", str(c.inC)}, {"OUT_C", str(c.outC)},
-                    {"GROUPS", str(c.groups)}, {"TRANSPOSED", s.transposed ? "true" : "false"},
-                    {"X", s.x}, {"WEIGHT", s.weight}, {"CO", str(co)}, {"BLOCK", str(block)},
-                    {"GRID", str(std::clamp<std::int64_t>(cdiv(slots(c, co), block), 1, INT_MAX))},
-                };
-                const char *const dims[] = {"D", "H", "W"};
-                for (int j = 0; j < 3; ++j) {
-                    const std::string d = dims[j];
-                    v["IN_" + d] = str(c.in[j]), v["OUT_" + d] = str(c.out[j]), v["K" + d] = str(c.k[j]);
-                    v["S" + d] = str(c.s[j]), v["P" + d] = str(c.p[j]), v["D" + d] = str(c.d[j]);
-                }
-                Leaf bias;
-                if (!s.bias.empty()) { // per output channel: [C, 1, ...] against [N, C, spatial...]
-                    Shape view(std::size_t(s.dims) + 1, 1);
-                    view[0] = c.outC;
-                    bias = Leaf{s.bias, {c.outC}, view};
-                }
-                // The output [batch][channel][position]: position innermost.
-                const std::vector<IndexSegment> index{
-                    {1, c.outSp(), "sp"}, {c.outSp(), c.outC, "co"}, {c.outSp() * c.outC, c.batch, "n"}};
-                for (auto &[k, val] : epilogueValues("conv_direct", t.pattern.program, bias, 1, 1, index))
-                    v[k] = val;
-                return t.pattern.pool ? poolPassValues(std::move(v), t) : noPoolValues(std::move(v), t);
+                TemplateValues v = directValues("conv_transpose_phased", t, co, block);
+                const std::int64_t smem = phasedSmem(c, co);
+                const std::int64_t blocks = std::min<std::int64_t>(cdiv(phasedSlots(c, co), block),
+                                                                   std::int64_t(t.sms) * phasedPerSm(t, smem, block));
+                v["GRID"] = std::to_string(std::clamp<std::int64_t>(blocks, 1, INT_MAX));
+                v["SMEM"] = std::to_string(smem);
+                return v;
             },
     });
 }

@@ -80,6 +80,17 @@ std::int64_t windowTaps(const Target &t)
     return s.kernelD * s.kernel[0] * s.kernel[1];
 }
 
+// The registers pool_row_span loads per window row for `outs` outputs (its kLoaded).
+int spanValues(const Target &t, int outs)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    const std::int64_t span = (outs - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
+    const bool load4 = pool(t).w % 4 == 0 && (outs * s.stride[1]) % 4 == 0;
+    const std::int64_t lead = load4 ? (4 - s.pad[1] % 4) % 4 : 0;
+    return int(std::min<std::int64_t>(load4 ? (lead + span + 3) / 4 * 4 : span, INT_MAX));
+}
+constexpr int kMaxSpan = 64;
+
 } // namespace
 
 void addPool(std::vector<IdeaDef> &out)
@@ -118,6 +129,58 @@ void addPool(std::vector<IdeaDef> &out)
                 return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), eff,
                                 "reads each input row once per window row it falls in, " + std::to_string(outs) +
                                     " outputs per thread",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = poolValues(t);
+                v["GRID"] =
+                    std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "pool_row_span",
+        .title = "Pooling rows from a span held in registers",
+        .text = "Give each thread OUTS adjacent outputs of one output row and, for each window row, load the span of "
+                "input those outputs read into registers once (16-byte loads where the spans start on 16-byte "
+                "boundaries), with the padding loaded as a value that changes nothing; every output takes its taps "
+                "from the registers, so an input is read once per window row instead of once per window it falls "
+                "in. The warp writes its outputs, one contiguous run, through shared memory, so each store covers "
+                "whole lines; elementwise ops before or after the pooling are applied on the way.",
+        .patterns = {PatternKind::Pool},
+        .needs = {"pool2d_window"},
+        .space = {{"OUTS", {8, 16, 4}, "adjacent outputs per thread"}, {"BLOCK", {256, 128}, "threads per block"}},
+        .repairOrder = {"OUTS", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            Pool p;
+            if (auto why = poolOf(t, p); !why.empty())
+                return why;
+            if (spanValues(t, 4) > kMaxSpan)
+                return "a window row of " + std::to_string(spanValues(t, 4)) +
+                    " inputs for 4 outputs (registers hold " + std::to_string(kMaxSpan) + ")";
+            return {};
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            if (p.at("OUTS") > 4 && pool(t).ow < p.at("OUTS"))
+                return "output rows are shorter than OUTS";
+            if (spanValues(t, p.at("OUTS")) > kMaxSpan)
+                return "the span of " + std::to_string(p.at("OUTS")) + " outputs needs " +
+                    std::to_string(spanValues(t, p.at("OUTS"))) + " registers (at most " + std::to_string(kMaxSpan) +
+                    ")";
+            return {};
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK"), outs = p.at("OUTS");
+                const PoolSpec &s = *t.pattern.pool;
+                // Window rows overlap along the height only now; L2 serves the re-reads.
+                const double overlap =
+                    std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
+                const double blocks = double(cdiv(slots(t, outs), block));
+                return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), 0.85,
+                                "reads each input once per window row, " + std::to_string(outs) + " outputs per thread",
                                 gridText(blocks, block)};
             },
         .values =
