@@ -8,7 +8,9 @@
 # - pool_row_span (a window row's span in registers) against pool2d_window on the corpus's
 #   stride-1 average pooling (4 GB of traffic), a stride-1 3x3 max pooling, and strided ones;
 # - conv_transpose_phased (fp32, a warp's outputs in one phase) against the tensor-core and direct
-#   kernels on a 3-D and a 2-D transposed convolution.
+#   kernels on a 3-D and a 2-D transposed convolution;
+# - norm_cluster (a row held across a thread-block cluster) against the one-block norms on an
+#   instance norm over maps of 65536 (2 GB read and written).
 # Parts run most wanted first, so a call cut off at its limit still returns the first ones.
 # Prints each table with the worst scaled error of each kernel; logs under $OUT/<part>.
 #   OUT=$OUT bash tools/eval-2026-12-07.sh
@@ -22,6 +24,7 @@ run seeds --points 3 --match 'conv_wgmma_image*' seed/conv2d seed/conv2d_relu_ma
 run baseline --points 1 --match 'conv_wgmma_bf16x3' seed/conv2d seed/conv2d_relu_maxpool
 run loose --points 3 --policies loose --match 'conv_wgmma_image_fp16' seed/conv2d seed/conv2d_relu_maxpool
 run transposed --points 2 --match 'conv_*' "$p/conv_transpose3d_scale_relu.toml" "$p/conv_transpose2d_tanh.toml"
+run norms --points 2 --match 'norm_*' "$p/instance_norm.toml"
 run pools --points 2 --match 'pool*' "$p/avgpool1d_stride1.toml" "$p/maxpool_stride1_padded.toml" \
   "$p/relu_maxpool.toml" "$p/avgpool_padded.toml"
 run shapes --points 1 --match 'conv_wgmma_image*' "$p/conv_relu_biasadd.toml" "$p/conv_relu_avgpool.toml" \

@@ -21,30 +21,11 @@
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
-constexpr long long kBatch = {{BATCH}};
-constexpr int kInC = {{IN_C}}, kOutC = {{OUT_C}}, kGroups = {{GROUPS}};
-constexpr int kInD = {{IN_D}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutD = {{OUT_D}}, kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
-constexpr int kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kSD = {{SD}}, kSH = {{SH}}, kSW = {{SW}};
-constexpr int kPD = {{PD}}, kPH = {{PH}}, kPW = {{PW}};
-constexpr int kDD = {{DD}}, kDH = {{DH}}, kDW = {{DW}};
-constexpr bool kTransposed = {{TRANSPOSED}};
-constexpr int kBlock = {{BLOCK}};
-constexpr int kCo = {{CO}}; // output channels per thread
+{{>conv_direct_sizes}}
 
 constexpr int kCinG = kInC / kGroups, kCoutG = kOutC / kGroups; // channels of one group
 constexpr int kCoTiles = (kCoutG + kCo - 1) / kCo;
-constexpr int kTaps = kKD * kKH * kKW;
-constexpr long long kInSp = (long long)kInD * kInH * kInW, kOutSp = (long long)kOutD * kOutH * kOutW;
 constexpr long long kSlots = kBatch * kGroups * kCoTiles * kOutSp;
-
-// The pooling pass (2-D convolutions with a pooling after them) reads these.
-constexpr int kPixels = kOutH * kOutW;
-constexpr int kPoolKH = {{POOL_KH}}, kPoolKW = {{POOL_KW}}, kPoolSH = {{POOL_SH}}, kPoolSW = {{POOL_SW}};
-constexpr int kPoolPadH = {{POOL_PAD_H}}, kPoolPadW = {{POOL_PAD_W}};
-constexpr int kPoolOutH = {{POOL_OUT_H}}, kPoolOutW = {{POOL_OUT_W}};
-constexpr bool kPool = kPoolKH > 0;
 
 // The input position that output position `o` reads through tap `k` along one dim, or -1 when
 // it falls in the padding (or, transposed, between the strided inputs).

@@ -25,32 +25,15 @@
 // @launch pool_windows grid(cdiv({{BATCH}} * {{OUT_C}} * {{POOL_OUT_H}} * {{POOL_OUT_W}}, 256)) block(256) args(act, {{OUT}})
 {{/POOL}}
 
-constexpr long long kBatch = {{BATCH}};
-constexpr int kInC = {{IN_C}}, kOutC = {{OUT_C}};
-constexpr int kInD = {{IN_D}}, kInH = {{IN_H}}, kInW = {{IN_W}};
-constexpr int kOutD = {{OUT_D}}, kOutH = {{OUT_H}}, kOutW = {{OUT_W}};
-constexpr int kKD = {{KD}}, kKH = {{KH}}, kKW = {{KW}};
-constexpr int kSD = {{SD}}, kSH = {{SH}}, kSW = {{SW}};
-constexpr int kPD = {{PD}}, kPH = {{PH}}, kPW = {{PW}};
-constexpr int kDD = {{DD}}, kDH = {{DH}}, kDW = {{DW}};
-constexpr int kBlock = {{BLOCK}};
-constexpr int kCo = {{CO}}; // output channels per thread, a multiple of 4
+{{>conv_direct_sizes}}
+static_assert(kTransposed && kGroups == 1, "transposed, groups 1");
+static_assert(kCo % 4 == 0, "16-byte weight reads");
 
 constexpr int kCoTiles = (kOutC + kCo - 1) / kCo;
 constexpr int kCoPad = kCoTiles * kCo; // output channels in shared memory, zero past kOutC
-constexpr int kTaps = kKD * kKH * kKW;
 constexpr int kWeights = kInC * kTaps * kCoPad;
-constexpr long long kInSp = (long long)kInD * kInH * kInW, kOutSp = (long long)kOutD * kOutH * kOutW;
 constexpr int kRowJ = (kOutW + kSW - 1) / kSW; // outputs of one phase in a row, at most
 constexpr long long kSlots = kBatch * kCoTiles * kOutD * kOutH * kSW * kRowJ;
-static_assert(kCo % 4 == 0, "16-byte weight reads");
-
-// The pooling pass (2-D convolutions with a pooling after them) reads these.
-constexpr int kPixels = kOutH * kOutW;
-constexpr int kPoolKH = {{POOL_KH}}, kPoolKW = {{POOL_KW}}, kPoolSH = {{POOL_SH}}, kPoolSW = {{POOL_SW}};
-constexpr int kPoolPadH = {{POOL_PAD_H}}, kPoolPadW = {{POOL_PAD_W}};
-constexpr int kPoolOutH = {{POOL_OUT_H}}, kPoolOutW = {{POOL_OUT_W}};
-constexpr bool kPool = kPoolKH > 0;
 
 __host__ __device__ constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 

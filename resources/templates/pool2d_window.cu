@@ -44,27 +44,14 @@ __device__ __forceinline__ float pool_at(const Input &in, long long plane, int o
                 const int w = w0 + j * kDW;
                 if (w < 0 || w >= kW)
                     continue;
-                const float v = in.at(row + w);
-                if constexpr (kMax)
-                    acc = (v > acc || v != v) ? v : acc;
-                else
-                    acc += v;
+                acc = merge(acc, in.at(row + w));
             }
         }
     }
-    if constexpr (kMax) {
+    if constexpr (kMax)
         return acc;
-    } else {
-        int count = kDivisor;
-        if (kDivisor == 0) {
-            // PyTorch's count: the window clipped to the padded input, or to the input itself.
-            const int dEnd = min(d0 + kKD, kD + kPD), hEnd = min(h0 + kKH, kH + kPH), wEnd = min(w0 + kKW, kW + kPW);
-            count = kCountPad ? (dEnd - d0) * (hEnd - h0) * (wEnd - w0)
-                              : (min(dEnd, kD) - max(d0, 0)) * (min(hEnd, kH) - max(h0, 0)) *
-                    (min(wEnd, kW) - max(w0, 0));
-        }
-        return acc / float(count);
-    }
+    else
+        return acc / float(window_count(d0, h0, w0));
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)

@@ -35,14 +35,6 @@ static_assert(kBlock % 32 == 0, "whole warps");
 
 {{INPUT}}
 {{OUTPUT}}
-__device__ __forceinline__ float merge(float acc, float v)
-{
-    if constexpr (kMax)
-        return (v > acc || v != v) ? v : acc;
-    else
-        return acc + v;
-}
-
 // The value a tap outside the input adds: nothing.
 __device__ __forceinline__ float neutral() { return kMax ? -__int_as_float(0x7f800000) : 0.0f; }
 
@@ -64,16 +56,6 @@ __device__ __forceinline__ void load_span(const Input &in, long long row, int fi
             v[t] = (w >= 0 && w < kW) ? in.at(row + w) : neutral();
         }
     }
-}
-
-// PyTorch's divisor of an average: the window clipped to the padded input, or to the input itself.
-__device__ __forceinline__ int window_count(int d0, int h0, int w0)
-{
-    if (kDivisor != 0)
-        return kDivisor;
-    const int dEnd = min(d0 + kKD, kD + kPD), hEnd = min(h0 + kKH, kH + kPH), wEnd = min(w0 + kKW, kW + kPW);
-    return kCountPad ? (dEnd - d0) * (hEnd - h0) * (wEnd - w0)
-                     : (min(dEnd, kD) - max(d0, 0)) * (min(hEnd, kH) - max(h0, 0)) * (min(wEnd, kW) - max(w0, 0));
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock)

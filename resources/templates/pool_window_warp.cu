@@ -23,14 +23,6 @@ static_assert(kBlock % 32 == 0, "whole warps");
 
 {{INPUT}}
 {{OUTPUT}}
-__device__ __forceinline__ float merge(float acc, float v)
-{
-    if constexpr (kMax)
-        return (v > acc || v != v) ? v : acc;
-    else
-        return acc + v;
-}
-
 extern "C" __global__ void __launch_bounds__(kBlock)
 pool_warp({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
@@ -56,18 +48,8 @@ pool_warp({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
             acc = merge(acc, __shfl_xor_sync(0xffffffffu, acc, step));
         if (lane == 0) {
             float v = acc;
-            if constexpr (!kMax) {
-                int count = kDivisor;
-                if (kDivisor == 0) {
-                    // PyTorch's count: the window clipped to the padded input, or to the input itself.
-                    const int dEnd = min(d0 + kKD, kD + kPD), hEnd = min(h0 + kKH, kH + kPH),
-                              wEnd = min(w0 + kKW, kW + kPW);
-                    count = kCountPad ? (dEnd - d0) * (hEnd - h0) * (wEnd - w0)
-                                      : (min(dEnd, kD) - max(d0, 0)) * (min(hEnd, kH) - max(h0, 0)) *
-                            (min(wEnd, kW) - max(w0, 0));
-                }
-                v = acc / float(count);
-            }
+            if constexpr (!kMax)
+                v = acc / float(window_count(d0, h0, w0));
             out[win] = output.at(win, v);
         }
     }

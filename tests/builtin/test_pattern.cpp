@@ -235,6 +235,9 @@ private slots:
             "(stride 1, padding 0)");
         row("maxpool3d_dilated", "pool", "max_pool3d 3x3x3 stride 2 padding 1 of x [16, 32, 64, 64, 64]");
         row("avgpool1d_unpadded_count", "pool", "avg_pool1d 8 stride 3 padding 4 of x [32, 64, 65536]");
+        row("avgpool1d_stride1", "pool", "avg_pool1d 8 stride 1 padding 4 of x [64, 128, 65536]");
+        row("maxpool_stride1_padded", "pool",
+            "max_pool2d 3x3 stride 1 padding 1 of (tanh(x)) [16, 32, 256, 256], then acc + 1");
         row("conv3d_maxpool_softmax", "conv",
             "conv3d of x with weight (stride 1, padding 1) + bias, then max_pool3d 2x2x2 stride 2 of conv_out [32, 16, "
             "32, 64, 64], then clamp(acc, -0.2, 0.2), then softmax over dim 1 of max_pool3d_out [32, 16, 16, 32, 32], "
@@ -286,7 +289,7 @@ private slots:
                         summary);
     }
 
-    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 74); }
+    void everyOwnProblemIsListed() { QCOMPARE(test::ownNames().size(), 76); }
 
     // The rows the templates see for the new patterns.
     void geometryAroundReductions()

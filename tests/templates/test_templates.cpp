@@ -432,7 +432,9 @@ private slots:
             // the mma.sync implicit GEMMs: a transposed one's phases
             "PHASES", "ROWS_M", "TAPS_K", "TAP_BYTES",
             // conv_wgmma_image: the prepared image's taps and sizes
-            "TAPS_H", "TAPS_W", "IMG_H", "IMG_W", "IMG_C", "IMAGE_K"};
+            "TAPS_H", "TAPS_W", "IMG_H", "IMG_W", "IMG_C", "IMAGE_K",
+            // conv_transpose_phased: the weights' bytes in shared memory
+            "SMEM"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files =
             dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);

@@ -55,6 +55,9 @@ std::string registersFit(int elems, int block);
 // block, hides memory latency: its bytes in flight per SM against the ~32 KB that keep an H100/H200
 // SM's share of bandwidth busy; 1 when it has enough.
 double inFlight(int elems, int block);
+// "" when `threads` threads of `elems` values each (float4s) hold a row, or a chunk of one, of `span`
+// elements without leaving more than half of them empty, in registers that fit; else why not.
+std::string holds(std::int64_t span, int threads, int elems);
 
 // Placeholders of every row template: ROWS, OUTER, LEN, INNER, INPUT (the Input struct), IN_PARAMS,
 // IN_ARGS, IN_LAUNCH; and but for softmax and reductions, OUTPUT (the Output struct: what each

@@ -56,6 +56,16 @@ std::string registersFit(int elems, int block)
         std::to_string(block) + " threads leave " + std::to_string(limit);
 }
 
+std::string holds(std::int64_t span, int threads, int elems)
+{
+    const std::int64_t capacity = std::int64_t(threads) * elems;
+    if (capacity < span)
+        return std::to_string(threads) + " threads x " + std::to_string(elems) + " do not hold " + std::to_string(span);
+    if (capacity >= 2 * span && elems > 4)
+        return "half of the registers would stay empty";
+    return registersFit(elems, threads);
+}
+
 double inFlight(int elems, int block)
 {
     const int registers = elems + 32;

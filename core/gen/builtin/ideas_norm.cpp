@@ -127,12 +127,7 @@ void addNorm(std::vector<IdeaDef> &out)
         .check = [](const Target &t, const Point &p) -> std::string {
             if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty())
                 return why;
-            const std::int64_t capacity = std::int64_t(p.at("BLOCK")) * p.at("ELEMS");
-            if (capacity < len(t))
-                return "the row does not fit";
-            if (capacity >= 2 * len(t) && p.at("ELEMS") > 4)
-                return "half of the registers would stay empty";
-            return registersFit(p.at("ELEMS"), p.at("BLOCK"));
+            return holds(len(t), p.at("BLOCK"), p.at("ELEMS"));
         },
         .estimate =
             [](const Target &t, const Point &p) {
@@ -143,6 +138,55 @@ void addNorm(std::vector<IdeaDef> &out)
                                 "reads each row once and keeps it in registers", gridText(double(rows(t)), block)};
             },
         .values = [](const Target &t, const Point &) { return values(t); },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_cluster",
+        .title = "Row held across a thread-block cluster, one read",
+        .text = "Rows too long for one block's registers: give each row a Hopper thread-block cluster of CLUSTER "
+                "blocks, each holding its chunk in registers (ELEMS values per thread as float4s). The exact "
+                "two-pass statistics become two cluster-wide sums: each block publishes its chunk's sum in shared "
+                "memory, the cluster synchronizes, and every block adds its peers' sums through distributed shared "
+                "memory in rank order, first for the mean, then for the squared deviations. The normalized chunk "
+                "is written from registers: one read, one write, no scratch.",
+        .patterns = both,
+        .needs = {"norm_two_pass"},
+        .space = {{"CLUSTER", {8, 4, 2}, "blocks per row (cluster size)"},
+                  {"BLOCK", {512, 1024, 256}, "threads per block"},
+                  {"ELEMS", {16, 8, 32, 4}, "values per thread"}},
+        .repairOrder = {"ELEMS", "CLUSTER", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            if (t.major < 9)
+                return "thread-block clusters need a Hopper GPU (sm_90)";
+            // A row one block holds needs no cluster (norm_row_in_registers).
+            if (len(t) <= 1024 * 16)
+                return "a row of " + std::to_string(len(t)) + " fits in one block's registers";
+            return {};
+        },
+        .check = [](const Target &t, const Point &p) -> std::string {
+            const int cluster = p.at("CLUSTER");
+            if (auto why = multipleOf(len(t), 4 * cluster, "the row length"); !why.empty())
+                return why;
+            return holds(len(t) / cluster, p.at("BLOCK"), p.at("ELEMS"));
+        },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const int block = p.at("BLOCK"), cluster = p.at("CLUSTER");
+                const double blocks = double(rows(t)) * cluster;
+                const double fill = double(len(t)) / (double(cluster) * block * p.at("ELEMS"));
+                // Two cluster barriers a row where norm_row_in_registers has none: a guess until measured.
+                const double eff = 0.85 * std::min(1.0, 0.5 + fill / 2) * inFlight(p.at("ELEMS"), block);
+                return Estimate{traffic(t, 1), busy(t, blocks, block), eff,
+                                "reads each row once, held in the registers of a " + std::to_string(cluster) +
+                                    "-block cluster",
+                                gridText(blocks, block)};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = values(t);
+                v["GRID"] = std::to_string(rows(t) * p.at("CLUSTER"));
+                return v;
+            },
     });
 
     out.push_back(IdeaDef{

@@ -80,6 +80,24 @@ std::int64_t windowTaps(const Target &t)
     return s.kernelD * s.kernel[0] * s.kernel[1];
 }
 
+// pool2d_window's and pool_row_span's grid: a thread per `outs` adjacent outputs of a row. Input
+// rows that overlapping windows share along the height are read again; L1 and L2 serve most of that.
+Estimate slotEstimate(const Target &t, int outs, int block, double efficiency, const std::string &reads)
+{
+    const PoolSpec &s = *t.pattern.pool;
+    const double overlap = std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
+    const double blocks = double(cdiv(slots(t, outs), block));
+    return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), efficiency,
+                    reads + ", " + std::to_string(outs) + " outputs per thread", gridText(blocks, block)};
+}
+
+TemplateValues slotValues(const Target &t, int outs, int block)
+{
+    TemplateValues v = poolValues(t);
+    v["GRID"] = std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, outs), block), 1, INT_MAX));
+    return v;
+}
+
 // The registers pool_row_span loads per window row for `outs` outputs (its kLoaded).
 int spanValues(const Target &t, int outs)
 {
@@ -119,25 +137,14 @@ void addPool(std::vector<IdeaDef> &out)
         },
         .estimate =
             [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), outs = p.at("OUTS");
-                const PoolSpec &s = *t.pattern.pool;
-                // Overlapping windows read some input rows more than once; L1 and L2 serve most of that.
-                const double overlap =
-                    std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
-                const double blocks = double(cdiv(slots(t, outs), block));
-                const double eff = outs == 1 ? 0.7 : outs == 2 ? 0.78 : 0.74;
-                return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), eff,
-                                "reads each input row once per window row it falls in, " + std::to_string(outs) +
-                                    " outputs per thread",
-                                gridText(blocks, block)};
+                const int outs = p.at("OUTS");
+                return slotEstimate(t, outs, p.at("BLOCK"),
+                                    outs == 1       ? 0.7
+                                        : outs == 2 ? 0.78
+                                                    : 0.74,
+                                    "reads each input row once per window row it falls in");
             },
-        .values =
-            [](const Target &t, const Point &p) {
-                TemplateValues v = poolValues(t);
-                v["GRID"] =
-                    std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
-                return v;
-            },
+        .values = [](const Target &t, const Point &p) { return slotValues(t, p.at("OUTS"), p.at("BLOCK")); },
     });
 
     out.push_back(IdeaDef{
@@ -173,23 +180,9 @@ void addPool(std::vector<IdeaDef> &out)
         },
         .estimate =
             [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), outs = p.at("OUTS");
-                const PoolSpec &s = *t.pattern.pool;
-                // Window rows overlap along the height only now; L2 serves the re-reads.
-                const double overlap =
-                    std::max(1.0, double(s.kernel[0]) / double(std::max<std::int64_t>(s.stride[0], 1)));
-                const double blocks = double(cdiv(slots(t, outs), block));
-                return Estimate{traffic(t, 1 + 0.1 * (overlap - 1)), busy(t, blocks, block), 0.85,
-                                "reads each input once per window row, " + std::to_string(outs) + " outputs per thread",
-                                gridText(blocks, block)};
+                return slotEstimate(t, p.at("OUTS"), p.at("BLOCK"), 0.85, "reads each input once per window row");
             },
-        .values =
-            [](const Target &t, const Point &p) {
-                TemplateValues v = poolValues(t);
-                v["GRID"] =
-                    std::to_string(std::clamp<std::int64_t>(cdiv(slots(t, p.at("OUTS")), p.at("BLOCK")), 1, INT_MAX));
-                return v;
-            },
+        .values = [](const Target &t, const Point &p) { return slotValues(t, p.at("OUTS"), p.at("BLOCK")); },
     });
 
     out.push_back(IdeaDef{

@@ -23,18 +23,6 @@ TemplateValues softmaxValues(const Target &t)
     return v;
 }
 
-// A row (or a chunk of one) held in registers: every thread keeps ELEMS values (ELEMS / 4 float4s)
-// and all of them together cover `span` elements without wasting more than half.
-std::string holds(std::int64_t span, int threads, int elems)
-{
-    const std::int64_t capacity = std::int64_t(threads) * elems;
-    if (capacity < span)
-        return std::to_string(threads) + " threads x " + std::to_string(elems) + " do not hold " + std::to_string(span);
-    if (capacity >= 2 * span && elems > 4)
-        return "half of the registers would stay empty";
-    return registersFit(elems, threads);
-}
-
 } // namespace
 
 void addSoftmax(std::vector<IdeaDef> &out)

@@ -10,3 +10,23 @@ constexpr bool kMax = {{MAX}};                       // max pooling; else averag
 constexpr bool kCountPad = {{COUNT_PAD}};            // average: padded taps count in the divisor
 constexpr int kDivisor = {{DIVISOR}};                // average: a fixed divisor, 0 when none
 constexpr int kBlock = {{BLOCK}};                    // threads per block
+
+// A tap merged into a window's running value: the maximum (NaN wins, as in PyTorch) or the sum.
+__device__ __forceinline__ float merge(float acc, float v)
+{
+    if constexpr (kMax)
+        return (v > acc || v != v) ? v : acc;
+    else
+        return acc + v;
+}
+
+// PyTorch's divisor of an average over the window that starts at (d0, h0, w0): a fixed one, or the
+// window clipped to the padded input, or to the input itself.
+__device__ __forceinline__ int window_count(int d0, int h0, int w0)
+{
+    if (kDivisor != 0)
+        return kDivisor;
+    const int dEnd = min(d0 + kKD, kD + kPD), hEnd = min(h0 + kKH, kH + kPH), wEnd = min(w0 + kKW, kW + kPW);
+    return kCountPad ? (dEnd - d0) * (hEnd - h0) * (wEnd - w0)
+                     : (min(dEnd, kD) - max(d0, 0)) * (min(hEnd, kH) - max(h0, 0)) * (min(wEnd, kW) - max(w0, 0));
+}
