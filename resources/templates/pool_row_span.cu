@@ -58,13 +58,17 @@ __device__ __forceinline__ void load_span(const Input &in, long long row, int fi
     }
 }
 
+// Place i of a warp's staged outputs.
+__device__ __forceinline__ int padded(long long i) { return int(i + i / 32); }
+
 extern "C" __global__ void __launch_bounds__(kBlock)
 pool_span({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };
     const Output output{ {{OUT_ARGS}} };
-    // A warp's outputs, staged for whole-line stores.
-    __shared__ float staged[kWarps][32 * kOuts];
+    // A warp's outputs, staged for whole-line stores; one float of padding every 32 keeps both the
+    // writes (kOuts apart) and the reads (consecutive) free of bank conflicts.
+    __shared__ float staged[kWarps][(32 + 1) * kOuts];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     // The loop runs per warp (its first slot), so every lane reaches the warp's barriers.
     for (long long first = ((long long)blockIdx.x * kBlock + warp * 32); first < kSlots;
@@ -108,7 +112,7 @@ pool_span({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
             float v = acc[o];
             if constexpr (!kMax)
                 v /= float(window_count(d0, h0, w0 + o * kSW));
-            staged[warp][mine + o] = v;
+            staged[warp][padded(mine + o)] = v;
         }
         __syncwarp();
         const long long last = min(first + 31, kSlots - 1);
@@ -117,7 +121,7 @@ pool_span({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
         for (int q = 0; q < kOuts; ++q) {
             const long long o = base + q * 32 + lane;
             if (o < end)
-                out[o] = output.at(o, staged[warp][q * 32 + lane]);
+                out[o] = output.at(o, staged[warp][padded(q * 32 + lane)]);
         }
         __syncwarp();
     }
