@@ -25,7 +25,7 @@ constexpr long long kRows = {{ROWS}};          // rows
 constexpr long long kLen = {{LEN}};            // elements per row (the normalized dims)
 constexpr int kCluster = {{CLUSTER}};          // blocks per row
 constexpr long long kChunk = kLen / kCluster;  // elements per block
-constexpr long long kChunkGroups = kChunk / 4; // float4s per block
+constexpr long long kHeldGroups = kChunk / 4;  // float4s per block
 constexpr int kBlock = {{BLOCK}};              // threads per block
 constexpr int kElems = {{ELEMS}};              // row values per thread
 constexpr int kGroups = kElems / 4;            // float4s per thread
@@ -39,14 +39,7 @@ static_assert(kChunk % 4 == 0 && kChunk * kCluster == kLen, "whole float4s in ev
 {{OUTPUT}}
 {{>block_sum}}
 
-__device__ __forceinline__ float4 minus(float4 v, float s) { return make_float4(v.x - s, v.y - s, v.z - s, v.w - s); }
-__device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-__device__ __forceinline__ float squares4(float4 v) { return (v.x * v.x + v.y * v.y) + (v.z * v.z + v.w * v.w); }
-
-__device__ __forceinline__ void store4(float* p, long long i, float4 v)
-{
-    *reinterpret_cast<float4*>(p + i) = v;
-}
+{{>norm_row_registers}}
 
 // The row's total of `mine` (this block's sum): published in `slot`, the cluster meets, and every
 // block adds the peers' sums in rank order.
@@ -75,38 +68,13 @@ norm_cluster({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
     // One slot per pass: a peer may still read the first while this block publishes the second.
     __shared__ float published[2];
 
-    float4 d[kGroups]; // x - shift; slots past the end of the chunk are never used
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-        const long long k = (long long)g * kBlock + threadIdx.x; // float4 index within the chunk
-        d[g] = k < kChunkGroups ? minus(in.at4(base + 4 * k), shift) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-
-    float mean = 0.0f; // of x - shift
-    if constexpr (kCentre) {
-        float s = 0.0f;
-#pragma unroll
-        for (int g = 0; g < kGroups; ++g)
-            if ((long long)g * kBlock + threadIdx.x < kChunkGroups)
-                s += sum4(d[g]);
-        mean = cluster_sum(cluster, &published[0], block_sum(s)) / kLen;
-    }
-    float squares = 0.0f;
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g)
-        if ((long long)g * kBlock + threadIdx.x < kChunkGroups)
-            squares += squares4(minus(d[g], mean));
-    const float rstd = 1.0f / sqrtf(cluster_sum(cluster, &published[1], block_sum(squares)) / kLen + kEps);
+    float4 d[kGroups]; // x - shift
+    load_held(in, base, shift, d);
+    const float mean = kCentre ? cluster_sum(cluster, &published[0], block_sum(held_sum(d))) / kLen : 0.0f;
+    const float rstd =
+        1.0f / sqrtf(cluster_sum(cluster, &published[1], block_sum(held_squares(d, mean))) / kLen + kEps);
     // Done with the peers' shared memory: say so, and wait for them only before exiting.
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-        const long long k = (long long)g * kBlock + threadIdx.x;
-        if (k < kChunkGroups) {
-            const float4 c = minus(d[g], mean);
-            store4(out, base + 4 * k, output.at4(base + 4 * k, make_float4(c.x * rstd, c.y * rstd, c.z * rstd, c.w * rstd)));
-        }
-    }
+    store_held(output, out, base, d, mean, rstd);
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); // the peers have read `published`
 }

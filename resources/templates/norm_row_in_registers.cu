@@ -17,7 +17,7 @@ constexpr long long kLen = {{LEN}};         // elements per row (the normalized 
 constexpr int kBlock = {{BLOCK}};           // threads per block
 constexpr int kElems = {{ELEMS}};           // row values per thread
 constexpr int kGroups = kElems / 4;         // float4s per thread
-constexpr long long kRowGroups = kLen / 4;  // float4s per row
+constexpr long long kHeldGroups = kLen / 4; // float4s per row
 constexpr int kWarps = kBlock / 32;
 constexpr float kEps = {{EPS}};
 constexpr bool kCentre = {{CENTRE}};        // LayerNorm subtracts the mean; RMSNorm does not
@@ -27,14 +27,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 {{OUTPUT}}
 {{>block_sum}}
 
-__device__ __forceinline__ float4 minus(float4 v, float s) { return make_float4(v.x - s, v.y - s, v.z - s, v.w - s); }
-__device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-__device__ __forceinline__ float squares4(float4 v) { return (v.x * v.x + v.y * v.y) + (v.z * v.z + v.w * v.w); }
-
-__device__ __forceinline__ void store4(float* p, long long i, float4 v)
-{
-    *reinterpret_cast<float4*>(p + i) = v;
-}
+{{>norm_row_registers}}
 
 extern "C" __global__ void __launch_bounds__(kBlock)
 norm_registers({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
@@ -44,35 +37,9 @@ norm_registers({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
     const long long base = (long long)blockIdx.x * kLen;
     const float shift = kCentre ? in.at(base) : 0.0f;
 
-    float4 d[kGroups]; // x - shift; slots past the end of the row are never used
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-        const long long k = (long long)g * kBlock + threadIdx.x; // float4 index within the row
-        d[g] = k < kRowGroups ? minus(in.at4(base + 4 * k), shift) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-
-    float mean = 0.0f; // of x - shift
-    if constexpr (kCentre) {
-        float s = 0.0f;
-#pragma unroll
-        for (int g = 0; g < kGroups; ++g)
-            if ((long long)g * kBlock + threadIdx.x < kRowGroups)
-                s += sum4(d[g]);
-        mean = block_sum(s) / kLen;
-    }
-    float squares = 0.0f;
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g)
-        if ((long long)g * kBlock + threadIdx.x < kRowGroups)
-            squares += squares4(minus(d[g], mean));
-    const float rstd = 1.0f / sqrtf(block_sum(squares) / kLen + kEps);
-
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-        const long long k = (long long)g * kBlock + threadIdx.x;
-        if (k < kRowGroups) {
-            const float4 c = minus(d[g], mean);
-            store4(out, base + 4 * k, output.at4(base + 4 * k, make_float4(c.x * rstd, c.y * rstd, c.z * rstd, c.w * rstd)));
-        }
-    }
+    float4 d[kGroups]; // x - shift
+    load_held(in, base, shift, d);
+    const float mean = kCentre ? block_sum(held_sum(d)) / kLen : 0.0f; // of x - shift
+    const float rstd = 1.0f / sqrtf(block_sum(held_squares(d, mean)) / kLen + kEps);
+    store_held(output, out, base, d, mean, rstd);
 }

@@ -32,6 +32,9 @@ constexpr bool kLoad4 = kW % 4 == 0 && (kOuts * kSW) % 4 == 0;
 constexpr int kLead = kLoad4 ? (4 - kPW % 4) % 4 : 0;
 constexpr int kLoaded = kLoad4 ? (kLead + kSpan + 3) / 4 * 4 : kSpan;
 static_assert(kBlock % 32 == 0, "whole warps");
+// Blocks for half of an SM's 2048 threads: up to 64 registers each (left to itself, ptxas kept 32
+// at 256 threads and spilled the span).
+constexpr int kMinBlocks = 32 * 32 / kBlock;
 
 {{INPUT}}
 {{OUTPUT}}
@@ -61,7 +64,7 @@ __device__ __forceinline__ void load_span(const Input &in, long long row, int fi
 // Place i of a warp's staged outputs.
 __device__ __forceinline__ int padded(long long i) { return int(i + i / 32); }
 
-extern "C" __global__ void __launch_bounds__(kBlock)
+extern "C" __global__ void __launch_bounds__(kBlock, kMinBlocks)
 pool_span({{IN_PARAMS}}{{OUT_PARAMS}}, float* __restrict__ out)
 {
     const Input in{ {{IN_ARGS}} };

@@ -58,6 +58,11 @@ double inFlight(int elems, int block);
 // "" when `threads` threads of `elems` values each (float4s) hold a row, or a chunk of one, of `span`
 // elements without leaving more than half of them empty, in registers that fit; else why not.
 std::string holds(std::int64_t span, int threads, int elems);
+// A row held across a thread-block cluster of CLUSTER blocks of BLOCK threads, ELEMS values each
+// (softmax_cluster, norm_cluster): "" when the point holds the row, else why not; and its cost, at
+// `efficiency` of copy bandwidth for a full, well-occupied cluster.
+std::string clusterRowFits(const Target &, const Point &);
+Estimate clusterRowEstimate(const Target &, const Point &, double efficiency);
 
 // Placeholders of every row template: ROWS, OUTER, LEN, INNER, INPUT (the Input struct), IN_PARAMS,
 // IN_ARGS, IN_LAUNCH; and but for softmax and reductions, OUTPUT (the Output struct: what each

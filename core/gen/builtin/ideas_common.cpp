@@ -66,6 +66,25 @@ std::string holds(std::int64_t span, int threads, int elems)
     return registersFit(elems, threads);
 }
 
+std::string clusterRowFits(const Target &t, const Point &p)
+{
+    const int cluster = p.at("CLUSTER");
+    if (auto why = multipleOf(t.pattern.row.len, 4 * cluster, "the row length"); !why.empty())
+        return why;
+    return holds(t.pattern.row.len / cluster, p.at("BLOCK"), p.at("ELEMS"));
+}
+
+Estimate clusterRowEstimate(const Target &t, const Point &p, double efficiency)
+{
+    const int block = p.at("BLOCK"), cluster = p.at("CLUSTER");
+    const double blocks = double(t.pattern.row.outer) * cluster;
+    const double fill = double(t.pattern.row.len) / (double(cluster) * block * p.at("ELEMS"));
+    const double eff = efficiency * std::min(1.0, 0.5 + fill / 2) * inFlight(p.at("ELEMS"), block);
+    return Estimate{traffic(t, 1), busy(t, blocks, block), eff,
+                    "reads each row once, held in the registers of a " + std::to_string(cluster) + "-block cluster",
+                    gridText(blocks, block)};
+}
+
 double inFlight(int elems, int block)
 {
     const int registers = elems + 32;

@@ -163,24 +163,9 @@ void addNorm(std::vector<IdeaDef> &out)
                 return "a row of " + std::to_string(len(t)) + " fits in one block's registers";
             return {};
         },
-        .check = [](const Target &t, const Point &p) -> std::string {
-            const int cluster = p.at("CLUSTER");
-            if (auto why = multipleOf(len(t), 4 * cluster, "the row length"); !why.empty())
-                return why;
-            return holds(len(t) / cluster, p.at("BLOCK"), p.at("ELEMS"));
-        },
-        .estimate =
-            [](const Target &t, const Point &p) {
-                const int block = p.at("BLOCK"), cluster = p.at("CLUSTER");
-                const double blocks = double(rows(t)) * cluster;
-                const double fill = double(len(t)) / (double(cluster) * block * p.at("ELEMS"));
-                // Two cluster barriers a row where norm_row_in_registers has none: a guess until measured.
-                const double eff = 0.85 * std::min(1.0, 0.5 + fill / 2) * inFlight(p.at("ELEMS"), block);
-                return Estimate{traffic(t, 1), busy(t, blocks, block), eff,
-                                "reads each row once, held in the registers of a " + std::to_string(cluster) +
-                                    "-block cluster",
-                                gridText(blocks, block)};
-            },
+        .check = clusterRowFits,
+        // Two cluster barriers a row where norm_row_in_registers has none: 0.85 is a guess until measured.
+        .estimate = [](const Target &t, const Point &p) { return clusterRowEstimate(t, p, 0.85); },
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = values(t);
