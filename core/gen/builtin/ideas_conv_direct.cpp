@@ -119,6 +119,13 @@ int phasedPerSm(const Target &t, std::int64_t smem, int block)
         1, std::min<std::int64_t>(2048 / block, t.smemPerSm / std::max<std::int64_t>(smem + 1024, 1))));
 }
 
+// Its grid: a few blocks per SM, each loading the weights once, and no more blocks than slots need.
+std::int64_t phasedGrid(const Target &t, const Direct &c, int co, int block)
+{
+    const std::int64_t perSm = phasedPerSm(t, phasedSmem(c, co), block);
+    return std::clamp<std::int64_t>(std::min<std::int64_t>(cdiv(phasedSlots(c, co), block), t.sms * perSm), 1, INT_MAX);
+}
+
 } // namespace
 
 void addConvDirect(std::vector<IdeaDef> &out)
@@ -213,10 +220,9 @@ void addConvDirect(std::vector<IdeaDef> &out)
                 // tap in stride^rank is valid. A guess until measured.
                 const double fraction = co == 4 ? 0.35 : co == 8 ? 0.45 : 0.55;
                 const double valid = c.steps() / double(c.s[0] * c.s[1] * c.s[2]);
-                const int perSm = phasedPerSm(t, phasedSmem(c, co), block);
-                const double blocks = std::min<double>(double(cdiv(phasedSlots(c, co), block)), double(t.sms) * perSm);
                 return computeEstimate(
-                    t, 2 * valid, kFp32Tflops, fraction, blocks, block, perSm,
+                    t, 2 * valid, kFp32Tflops, fraction, double(phasedGrid(t, c, co, block)), block,
+                    phasedPerSm(t, phasedSmem(c, co), block),
                     "walks about " + std::to_string(std::max<std::int64_t>(1, c.taps() / (c.s[0] * c.s[1] * c.s[2]))) +
                         " taps of its phase x " + std::to_string(c.inC) + " input channels per output, " +
                         std::to_string(co) + " output channels per thread");
@@ -226,11 +232,8 @@ void addConvDirect(std::vector<IdeaDef> &out)
                 const Direct c = direct(t);
                 const int co = p.at("CO"), block = p.at("BLOCK");
                 TemplateValues v = directValues("conv_transpose_phased", t, co, block);
-                const std::int64_t smem = phasedSmem(c, co);
-                const std::int64_t blocks = std::min<std::int64_t>(cdiv(phasedSlots(c, co), block),
-                                                                   std::int64_t(t.sms) * phasedPerSm(t, smem, block));
-                v["GRID"] = std::to_string(std::clamp<std::int64_t>(blocks, 1, INT_MAX));
-                v["SMEM"] = std::to_string(smem);
+                v["GRID"] = std::to_string(phasedGrid(t, c, co, block));
+                v["SMEM"] = std::to_string(phasedSmem(c, co));
                 return v;
             },
     });
