@@ -13,6 +13,9 @@
 #   instance norm over maps of 65536 (2 GB read and written).
 # Parts run most wanted first, so a call cut off at its limit still returns the first ones.
 # Prints each table with the worst scaled error of each kernel; logs under $OUT/<part>.
+# Then, in the same build, the gpu tests that cover the new ideas and the harness (tools/gpu-streams.sh,
+# two streams) for what is left of KF_EVAL_SECONDS (default 560) after the parts, which stop
+# starting once KF_EVAL_SECONDS less KF_TEST_SECONDS (default 170) has passed.
 #   OUT=$OUT bash tools/eval-2026-12-07.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +23,9 @@ out=${OUT:-$here/build-gpu/out}
 p=$here/tests/builtin/data/problems
 . "$here/tools/eval-run.sh"
 mkdir -p "$out"
+began=$(date +%s)
+total=${KF_EVAL_SECONDS:-560}
+export KF_EVAL_UNTIL=$(( began + total - ${KF_TEST_SECONDS:-170} ))
 run seeds --points 3 --match 'conv_wgmma_image*' seed/conv2d seed/conv2d_relu_maxpool
 run baseline --points 1 --match 'conv_wgmma_bf16x3' seed/conv2d seed/conv2d_relu_maxpool
 run loose --points 3 --policies loose --match 'conv_wgmma_image_fp16' seed/conv2d seed/conv2d_relu_maxpool
@@ -30,3 +36,7 @@ run pools --points 2 --match 'pool*' "$p/avgpool1d_stride1.toml" "$p/maxpool_str
 run shapes --points 1 --match 'conv_wgmma_image*' "$p/conv_relu_biasadd.toml" "$p/conv_relu_avgpool.toml" \
   "$p/conv_maxpool_padded.toml" level2/conv2d_bias_relu
 run wide --points 2 --match 'conv_wgmma_image*' level1/conv2d_3x3
+a=everyIdeaIsCorrect:problems
+KF_STREAMS="test_kernels_gpu,test_search_gpu \
+  test_builtin_gpu=$a/avgpool1d_stride1+$a/maxpool_stride1_padded+$a/instance_norm+$a/conv_transpose2d_tanh" \
+  KF_STREAM_SECONDS=$(( began + total - $(date +%s) - 60 )) OUT=$out/streams bash "$here/tools/gpu-streams.sh" 2>&1 | tail -60

@@ -1,8 +1,13 @@
 # Sourced by the tools/*-eval.sh scripts on a GPU machine: run NAME ARGS... evaluates with
 # tools/idea-eval.sh into $out/NAME, prints its table and each kernel's worst scaled error over its
-# trials (the strict tolerance is 1e-4). Needs here and out.
+# trials (the strict tolerance is 1e-4). Needs here and out. With KF_EVAL_UNTIL (seconds since the
+# epoch) set, a part that would start after it is skipped, so what follows the parts keeps its time.
 run() {
   local name=$1; shift
+  if [ -n "${KF_EVAL_UNTIL:-}" ] && [ "$(date +%s)" -ge "$KF_EVAL_UNTIL" ]; then
+    echo "== $name: skipped (KF_EVAL_UNTIL passed)"
+    return
+  fi
   OUT=$out/$name bash "$here/tools/idea-eval.sh" "$@" >"$out/$name.log" 2>&1
   echo "== $name: $*" | sed "s|$here/||g"
   grep -q '^problem ' "$out/$name.log" && sed -n '/^problem /,$p' "$out/$name.log" || tail -5 "$out/$name.log"
