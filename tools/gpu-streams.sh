@@ -74,5 +74,10 @@ for log in "$out"/test_*.log; do
   grep -E "(^|: )(FAIL|XPASS|SKIP)|QFATAL|Totals:" "$log" | cut -c1-300 | head -20
   grep -E "(^|: )QINFO" "$log" | sed -E 's/^([0-9]+: )?QINFO *: *//' | cut -c1-200 | head -60
 done
-printf '\n%-60s %4s %6s\n' test exit sec
-while IFS='|' read -r t rc sec _; do printf '%-60s %4s %6s\n' "$t" "$rc" "$sec"; done <"$out/streams.txt"
+# The table repeats each test's totals, so that a call's last lines say what ran even when the logs
+# do not come back.
+printf '\n%-60s %4s %6s  %s\n' test exit sec totals
+while IFS='|' read -r t rc sec log; do
+  totals=$(grep -hE "Totals:" "$log" 2>/dev/null | tail -1 | sed -E 's/.*Totals: *//; s/, [0-9]+ blacklisted//; s/, [0-9]+ms$//')
+  printf '%-60s %4s %6s  %s\n' "$t" "$rc" "$sec" "${totals:-no totals in the log}"
+done <"$out/streams.txt"
