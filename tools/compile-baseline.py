@@ -66,6 +66,21 @@ def module_model(path, p):
     return model.cuda()
 
 
+def with_numbers(model, numbers):
+    """`model` called with the numbers among get_inputs()'s items at their positions ([reference]
+    numbers: the saved module fixes them, the original Model takes them as arguments)."""
+    if not numbers:
+        return model
+    fixed = {int(n["position"]): n["value"] for n in numbers}
+
+    def forward(*tensors):
+        args, rest = [], iter(tensors)
+        for i in range(len(tensors) + len(fixed)):
+            args.append(fixed[i] if i in fixed else next(rest))
+        return model(*args)
+    return forward
+
+
 def median_ms(fn, trials):
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     for _ in range(3):
@@ -91,7 +106,7 @@ def measure(path, trials, eager=True):
     torch.manual_seed(0)
     tensors = [make_tensor(s, constants, "cuda", False) for s in p.get("inputs", [])]
     if "module" in p["reference"]:
-        forward = module_model(path, p)
+        forward = with_numbers(module_model(path, p), p["reference"].get("numbers", []))
     else:
         tensors += [make_tensor(s, constants, "cuda", True) for s in p.get("params", [])]
         scope = {"torch": TorchNamespace(), "Tensor": torch.Tensor, "List": list, "Tuple": tuple, "Optional": type(None)}

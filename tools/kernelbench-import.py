@@ -630,6 +630,14 @@ def with_constants(path, model, names, constants):
     return call(path, "the model with its numbers fixed", lambda: wrapper.WithConstants(model)).eval()
 
 
+def toml_number(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return repr(v)
+
+
 def toml_string(s):
     return json.dumps(s, ensure_ascii=False)
 
@@ -777,7 +785,11 @@ def convert(path, name, out_dir, args):
         lines += ["[[outputs]]", f"name = {toml_string(out_name)}", f"shape = {shape}",
                   f"dtype = {toml_string(dtype_name(dtype))}", ""]
     lines += ["[reference]", f"module = {toml_string(pt_name)}", f"torch = {toml_string(torch.__version__)}",
-              f"method = {toml_string(method)}", f"source = {toml_source(source)}", ""]
+              f"method = {toml_string(method)}"]
+    if constants:  # the saved module fixes them; the original Model (compile-baseline.py) takes them
+        lines.append("numbers = [" + ", ".join(f"{{ position = {i}, value = {toml_number(v)} }}"
+                                               for i, v in sorted(constants.items())) + "]")
+    lines += [f"source = {toml_source(source)}", ""]
     toml_path = os.path.join(out_dir, name + ".toml")
     with open(toml_path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))

@@ -529,7 +529,7 @@ private:
     // the module came from, for prompts and for tools/compile-baseline.py.
     void readModuleReference(const toml::table &t, Problem &p) const
     {
-        checkKeys(t, {"source", "module", "torch", "method"}, "reference");
+        checkKeys(t, {"source", "module", "torch", "method", "numbers"}, "reference");
         p.modulePath = requireString(t, "module", "reference", lineOf(&t));
         if (p.modulePath.empty())
             fail(t.get("module"), "reference.module", "must name the module's file, like \"relu.pt\"");
@@ -537,11 +537,33 @@ private:
         p.moduleTorch = optionalString(t, "torch", "reference").value_or("");
         if (auto m = optionalString(t, "method", "reference"); m && *m != "script" && *m != "trace")
             fail(t.get("method"), "reference.method", "must be \"script\" or \"trace\" (how the module was made)");
+        if (const toml::node *n = t.get("numbers"))
+            checkNumbers(*n);
         std::set<std::string, std::less<>> seen;
         for (std::size_t i = 0; i < p.params.size(); ++i)
             if (!seen.insert(p.params[i].attribute).second)
                 failAt(lineOfTensorName("params", i), "params[" + std::to_string(i) + "].attribute",
                        "the module attribute \"" + p.params[i].attribute + "\" is already another parameter's");
+    }
+
+    // The numbers among get_inputs()'s items (`A * s`, s = 3.14): the saved module fixes them, so
+    // nothing here reads them; the original Model (tools/compile-baseline.py) takes each at its
+    // position among forward's arguments.
+    void checkNumbers(const toml::node &n) const
+    {
+        const toml::array *a = n.as_array();
+        if (!a)
+            fail(&n, "reference.numbers", "must be an array of { position = N, value = NUMBER } tables");
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            const toml::table *e = (*a)[i].as_table();
+            const toml::node *position = e ? e->get("position") : nullptr;
+            const toml::node *value = e ? e->get("value") : nullptr;
+            const bool ok = e && e->size() == 2 && position && position->is_integer() &&
+                position->as_integer()->get() >= 0 && value && (value->is_number() || value->is_boolean());
+            if (!ok)
+                fail(&(*a)[i], "reference.numbers[" + std::to_string(i) + "]",
+                     "must be { position = N, value = NUMBER }: forward's argument N (from 0) is the number");
+        }
     }
 
     // [module_data] carries the module's bytes inside the text, so the problem travels whole.

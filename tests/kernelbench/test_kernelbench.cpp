@@ -233,6 +233,14 @@ private slots:
         QVERIFY(traced.contains("method = \"trace\""));
         QVERIFY(traced.contains("# traced (scripting failed"));
 
+        // A number among get_inputs()'s items: the module fixes it, and the file says where it goes
+        // for the original Model (tools/compile-baseline.py).
+        auto scalar = loadProblemFile(m_out.filePath("level1/35_scale_by_scalar.toml").toStdString());
+        QVERIFY(scalar);
+        QCOMPARE(scalar->inputs.size(), std::size_t(1));
+        QVERIFY(read(m_out.filePath("level1/35_scale_by_scalar.toml"))
+                    .contains("numbers = [{ position = 1, value = 3.14 }]"));
+
         // Today's sizes: a loss reduced to a scalar, 6 GB rows, a matrix-vector product.
         auto mse = loadProblemFile(m_out.filePath("level1/18_mse_loss.toml").toStdString());
         QVERIFY(mse);

@@ -86,6 +86,20 @@ private slots:
         QCOMPARE(again->params.size(), std::size_t(2));
     }
 
+    // The numbers among get_inputs()'s items, for tools/compile-baseline.py: integers, floats,
+    // booleans and TOML's inf are all numbers forward may take.
+    void takesFixedNumbers()
+    {
+        QString text = QString::fromUtf8(kModuleProblem);
+        text.replace("method = \"script\"",
+                     "method = \"script\"\nnumbers = [{ position = 1, value = 3.14 }, "
+                     "{ position = 2, value = true }, { position = 3, value = -inf }, "
+                     "{ position = 4, value = 2 }]");
+        text += "\n[module_data]\nbase64 = \"UEsDBA==\"\n";
+        auto p = parseProblem(text.toStdString(), "numbers.toml", {});
+        QVERIFY2(p, p ? "" : p.error().text().c_str());
+    }
+
     void textWithoutTheModuleIsRefused()
     {
         auto p = parseProblem(kModuleProblem, "kb.toml");
@@ -130,6 +144,18 @@ private slots:
                                     << "method = \"compile\""
                                     << "bad.toml:21: reference.method"
                                     << "\"script\" or \"trace\"";
+        QTest::newRow("numbers not an array") << "method = \"script\""
+                                              << "method = \"script\"\nnumbers = 3.14"
+                                              << "bad.toml:22: reference.numbers"
+                                              << "array of";
+        QTest::newRow("number without a position") << "method = \"script\""
+                                                   << "method = \"script\"\nnumbers = [{ value = 3.14 }]"
+                                                   << "bad.toml:22: reference.numbers[0]"
+                                                   << "position = N";
+        QTest::newRow("number that is a string") << "method = \"script\""
+                                                 << "method = \"script\"\nnumbers = [{ position = 1, value = \"pi\" }]"
+                                                 << "bad.toml:22: reference.numbers[0]"
+                                                 << "value = NUMBER";
         QTest::newRow("empty module") << "module = \"kb_linear.pt\""
                                       << "module = \"\""
                                       << "bad.toml:19: reference.module"
