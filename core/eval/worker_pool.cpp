@@ -77,6 +77,11 @@ Status WorkerPool::start()
     return Ok{};
 }
 
+void WorkerPool::stop()
+{
+    forEachParallel(m_slots.size(), [&](std::size_t i) { m_slots[i].client->stop(); });
+}
+
 Status WorkerPool::load(const Problem &problem)
 {
     m_problem = problem;

@@ -69,6 +69,8 @@ public:
     // startErrors() and those workers are tried again at the next evaluate().
     Status start();
     const std::vector<Error> &startErrors() const { return m_startErrors; }
+    // Ends every worker (start() begins again), which frees the GPU memory of the problem loaded.
+    void stop();
 
     Status load(const Problem &);                      // into every worker, in parallel
     Result<BaselineResult> baseline(int trials = 100); // on one worker; scales every worker's time-outs

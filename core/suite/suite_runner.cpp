@@ -262,7 +262,7 @@ Status SuiteRunner::run(const std::atomic<bool> &cancel, SuiteProgress progress)
             CompilePool compiler(c);
             PoolConfig pc = m_options.pool;
             pc.gpus = {gpu};
-            WorkerPool workers(pc); // started by the first search, kept warm for the next ones
+            WorkerPool workers(pc); // kept warm for the next search, unless torch.compile is timed first
             std::optional<CompileTimer> timer;
             if (!m_options.compileBaseline.empty())
                 timer.emplace(m_options.compileBaseline, gpu, m_options.pool.setVisibleDevices);
@@ -403,6 +403,10 @@ void SuiteRunner::runOne(SuiteEntry e, Lane &lane, const std::atomic<bool> &stop
     // The workers start (or, after a search that ended by killing them, start again) while this
     // problem's file and module are read and torch.compile is timed, not after. (The future
     // waits for the start on every return below.)
+    // A warm worker still holds the last problem's inputs (as many input sets as fit the GPU), and
+    // torch.compile, timed beside it, ran out of memory on a 4 GB input: the workers end first.
+    if (lane.timer && !e.compileTried && !m_options.settings.compileOnly)
+        lane.workers.stop();
     std::future<Status> warm = std::async(std::launch::async, [&lane] { return lane.workers.start(); });
     const std::string file = (fs::path(m_options.folder) / e.file).string();
     const std::string label = e.name.empty() ? e.file : e.name;

@@ -353,6 +353,7 @@ int main(int argc, char **argv)
                 hang();
             reply(id, hello());
         } else if (op == "quit") {
+            logLine("quit " + pid());
             reply(id, json::object());
             return 0;
         } else if (op == "compile") {

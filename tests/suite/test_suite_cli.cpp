@@ -15,6 +15,7 @@
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcess>
 #include <QtCore/QProcessEnvironment>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
 #include <QtTest/QTest>
@@ -271,6 +272,37 @@ private slots:
         QVERIFY2(recorded > 0 && recorded <= overhead + 0.1 && recorded > overhead - 1.5,
                  qPrintable(QString::number(recorded)));
         QVERIFY2(r.out.contains("beyond its search budget a problem took"), qPrintable(r.out));
+    }
+
+    // A worker that searched a problem still holds its inputs (on a GPU, as many input sets as
+    // fit), so it ends before the next problem's torch.compile is timed: torch.compile ran out of
+    // memory beside one on a 4 GB input. The searches here end by running out of ideas, with the
+    // workers warm; one log shows the workers' and Python's lines in the order they came.
+    void workersEndBeforeTorchCompile()
+    {
+        QTemporaryDir folder, out;
+        copyProblem("a_softmax.toml", folder.path(), "p1.toml");
+        copyProblem("b_softmax.toml", folder.path(), "p2.toml");
+        const QString log = out.filePath("order.log");
+        const Run r =
+            suite({folder.path(), "--out", out.path(), "--worker", QStringLiteral(KF_FAKE_WORKER) + " --log " + log,
+                   "--compiler", KF_FAKE_WORKER, "--gpus", "0", "--budget-per-problem", "60"},
+                  120000, fakePython(log));
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        const QStringList lines = linesOf(log, "");
+        const auto at = [&](const QString &prefix) {
+            for (int i = 0; i < lines.size(); ++i)
+                if (lines[i].startsWith(prefix))
+                    return i;
+            return -1;
+        };
+        const int second = int(lines.indexOf(QRegularExpression("^problem .*p2\\.toml$")));
+        QVERIFY2(second > 0, qPrintable(lines.join('\n')));
+        const int loaded = at("load ");
+        QVERIFY2(loaded >= 0 && loaded < second, qPrintable(lines.join('\n')));
+        const QString first = lines[loaded].section(' ', 1, 1); // the worker that searched p1
+        const int quit = at("quit " + first);
+        QVERIFY2(quit >= 0 && quit < second, qPrintable(lines.join('\n')));
     }
 
     // A module problem whose text (its module in base64) is larger than a session should copy: the
