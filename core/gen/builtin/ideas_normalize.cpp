@@ -89,6 +89,45 @@ void addNormalize(std::vector<IdeaDef> &out)
     });
 
     out.push_back(IdeaDef{
+        .id = "normalize_rows_cluster",
+        .title = "Row held across a thread-block cluster: the input read once",
+        .text = "Rows too long for one block to hold, and too many in flight for L2 to serve the block-per-row "
+                "kernel's second read: give each row a Hopper thread-block cluster of CLUSTER blocks, each keeping "
+                "its chunk of the row in registers (ELEMS values per thread, a warp's loads contiguous) and "
+                "reducing it as it loads it. Each block publishes its chunk's value in shared memory, the cluster "
+                "synchronizes, and every block combines its peers' values through distributed shared memory in "
+                "rank order; the outputs are computed from the registers. One read and one write of the input.",
+        .patterns = kinds,
+        .needs = {"normalize_rows"},
+        .space = {{"CLUSTER", {8, 4, 2}, "blocks per row (cluster size)"},
+                  {"BLOCK", {512, 1024, 256}, "threads per block"},
+                  {"ELEMS", {32, 16, 8}, "values per thread"}},
+        .repairOrder = {"ELEMS", "CLUSTER", "BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            if (t.major < 9)
+                return "thread-block clusters need a Hopper GPU (sm_90)";
+            if (inner(t) != 1)
+                return "the reduced dim is not the last (columns)";
+            if (reads(t, double(t.sms) * 4) < 1.5)
+                return "the rows in flight fit in L2, which serves the block-per-row kernel's second read";
+            if (heldTensor(t).empty())
+                return "the input is not one tensor read in place by the reduction and the output";
+            return {};
+        },
+        .check = clusterRowFits,
+        // Measured for norm_cluster, the same cluster layout: 75 % of the copy floor's rate (H100,
+        // instance norm, 2026-12-07).
+        .estimate = [](const Target &t, const Point &p) { return clusterRowEstimate(t, p, 0.75); },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = rowValues(t, Loads::ReadOnly, heldTensor(t));
+                v["REDUCTION"] = emitReduction(t.pattern);
+                v["GRID"] = std::to_string(rows(t) * p.at("CLUSTER"));
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
         .id = "normalize_split",
         .title = "Few long rows spread over the GPU, then applied",
         .text = "When there are fewer rows than SMs (a whole tensor divided by its norm), split each row over as "
