@@ -23,9 +23,7 @@ out=${OUT:-$here/build-gpu/out}
 p=$here/tests/builtin/data/problems
 . "$here/tools/eval-run.sh"
 mkdir -p "$out"
-began=$(date +%s)
-total=${KF_EVAL_SECONDS:-560}
-export KF_EVAL_UNTIL=$(( began + total - ${KF_TEST_SECONDS:-170} ))
+deadline
 run seeds --points 3 --match 'conv_wgmma_image*' seed/conv2d seed/conv2d_relu_maxpool
 run baseline --points 1 --match 'conv_wgmma_bf16x3' seed/conv2d seed/conv2d_relu_maxpool
 run loose --points 3 --policies loose --match 'conv_wgmma_image_fp16' seed/conv2d seed/conv2d_relu_maxpool
@@ -37,6 +35,5 @@ run shapes --points 1 --match 'conv_wgmma_image*' "$p/conv_relu_biasadd.toml" "$
   "$p/conv_maxpool_padded.toml" level2/conv2d_bias_relu
 run wide --points 2 --match 'conv_wgmma_image*' level1/conv2d_3x3
 a=everyIdeaIsCorrect:problems
-KF_STREAMS="test_kernels_gpu,test_search_gpu \
-  test_builtin_gpu=$a/avgpool1d_stride1+$a/maxpool_stride1_padded+$a/instance_norm+$a/conv_transpose2d_tanh" \
-  KF_STREAM_SECONDS=$(( began + total - $(date +%s) - 60 )) OUT=$out/streams bash "$here/tools/gpu-streams.sh" 2>&1 | tail -60
+gpu_tests "test_kernels_gpu,test_search_gpu \
+  test_builtin_gpu=$a/avgpool1d_stride1+$a/maxpool_stride1_padded+$a/instance_norm+$a/conv_transpose2d_tanh"

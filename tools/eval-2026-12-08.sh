@@ -15,9 +15,7 @@ out=${OUT:-$here/build-gpu/out}
 p=$here/tests/builtin/data/problems
 . "$here/tools/eval-run.sh"
 mkdir -p "$out"
-began=$(date +%s)
-total=${KF_EVAL_SECONDS:-560}
-export KF_EVAL_UNTIL=$(( began + total - ${KF_TEST_SECONDS:-170} ))
+deadline
 run normalize --points 2 --match 'normalize_*' "$p/l2_norm.toml" "$p/l1_norm.toml"
 if [ "$(date +%s)" -lt "$KF_EVAL_UNTIL" ]; then
   echo "== corpus: 20_l2_norm, 26_sum_all, 35_scale_by_scalar"
@@ -26,5 +24,4 @@ if [ "$(date +%s)" -lt "$KF_EVAL_UNTIL" ]; then
   grep -E "^\| (20|26|35)_" "$out/corpus/tuned-report.md" 2>/dev/null || tail -5 "$out/corpus.log"
 fi
 a=everyIdeaIsCorrect:problems
-KF_STREAMS="test_kernels_gpu test_builtin_gpu=$a/l2_norm+$a/l1_norm" \
-  KF_STREAM_SECONDS=$(( began + total - $(date +%s) - 30 )) OUT=$out/streams bash "$here/tools/gpu-streams.sh" 2>&1 | tail -30
+gpu_tests "test_kernels_gpu test_builtin_gpu=$a/l2_norm+$a/l1_norm"

@@ -17,3 +17,16 @@ run() {
       END { if (w > 0) printf "   worst scaled error %.2e  %s\n", w, k }' "$log"
   done
 }
+
+# A call's time: `deadline` starts its clock (KF_EVAL_SECONDS, default 560) and sets KF_EVAL_UNTIL
+# so that parts stop starting KF_TEST_SECONDS (default 170) before its end; `gpu_tests STREAMS`
+# then runs tools/gpu-streams.sh on those streams for what is left, in the same build.
+deadline() {
+  began=$(date +%s)
+  total=${KF_EVAL_SECONDS:-560}
+  export KF_EVAL_UNTIL=$(( began + total - ${KF_TEST_SECONDS:-170} ))
+}
+gpu_tests() {
+  KF_STREAMS=$1 KF_STREAM_SECONDS=$(( began + total - $(date +%s) - 30 )) OUT=$out/streams \
+    bash "$here/tools/gpu-streams.sh" 2>&1 | tail -30
+}
