@@ -290,15 +290,11 @@ private slots:
                   120000, fakePython(log));
         QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
         const QStringList lines = linesOf(log, "");
-        const auto at = [&](const QString &prefix) {
-            for (int i = 0; i < lines.size(); ++i)
-                if (lines[i].startsWith(prefix))
-                    return i;
-            return -1;
-        };
-        const int second = int(lines.indexOf(QRegularExpression("^problem .*p2\\.toml$")));
+        // The first line that matches `pattern` whole.
+        const auto at = [&](const QString &pattern) { return int(lines.indexOf(QRegularExpression(pattern))); };
+        const int second = at("problem .*p2\\.toml");
         QVERIFY2(second > 0, qPrintable(lines.join('\n')));
-        const int loaded = at("load ");
+        const int loaded = at("load .*");
         QVERIFY2(loaded >= 0 && loaded < second, qPrintable(lines.join('\n')));
         const QString first = lines[loaded].section(' ', 1, 1); // the worker that searched p1
         const int quit = at("quit " + first);

@@ -108,7 +108,8 @@ void addNormalize(std::vector<IdeaDef> &out)
                 return "thread-block clusters need a Hopper GPU (sm_90)";
             if (inner(t) != 1)
                 return "the reduced dim is not the last (columns)";
-            if (reads(t, double(t.sms) * 4) < 1.5)
+            // Rows in flight as normalize_rows has them at its first point (512 threads, four blocks an SM).
+            if (reads(t, double(t.sms) * (2048 / 512)) < 1.5)
                 return "the rows in flight fit in L2, which serves the block-per-row kernel's second read";
             if (heldTensor(t).empty())
                 return "the input is not one tensor read in place by the reduction and the output";
