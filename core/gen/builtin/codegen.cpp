@@ -236,6 +236,8 @@ std::string heldFunctions(const EwProgram &p, const OperandNames &o, const std::
     code += std::string("    __device__ __forceinline__ float at_held(long long i, float h") +
         (acc ? ", float acc" : "") + ") const\n    {\n        (void)i;\n        return apply(" + join(values, ", ") +
         ");\n    }\n";
+    code += "    // Where " + held + " lies, for a kernel that copies it in bulk.\n";
+    code += "    __device__ __forceinline__ const float* held_data() const { return " + o.memberOf.at(held) + "; }\n";
     code += "    // " + held + "[i] as loaded.\n";
     code += "    __device__ __forceinline__ float raw(long long i) const { return " + ld + "(" + o.memberOf.at(held) +
         " + i); }\n";

@@ -38,7 +38,8 @@ enum class Loads {
 // statistic) takes it as a second argument, at(i, acc) and at4(i, acc4). Members are renamed away
 // from `taken` (the kernel parameters of another struct of the same kernel). With `held` (a tensor
 // the kernel keeps in registers), the struct also has raw(i), that tensor's element i as loaded,
-// and at_held(i, h[, acc]), element i with h standing for every read of that tensor at i.
+// at_held(i, h[, acc]), element i with h standing for every read of that tensor at i, and
+// held_data(), where that tensor lies.
 OperandCode emitProgram(const EwProgram &, const std::string &name, Loads loads = Loads::ReadOnly,
                         const std::set<std::string> &taken = {}, const std::string &held = "");
 // Whether `tensor` is read by `program` only where its element is the program's own (a full-shape

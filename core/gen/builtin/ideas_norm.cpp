@@ -36,6 +36,43 @@ Estimate twoReads(const Target &t, const Point &p, double vecEfficiency, const s
                     "reads each row twice (" + how + ", then the normalization)", gridText(double(rows(t)), block)};
 }
 
+// The tensor the norm's input reads, only in place, for a kernel that copies it in bulk and
+// applies the input's ops afterwards (Input::at_held); "" when the input reads another tensor too.
+std::string bulkTensor(const Target &t)
+{
+    const EwProgram &in = t.pattern.input;
+    if (in.leaves.empty())
+        return {};
+    const std::string x = in.leaves.front().tensor;
+    for (const Leaf &leaf : in.leaves)
+        if (leaf.tensor != x)
+            return {};
+    return readsOnlyInPlace(in, x) ? x : std::string();
+}
+
+// norm_grid's layout: `perRow` blocks of `span` float4s each hold a row, `blocks` of them (at most
+// one per SM) hold rows `blocks / perRow` at a time. Of the splits whose chunks fit a block
+// (kMostSpan), the one that keeps the most SMs busy, and of those the fewest blocks per row.
+constexpr std::int64_t kMostSpan = 8192; // 128 KB: 32 values a thread at 1024 threads, 64 at 512
+struct GridChunks {
+    std::int64_t perRow = 0, span = 1, blocks = 0; // perRow 0: a row needs more SMs than there are
+};
+GridChunks gridChunks(const Target &t)
+{
+    const std::int64_t groups = len(t) / 4, sms = std::max(t.sms, 1);
+    GridChunks best;
+    for (std::int64_t perRow = cdiv(groups, kMostSpan); perRow <= sms; ++perRow) {
+        const std::int64_t blocks = std::min(sms / perRow, rows(t)) * perRow;
+        if (blocks > best.blocks)
+            best = {perRow, cdiv(groups, perRow), blocks};
+    }
+    return best;
+}
+int gridElems(const Target &t, const Point &p) { return int(4 * cdiv(gridChunks(t).span, p.at("BLOCK"))); }
+
+// The longest row a cluster holds (norm_cluster: 8 blocks of 1024 threads, 32 values each).
+constexpr std::int64_t kClusterRow = 8 * 1024 * 32;
+
 } // namespace
 
 void addNorm(std::vector<IdeaDef> &out)
@@ -170,6 +207,61 @@ void addNorm(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 TemplateValues v = values(t);
                 v["GRID"] = std::to_string(rows(t) * p.at("CLUSTER"));
+                return v;
+            },
+    });
+
+    out.push_back(IdeaDef{
+        .id = "norm_grid",
+        .title = "Row held across the whole GPU, one read",
+        .text = "Rows longer than a cluster holds (LayerNorm over [64, 256, 256]): spread each row over as many "
+                "SMs as it needs, one block each holding its chunk in registers, as many rows at once as the GPU "
+                "has SMs for, and take the rows in turn. While a block works on one row, a bulk copy (TMA) brings "
+                "its chunk of its next row into shared memory. Each block "
+                "publishes its chunk's mean and sum of squared deviations in scratch and counts itself in on the "
+                "row's counter; when all have arrived, every block combines the partials in the same order "
+                "(Chan's formula, in double) and writes its normalized chunk from registers. One read and one "
+                "write of the input, the affine weight and bias from L2.",
+        .patterns = both,
+        .needs = {"norm_two_pass"},
+        .space = {{"BLOCK", {1024, 512}, "threads per block"}},
+        .repairOrder = {"BLOCK"},
+        .applies = [](const Target &t) -> std::string {
+            if (t.major < 9)
+                return "bulk copies (TMA) need a Hopper GPU (sm_90)";
+            if (len(t) <= kClusterRow)
+                return "a thread-block cluster holds a row of " + std::to_string(len(t));
+            if (bulkTensor(t).empty())
+                return "the input reads more than one tensor in place";
+            if (auto why = multipleOf(len(t), 4, "the row length"); !why.empty())
+                return why;
+            if (gridChunks(t).perRow == 0)
+                return "a row of " + std::to_string(len(t)) + " needs more than " + std::to_string(t.sms) +
+                    " blocks of 128 KB";
+            return {};
+        },
+        .check = [](const Target &t, const Point &p) { return registersFit(gridElems(t, p), p.at("BLOCK")); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                const GridChunks c = gridChunks(t);
+                // The rows held at once end at a wait for all their blocks (~2 us): short rows pay more.
+                const double passSeconds = 8.0 * double(len(t)) * double(c.blocks / c.perRow) / 3.0e12;
+                const double eff = 0.85 * passSeconds / (passSeconds + 2e-6);
+                return Estimate{traffic(t, 1), busy(t, double(c.blocks), p.at("BLOCK")), eff,
+                                "reads each row once, held across " + std::to_string(c.perRow) + " blocks",
+                                gridText(double(c.blocks), p.at("BLOCK"))};
+            },
+        .values =
+            [](const Target &t, const Point &p) {
+                TemplateValues v = values(t);
+                v["INPUT"] = emitProgram(t.pattern.input, "Input", Loads::ReadOnly, {}, bulkTensor(t)).code;
+                const GridChunks c = gridChunks(t);
+                v["GRID"] = std::to_string(c.blocks);
+                v["SPLIT"] = std::to_string(c.perRow);
+                v["SPAN"] = std::to_string(c.span);
+                v["ELEMS"] = std::to_string(gridElems(t, p));
+                v["SMEM"] = std::to_string(c.span * 16);
+                v["PARTIAL_COUNT"] = std::to_string(rows(t) * c.perRow * 2);
                 return v;
             },
     });
