@@ -62,9 +62,12 @@ GridChunks gridChunks(const Target &t)
     const std::int64_t groups = len(t) / 4, sms = std::max(t.sms, 1);
     GridChunks best;
     for (std::int64_t perRow = cdiv(groups, kMostSpan); perRow <= sms; ++perRow) {
+        const std::int64_t span = cdiv(groups, perRow);
+        if (cdiv(groups, span) != perRow)
+            continue; // the last block would hold nothing
         const std::int64_t blocks = std::min(sms / perRow, rows(t)) * perRow;
         if (blocks > best.blocks)
-            best = {perRow, cdiv(groups, perRow), blocks};
+            best = {perRow, span, blocks};
     }
     return best;
 }
