@@ -13,7 +13,9 @@
 // each combines the partials in the same order (Chan's formula, in double), so all get the same
 // mean and variance, and writes its normalized chunk from registers with evict-first stores. One
 // read of the input and one write of the output; the affine weight and bias, the same chunk for
-// every row, come from L2. All blocks must be resident at once: the grid is at most one block per
+// every row, come from L2, where their loads mark them evict-last ({{KEPT}}) so that the streaming
+// rows do not push them out. Statistics are of d = x - shift (shift: the row's first element), so a
+// mean far from zero next to the spread costs no digits. All blocks must be resident at once: the grid is at most one block per
 // SM, and a block's registers and shared memory admit no second one. RMSNorm (kCentre false)
 // publishes sums of squares only.
 //
@@ -37,6 +39,27 @@ constexpr bool kCentre = {{CENTRE}};           // LayerNorm subtracts the mean; 
 constexpr unsigned kFullMask = 0xffffffffu;
 static_assert(kLen % 4 == 0 && (long long)kPerRow * kSpan >= kRowGroups, "the chunks cover the row");
 static_assert((long long)kGroups * kBlock >= kSpan, "a block holds its chunk");
+
+// Loads that ask L2 to keep what they read (evict-last).
+template <class T>
+__device__ __forceinline__ T ld_kept(const T* p) { return __ldg(p); }
+template <>
+__device__ __forceinline__ float ld_kept(const float* p)
+{
+    float v;
+    asm("{\n.reg .b64 policy;\ncreatepolicy.fractional.L2::evict_last.b64 policy, 1.0;\n"
+        "ld.global.nc.L2::cache_hint.f32 %0, [%1], policy;\n}\n" : "=f"(v) : "l"(p));
+    return v;
+}
+template <>
+__device__ __forceinline__ float4 ld_kept(const float4* p)
+{
+    float4 v;
+    asm("{\n.reg .b64 policy;\ncreatepolicy.fractional.L2::evict_last.b64 policy, 1.0;\n"
+        "ld.global.nc.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], policy;\n}\n"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
 
 {{INPUT}}
 {{OUTPUT}}
@@ -100,7 +123,8 @@ norm_grid({{IN_PARAMS}}{{OUT_PARAMS}}, int* __restrict__ arrived, double* __rest
     for (unsigned pass = 0; row < kRows; row += kAtOnce, ++pass) {
         const long long base = row * kLen + 4 * first; // the chunk's first element
         mbar_wait(&copied, pass & 1);
-        float4 d[kGroups];
+        const float shift = kCentre ? in.at(row * kLen) : 0.0f;
+        float4 d[kGroups]; // x - shift
         float sum = 0.0f;
 #pragma unroll
         for (int g = 0; g < kGroups; ++g) {
@@ -109,8 +133,9 @@ norm_grid({{IN_PARAMS}}{{OUT_PARAMS}}, int* __restrict__ arrived, double* __rest
             if (j < span) {
                 const float4 h = next[j];
                 const long long i = base + 4ll * j;
-                d[g] = make_float4(in.at_held(i, h.x), in.at_held(i + 1, h.y), in.at_held(i + 2, h.z),
-                                   in.at_held(i + 3, h.w));
+                d[g] = minus(make_float4(in.at_held(i, h.x), in.at_held(i + 1, h.y), in.at_held(i + 2, h.z),
+                                         in.at_held(i + 3, h.w)),
+                             shift);
                 sum += (d[g].x + d[g].y) + (d[g].z + d[g].w);
             }
         }

@@ -357,7 +357,11 @@ OperandCode emitProgram(const EwProgram &p, const std::string &name, Loads loads
 {
     OperandCode c;
     c.text = p.text();
-    const std::string ld = loadsOf(p, loads == Loads::ReadOnly ? "__ldg" : loads == Loads::Streaming ? "__ldcs" : "*");
+    const std::string ld = loadsOf(p,
+                                   loads == Loads::ReadOnly        ? "__ldg"
+                                       : loads == Loads::Streaming ? "__ldcs"
+                                       : loads == Loads::Kept      ? "ld_kept"
+                                                                   : "*");
     const bool acc = usesAcc(p);
     const OperandNames o = operandNames(p, taken);
 

@@ -29,6 +29,9 @@ enum class Loads {
     // and, unlike the intrinsics (volatile asm), loads an element once for every struct of the
     // kernel that reads it.
     Plain,
+    // ld_kept(p): marked evict-last in L2, for small operands read again and again while other data
+    // streams past; the template defines ld_kept (float and float4 with the hint, __ldg otherwise).
+    Kept,
 };
 
 // `name` is the struct's name (Chain for elementwise problems, Input for the input of a row op,
