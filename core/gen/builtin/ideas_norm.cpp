@@ -4,6 +4,7 @@
 #include "gen/builtin/ideas.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kf::builtin::ideas {
 
@@ -248,9 +249,16 @@ void addNorm(std::vector<IdeaDef> &out)
             [](const Target &t, const Point &p) {
                 const GridChunks c = gridChunks(t);
                 // The rows held at once end at a wait for all their blocks (~2 us): short rows pay more.
-                const double passSeconds = 8.0 * double(len(t)) * double(c.blocks / c.perRow) / 3.0e12;
+                const double atOnce = double(c.blocks / c.perRow);
+                const double passSeconds = 8.0 * double(len(t)) * atOnce / 3.0e12;
                 const double eff = 0.85 * passSeconds / (passSeconds + 2e-6);
-                return Estimate{traffic(t, 1), busy(t, double(c.blocks), p.at("BLOCK")), eff,
+                // Measured on an H100 (2026-12-07), before the affine loads were marked evict-last:
+                // the seed LayerNorm's weight and bias (a row's size) came from DRAM again for every
+                // row, 0.433 ms against the two-read split kernel's 0.319; a GroupNorm's per-channel
+                // ones cost nothing (0.511 against 0.560). Until the marks are measured, each pass
+                // pays for them.
+                const double passes = std::ceil(double(rows(t)) / atOnce);
+                return Estimate{traffic(t, 1, passes), busy(t, double(c.blocks), p.at("BLOCK")), eff,
                                 "reads each row once, held across " + std::to_string(c.perRow) + " blocks",
                                 gridText(double(c.blocks), p.at("BLOCK"))};
             },
