@@ -72,6 +72,9 @@ Estimate clusterRowEstimate(const Target &, const Point &, double efficiency);
 TemplateValues rowValues(const Target &, Loads loads = Loads::ReadOnly, const std::string &held = "");
 // The Output program: the pattern's epilogue, after a norm's affine weight and bias.
 EwProgram outputProgram(const Target &);
+// The one tensor `program` reads, when it reads it only in place (readsOnlyInPlace), else "": what a
+// kernel may load raw and hand to at_held.
+std::string onlyTensorInPlace(const EwProgram &program);
 // LayerNorm / RMSNorm: EPS, CENTRE (false for RMSNorm).
 TemplateValues normValues(const Target &);
 

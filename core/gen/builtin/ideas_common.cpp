@@ -178,6 +178,17 @@ TemplateValues rowValues(const Target &t, Loads loads, const std::string &held)
     return v;
 }
 
+std::string onlyTensorInPlace(const EwProgram &in)
+{
+    if (in.leaves.empty())
+        return {};
+    const std::string x = in.leaves.front().tensor;
+    for (const Leaf &leaf : in.leaves)
+        if (leaf.tensor != x)
+            return {};
+    return readsOnlyInPlace(in, x) ? x : std::string();
+}
+
 TemplateValues normValues(const Target &t)
 {
     const Pattern &p = t.pattern;

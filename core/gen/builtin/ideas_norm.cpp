@@ -39,17 +39,7 @@ Estimate twoReads(const Target &t, const Point &p, double vecEfficiency, const s
 
 // The tensor the norm's input reads, only in place, for a kernel that copies it in bulk and
 // applies the input's ops afterwards (Input::at_held); "" when the input reads another tensor too.
-std::string bulkTensor(const Target &t)
-{
-    const EwProgram &in = t.pattern.input;
-    if (in.leaves.empty())
-        return {};
-    const std::string x = in.leaves.front().tensor;
-    for (const Leaf &leaf : in.leaves)
-        if (leaf.tensor != x)
-            return {};
-    return readsOnlyInPlace(in, x) ? x : std::string();
-}
+std::string bulkTensor(const Target &t) { return onlyTensorInPlace(t.pattern.input); }
 
 // norm_grid's layout: `perRow` blocks of `span` float4s each hold a row, `blocks` of them (at most
 // one per SM) hold rows `blocks / perRow` at a time. Of the splits whose chunks fit a block

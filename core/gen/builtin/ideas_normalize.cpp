@@ -31,15 +31,9 @@ constexpr std::int64_t kMostHeld = 64;
 // place, and the output reads it in place and uses the column's value; "" when there is none.
 std::string heldTensor(const Target &t)
 {
-    const EwProgram &in = t.pattern.input;
-    if (in.leaves.empty())
-        return {};
-    const std::string x = in.leaves.front().tensor;
-    for (const Leaf &leaf : in.leaves)
-        if (leaf.tensor != x)
-            return {};
+    const std::string x = onlyTensorInPlace(t.pattern.input);
     const EwProgram output = outputProgram(t);
-    return readsOnlyInPlace(in, x) && readsOnlyInPlace(output, x) && usesAcc(output) ? x : std::string();
+    return !x.empty() && readsOnlyInPlace(output, x) && usesAcc(output) ? x : std::string();
 }
 
 // Reads of the input: the second read of a row comes from L2 when the rows in flight fit there
