@@ -247,6 +247,58 @@ private slots:
         QVERIFY(!findIdea("softmax_row_in_registers")->whyNot(t).empty());
     }
 
+    // norm_grid's layout, over row lengths, row counts and SM counts: its chunks cover the row, the
+    // last one holds something, every chunk fits its block's threads, and the grid is at most one
+    // block per SM (all of them must be resident at once), whole rows of blocks.
+    void gridRowsAreCoveredByResidentBlocks()
+    {
+        const Problem ln = test::shippedProblem("seed/layernorm");
+        auto p = recognise(test::shippedGraph("seed/layernorm"), ln);
+        QVERIFY(p.ok());
+        const IdeaDef *grid = findIdea("norm_grid");
+        QVERIFY(grid);
+        auto number = [](const QString &text, const char *pattern) {
+            const QRegularExpressionMatch m = QRegularExpression(pattern).match(text);
+            return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+        };
+        int rendered = 0;
+        for (int sms : {132, 114, 78, 16})
+            for (std::int64_t rows : {1, 3, 16, 256})
+                for (std::int64_t len : {4194304, 2097152, 524288, 1000004, 262148, 4325376}) {
+                    Target t = makeTarget(*p, ln, sms, 9);
+                    t.pattern.row.outer = rows;
+                    t.pattern.row.len = len;
+                    const std::string why = grid->whyNot(t);
+                    if (len <= std::int64_t(sms) * 8192 * 4)
+                        QVERIFY2(why.empty(), why.c_str());
+                    if (!why.empty())
+                        continue;
+                    const std::vector<Point> points = validPoints(*grid, t);
+                    QVERIFY(!points.empty());
+                    auto source = renderIdea(*grid, t, points.front());
+                    QVERIFY(source.ok());
+                    const QString text = QString::fromStdString(*source);
+                    const std::int64_t perRow = number(text, R"(kPerRow = (\d+);)"),
+                                       span = number(text, R"(kSpan = (\d+);)"),
+                                       blocks = number(text, R"(@launch norm_grid grid\((\d+)\))"),
+                                       threads = number(text, R"(block\((\d+)\))"),
+                                       groups = number(text, R"(kGroups = (\d+) / 4;)") / 4;
+                    const QString where = QString("sms %1, rows %2, len %3: %4 blocks of %5 per row, span %6")
+                                              .arg(sms)
+                                              .arg(rows)
+                                              .arg(len)
+                                              .arg(blocks)
+                                              .arg(perRow)
+                                              .arg(span);
+                    QVERIFY2(perRow > 0 && span > 0 && blocks > 0 && threads > 0, qPrintable(where));
+                    QVERIFY2(perRow * span * 4 >= len && (perRow - 1) * span * 4 < len, qPrintable(where));
+                    QVERIFY2(blocks <= sms && blocks % perRow == 0 && blocks / perRow <= rows, qPrintable(where));
+                    QVERIFY2(span <= 8192 && groups * threads >= span, qPrintable(where));
+                    ++rendered;
+                }
+        QVERIFY(rendered >= 60);
+    }
+
     // Shared memory is the GPU's, as measured: a GPU with less of it gets fewer conv ring points,
     // each within its limit, and the rendered kernel checks the measured value.
     void sharedMemoryIsTheGpus()
