@@ -4,8 +4,8 @@
 # GroupNorm (tools/idea-eval.sh: verified, every timed run checked, eager PyTorch in the same call);
 # then the seed LayerNorm searched at default settings (tools/search-bench.sh, strict, 120 s budget,
 # torch.compile in the same run) and the held-out 110_groupnorm as the suite searches it (30 s);
-# then every idea of the test GroupNorm checked by test_builtin_gpu. Parts stop starting once KF_EVAL_SECONDS (default 560) less KF_TEST_SECONDS
-# (here 110) has passed.
+# then every idea of the test GroupNorm checked by test_builtin_gpu. Parts stop starting once
+# KF_EVAL_SECONDS (default 560) less KF_TEST_SECONDS (here 110) has passed.
 #   OUT=$OUT bash tools/eval-2026-12-07b.sh     # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

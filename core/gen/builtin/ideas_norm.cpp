@@ -255,16 +255,16 @@ void addNorm(std::vector<IdeaDef> &out)
         .values =
             [](const Target &t, const Point &p) {
                 TemplateValues v = values(t);
-                v["INPUT"] = emitProgram(t.pattern.input, "Input", Loads::ReadOnly, {}, bulkTensor(t)).code;
+                const OperandCode in = emitProgram(t.pattern.input, "Input", Loads::ReadOnly, {}, bulkTensor(t));
+                v["INPUT"] = in.code;
                 // The affine weight and bias (and any operand smaller than a row's output) are read
                 // for every row: kept in L2. A full-size operand streams as usual.
                 const EwProgram output = outputProgram(t);
                 const bool small = std::all_of(output.leaves.begin(), output.leaves.end(),
                                                [&](const Leaf &l) { return l.isMask() || numel(l.shape) <= len(t); });
-                v["KEPT"] = small ? "kept" : "not kept: an operand has the output's size";
+                v["KEPT"] = small ? "kept" : "not here: an operand is larger than a row";
                 if (small)
-                    v["OUTPUT"] =
-                        emitProgram(output, "Output", Loads::Kept, emitProgram(t.pattern.input, "Input").names).code;
+                    v["OUTPUT"] = emitProgram(output, "Output", Loads::Kept, in.names).code;
                 const GridChunks c = gridChunks(t);
                 v["GRID"] = std::to_string(c.blocks);
                 v["SPLIT"] = std::to_string(c.perRow);
