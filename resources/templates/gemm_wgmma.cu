@@ -22,28 +22,15 @@
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
-// With OVERLAP (here {{OVERLAP}}) there is one launch: the pass of 1. runs inside the product kernel, on
-// the three idle warps of the producer's warpgroup, in the order the products consume the tiles
-// (K step by K step), so that re-laying the operands overlaps the products instead of preceding
-// them. The warps take patches from a queue (a counter in zero-filled scratch) and count each
-// tile's finished patches on a flag; the producer thread waits for a tile's flag before its bulk
-// copy. Only warps that never wait take patches, so every patch taken is finished and no block
-// waits on one that is not resident.
 // When the output has fewer tiles than the GPU has SMs (a long K, few rows and columns), K is cut
 // into {{KSPLIT}} slices handled by different blocks: each writes its sums to scratch, and
 // splitk_combine adds them in slice order and applies the epilogue.
 // @problem {{PROBLEM}}
 // @precision {{PRECISION}}
 // @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
-{{^OVERLAP}}
 // @launch split_tiles grid(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) / 32) block(256) args({{A}}, {{B}}, tiles)
-// @scratch ready int32 1 uninitialized
-{{/OVERLAP}}
-{{#OVERLAP}}
-// @scratch ready int32 ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) + {{B_IMAGES}} * cdiv({{N}}, {{BN}})) * cdiv({{K}}, 32 * ({{HALF}} + 1)) + 1
-{{/OVERLAP}}
 // @scratch sums float32 {{SUM_WORDS}} uninitialized
-// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048 + {{OVERLAP}} * 24576 * ({{HALF}} + 1)) args({{A}}, {{B}}, ready, tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{#SPLITK}}
 // @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
@@ -71,7 +58,6 @@ constexpr int kPromote = {{PROMOTE}};                    // K steps per tensor-c
 constexpr int kGroupM = {{GROUP_M}};
 constexpr int kSplit = {{SPLIT}};                        // 3: 3xTF32, 1: TF32
 constexpr int kSplitK = {{KSPLIT}};                      // slices of K, each a block of its own
-constexpr bool kOverlap = {{OVERLAP}};                   // the operand pass inside the product kernel
 constexpr int kParts = kSplit == 3 ? 2 : 1;
 
 __host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -97,8 +83,7 @@ static_assert(kBN == 64 || kBN == 96 || kBN == 128 || kBN == 256, "wgmma tiles o
 static_assert(kSplit == 1 || (kSplit == 3 && (!kHalf || kBf16)), "split 1 (TF32, fp16 or bf16) or 3 (3xTF32 or 3xbf16)");
 static_assert(kHalf || !kBf16, "bf16 operands are 16-bit ones");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
-static_assert(kStages * kStageBytes + 2048 + kOverlap * 24576 * (kHalf + 1) <= {{SMEM_PER_BLOCK}},
-              "the stage ring (and the converters' buffers) must fit in shared memory");
+static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
 // ---- 1. operands into tensor-core tiles ----
 
@@ -210,186 +195,6 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
     }
 }
 
-// ---- 1b. the same pass inside the product kernel (kOverlap) ----
-
-{{>cp_async_zfill}}
-
-// A converter warp takes one patch (32 tile rows x one K step) at a time, in two steps: its values
-// come into a shared-memory buffer as they are stored (cp.async: many copies in flight, no
-// registers held), then the warp rounds them into the tile rows. Two buffers a warp, so the copies
-// of the next patch fly while this one is rounded. An operand stored [rows, K] lands as
-// [32 rows][kBK]; one stored [K, rows] as [kBK][32 rows].
-constexpr int kConverters = 3;                           // warps 1-3 of the producer's warpgroup
-constexpr int kPatchFloats = kPatchRows * kBK;           // 8 KB of fp32 (16-bit tiles), 4 KB (TF32)
-
-struct PatchJob {
-    const float *op;  // the operand's image
-    int rows;         // its rows (M or N): bounds, and the stride of a [K, rows] layout
-    int r0, k0;       // the patch's first row and K
-    bool columns;     // stored [K, rows]
-    Elem *tile;       // the tile's first part
-    long long partStride;
-    int row0;         // the patch's first row within the tile
-    int flag;
-    bool vector;      // whole, aligned 16-byte pieces
-};
-
-// Rows and columns whose 16-byte pieces are whole and aligned are copied 16 bytes at a time.
-template <bool kVector>
-__device__ __forceinline__ void patch_copy(const PatchJob &j, float *buf)
-{
-    const int lane = threadIdx.x % 32;
-    constexpr int kPieces = kPatchFloats / 4 / 32; // 16-byte pieces a lane
-#pragma unroll
-    for (int i = 0; i < kPieces; ++i) {
-        const int q = lane + 32 * i;
-        int row, k, at;
-        if (j.columns) {
-            k = q / 8, row = 4 * (q % 8), at = k * kPatchRows + row; // [kBK][32]
-        } else {
-            row = q / (kBK / 4), k = 4 * (q % (kBK / 4)), at = row * kBK + k; // [32][kBK]
-        }
-        const int gr = j.r0 + row, gk = j.k0 + k;
-        const long long offset = j.columns ? (long long)gk * j.rows + gr : (long long)gr * kK + gk;
-        if constexpr (kVector) {
-            const bool inside = gr < j.rows && gk < kK;
-            cp_async<16>(buf + at, inside ? j.op + offset : j.op, inside);
-        } else {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int er = j.columns ? gr + e : gr, ek = j.columns ? gk : gk + e;
-                const bool inside = er < j.rows && ek < kK;
-                cp_async<4>(buf + at + e, inside ? j.op + offset + e : j.op, inside); // the next row or k
-            }
-        }
-    }
-}
-
-// Rounds a copied patch into its tile rows (and, for kSplit 3, the remainders into the second
-// part). [32][kBK]: lane l takes chunk l % 8 of rows l / 8, l / 8 + 4, ... (each store writes four
-// whole 128-byte tile rows); [kBK][32]: lane l takes tile row l, reading one column of the buffer.
-__device__ __forceinline__ void patch_round(const PatchJob &j, const float *buf)
-{
-    const int lane = threadIdx.x % 32;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const int r = j.columns ? lane : lane / 8 + 4 * i, c = j.columns ? i : lane % 8;
-        float v[kChunkValues];
-#pragma unroll
-        for (int e = 0; e < kChunkValues; ++e)
-            v[e] = j.columns ? buf[(c * kChunkValues + e) * kPatchRows + r] : buf[r * kBK + c * kChunkValues + e];
-        const int row = j.row0 + r, slot = c ^ (row & 7);
-        reinterpret_cast<float4 *>(j.tile + (long long)row * kBK)[slot] = chunk(v, false);
-        if constexpr (kParts == 2)
-            reinterpret_cast<float4 *>(j.tile + j.partStride + (long long)row * kBK)[slot] = chunk(v, true);
-    }
-}
-
-// The queue: per K step, A's patches (image by image, tile by tile) then B's; the steps in the
-// order the blocks consume them (the first step of every K slice, then the second, ...). A flag
-// per tile and K step counts its finished patches: A's flags, then B's, then the queue's counter.
-constexpr int kPatchesA = kBM / kPatchRows, kPatchesB = kBN / kPatchRows; // per tile
-constexpr long long kStepItemsA = (long long)kImagesA * kTilesM * kPatchesA;
-constexpr long long kStepItems = kStepItemsA + (long long)kImagesB * kTilesN * kPatchesB;
-constexpr long long kItems = kStepItems * kSliceK * kSplitK;
-constexpr long long kFlagsA = (long long)kImagesA * kTilesM * kTilesK;
-constexpr long long kFlags = kFlagsA + (long long)kImagesB * kTilesN * kTilesK;
-static_assert(!kOverlap || (kItems < (1ll << 31) && kFlags < (1ll << 31)), "the queue and the flags count in 32 bits");
-// The converters' buffers follow the ring and its barriers in shared memory.
-constexpr int kConvertBytes = kOverlap ? kConverters * 2 * kPatchFloats * 4 : 0;
-static_assert(kConvertBytes == kOverlap * 24576 * (kHalf + 1), "the launch line's shared memory counts these buffers");
-
-// Patch `item` of the queue; false for a step past the end of a shorter last slice.
-__device__ __forceinline__ bool patch_job(int item, const float *A, const float *B, Elem *tiles, PatchJob &j)
-{
-    const int order = item / kStepItems;
-    const int kt = (order % kSplitK) * kSliceK + order / kSplitK;
-    if (kt >= kTilesK) return false;
-    long long r = item % kStepItems;
-    const bool isA = r < kStepItemsA;
-    if (!isA) r -= kStepItemsA;
-    const int tilesRows = isA ? kTilesM : kTilesN, patches = isA ? kPatchesA : kPatchesB, tileRows = isA ? kBM : kBN;
-    const int image = r / (tilesRows * patches), r0 = r % (tilesRows * patches) * kPatchRows;
-    const int tileIndex = image * tilesRows + r0 / tileRows;
-    const long long tile = ((long long)image * kParts * tilesRows + r0 / tileRows) * kTilesK + kt;
-    j.op = isA ? A + image * kBatchStrideA : B + image * kBatchStrideB;
-    j.rows = isA ? kM : kN;
-    j.r0 = r0;
-    j.k0 = kt * kBK;
-    j.columns = isA ? kTransA : !kTransB;
-    j.tile = isA ? tiles + tile * kTileA : tiles + kImageFloatsA + tile * kTileB;
-    j.partStride = isA ? kPartA : kPartB;
-    j.row0 = r0 % tileRows;
-    j.flag = (isA ? 0 : kFlagsA) + tileIndex * kTilesK + kt;
-    j.vector = isA ? (kTransA ? kM % 4 == 0 && kBatchStrideA % 4 == 0 : kVectorA)
-                   : (kTransB ? kVectorB : kN % 4 == 0 && kBatchStrideB % 4 == 0);
-    return true;
-}
-
-// A converter warp's part of the pass: patches from the queue until it is empty. A patch's stores
-// are ordered before the bulk copies of other blocks (a proxy fence: those read through the async
-// proxy) and then its tile's flag is raised with release semantics.
-__device__ __forceinline__ int next_item(int *counter)
-{
-    int item = 0;
-    if (threadIdx.x % 32 == 0) item = atomicAdd(counter, 1);
-    return __shfl_sync(0xffffffffu, item, 0);
-}
-__device__ __forceinline__ void copy_patch(const PatchJob &j, float *buf)
-{
-    if (j.vector)
-        patch_copy<true>(j, buf);
-    else
-        patch_copy<false>(j, buf);
-    cp_async_commit();
-}
-__device__ void overlap_pass(const float *__restrict__ A, const float *__restrict__ B, int *ready,
-                             Elem *__restrict__ tiles, float *buffers)
-{
-    int *counter = ready + kFlags;
-    float *buf = buffers, *bufNext = buffers + kPatchFloats;
-    PatchJob job, jobNext;
-    int item = next_item(counter);
-    bool have = false;
-    while (item < kItems && !(have = patch_job(item, A, B, tiles, job))) item = next_item(counter);
-    if (have) copy_patch(job, buf);
-    while (have) {
-        // The next patch's copies go out before this one is rounded.
-        bool next = false;
-        do item = next_item(counter);
-        while (item < kItems && !(next = patch_job(item, A, B, tiles, jobNext)));
-        if (next) {
-            copy_patch(jobNext, bufNext);
-            cp_async_wait<1>();
-        } else {
-            cp_async_wait<0>();
-        }
-        __syncwarp();
-        patch_round(job, buf);
-        asm volatile("fence.proxy.async.global;\n" ::: "memory");
-        __threadfence();
-        __syncwarp(); // also: every lane is done with buf before it is refilled
-        if (threadIdx.x % 32 == 0) asm volatile("red.release.gpu.global.add.s32 [%0], 1;\n" ::"l"(ready + job.flag) : "memory");
-        job = jobNext;
-        float *t = buf;
-        buf = bufNext, bufNext = t;
-        have = next;
-    }
-}
-
-__device__ __forceinline__ int ld_acquire(const int *p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-// The producer's wait for a tile's patches, then the proxy fence that orders its bulk copy after them.
-__device__ __forceinline__ void wait_ready(const int *flag, int patches)
-{
-    while (ld_acquire(flag) < patches) __nanosleep(32);
-    asm volatile("fence.proxy.async.global;\n" ::: "memory");
-}
-
 // ---- 2. the product ----
 
 {{>hopper_pipeline}}
@@ -397,8 +202,7 @@ __device__ __forceinline__ void wait_ready(const int *flag, int patches)
 {{>wgmma_smem}}
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
-gemm_wgmma(const float *__restrict__ A, const float *__restrict__ B, int *ready, float *__restrict__ tileWords,
-           float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
+gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
@@ -422,19 +226,9 @@ gemm_wgmma(const float *__restrict__ A, const float *__restrict__ B, int *ready,
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
-        // Producer: one thread keeps the ring full; with kOverlap warps 1-3 run the operand pass.
-        if constexpr (kOverlap)
-            if (threadIdx.x >= 32) {
-                float *buffers = reinterpret_cast<float *>(ring + kStages * kStageBytes + 256);
-                overlap_pass(A, B, ready, reinterpret_cast<Elem *>(tileWords),
-                             buffers + (threadIdx.x / 32 - 1) * 2 * kPatchFloats);
-                return;
-            }
+        // Producer: one thread keeps the ring full.
         if (threadIdx.x != 0) return;
         const Elem *tiles = reinterpret_cast<const Elem *>(tileWords);
-        // The flags of this block's first K step (32-bit: the producer keeps few registers).
-        const int flagA = ((kImagesA > 1 ? batch : 0) * kTilesM + tileM) * kTilesK + kt0;
-        const int flagB = kFlagsA + ((kImagesB > 1 ? batch : 0) * kTilesN + tileN) * kTilesK + kt0;
         const Elem *tilesA = tiles + (long long)(kImagesA > 1 ? batch : 0) * kParts * kPartA +
                               ((long long)tileM * kTilesK + kt0) * kTileA;
         const Elem *tilesB = tiles + kImageFloatsA + (long long)(kImagesB > 1 ? batch : 0) * kParts * kPartB +
@@ -442,10 +236,6 @@ gemm_wgmma(const float *__restrict__ A, const float *__restrict__ B, int *ready,
         for (int kt = 0; kt < steps; ++kt) {
             const int s = kt % kStages;
             if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
-            if constexpr (kOverlap) {
-                wait_ready(ready + flagA + kt, kPatchesA);
-                wait_ready(ready + flagB + kt, kPatchesB);
-            }
             mbar_expect_tx(&full[s], kStageBytes);
             unsigned char *stage = ring + s * kStageBytes;
 #pragma unroll

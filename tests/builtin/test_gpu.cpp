@@ -68,11 +68,6 @@ private slots:
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", false, "DEPTH=2"},
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", true, "DEPTH=2 SPLIT=1"},
             {own + "conv_transpose2d_tanh.toml", "conv_wgmma_regs", false, "DEPTH=2"},
-            // The wgmma products with the operand pass as a launch of its own (the first points,
-            // which everyIdeaIsCorrect runs, have it inside the product kernel).
-            {"problems/seed/matmul.toml", "gemm_wgmma_fp16", true, "OVERLAP=0"},
-            {own + "matmul_transposed_a.toml", "gemm_wgmma_tf32x3", false, "OVERLAP=0"},
-            {own + "bmm_transposed_both.toml", "gemm_wgmma_tf32", true, "OVERLAP=0"},
         };
         for (const auto &[path, idea, loose, assign] : rows)
             QTest::newRow(

@@ -249,18 +249,20 @@ private slots:
         // The 32-column tile of a tall matrix times a narrow one.
         row("gemm_mma_tf32x3.cu", "matmul", mma.arg(128).arg(32).arg(32).arg(32).arg(32).arg(4).arg(2), "tf32x3");
 
-        const QString wg =
-            QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 HALF=0 BF16=0 OVERLAP=0");
-        const QString wgHalf =
-            QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=1 PRECISION=fp16 HALF=1 BF16=0 OVERLAP=0");
+        const QString wg = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=%5 PRECISION=%6 HALF=0 BF16=0");
+        const QString wgHalf = QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=1 PRECISION=fp16 HALF=1 BF16=0");
         const QString wgBf16 =
-            QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=3 PRECISION=bf16x3 HALF=1 BF16=1 OVERLAP=0");
-        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
-        row("gemm_wgmma.cu", "linear_bias_relu", wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            QStringLiteral("WGS=%1 BN=%2 STAGES=%3 PROMOTE=%4 SPLIT=3 PRECISION=bf16x3 HALF=1 BF16=1");
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
             "tf32x3");
-        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")), "tf32");
+        row("gemm_wgmma.cu", "matmul", wg.arg(1).arg(128).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            "tf32x3");
+        row("gemm_wgmma.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")),
+            "tf32x3");
+        row("gemm_wgmma.cu", "linear_bias_relu",
+            wg.arg(2).arg(96).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")), "tf32x3");
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(128).arg(3).arg(8).arg(1).arg(QStringLiteral("tf32")),
+            "tf32");
         // Loose: all of K in one tensor-core chunk, 256-column tiles; fp16 operands.
         row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(256).arg(4).arg(65536).arg(1).arg(QStringLiteral("tf32")), "tf32");
         row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(256).arg(4).arg(65536), "fp16");
@@ -270,21 +272,6 @@ private slots:
         row("gemm_wgmma.cu", "matmul", wgBf16.arg(2).arg(128).arg(3).arg(4), "bf16x3");
         row("gemm_wgmma.cu", "bmm", wgBf16.arg(2).arg(64).arg(4).arg(1), "bf16x3");
         row("gemm_wgmma.cu", "linear_bias_relu", wgBf16.arg(1).arg(128).arg(4).arg(8), "bf16x3");
-        // The operand pass inside the product kernel, on the producer's idle warps.
-        row("gemm_wgmma.cu", "matmul",
-            QString(wg)
-                .replace("OVERLAP=0", "OVERLAP=1")
-                .arg(2)
-                .arg(128)
-                .arg(3)
-                .arg(4)
-                .arg(3)
-                .arg(QStringLiteral("tf32x3")),
-            "tf32x3");
-        row("gemm_wgmma.cu", "matmul",
-            QString(wgHalf).replace("OVERLAP=0", "OVERLAP=1").arg(2).arg(256).arg(3).arg(65536), "fp16");
-        row("gemm_wgmma.cu", "bmm", QString(wgBf16).replace("OVERLAP=0", "OVERLAP=1").arg(2).arg(64).arg(3).arg(1),
-            "bf16x3");
         // K split into 16 slices, summed by splitk_combine.
         row("gemm_wgmma.cu", "matmul",
             wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
@@ -437,8 +424,8 @@ private slots:
             "PAD_W", "DIL_H", "DIL_W", "STRIDE_D", "PAD_D", "DIL_D", "OUT_H", "OUT_W", "X", "WEIGHT", "POOL_KH",
             "POOL_KW", "POOL_SH", "POOL_SW", "POOL_PAD_H", "POOL_PAD_W", "POOL_OUT_H", "POOL_OUT_W", "SPLIT", "HALF",
             "BF16", "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS",
-            "DEPTH", "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "OVERLAP", "POOL_MAX", "POOL_COUNT_PAD",
-            "POOL_DIVISOR", "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
+            "DEPTH", "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
+            "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
             // conv_direct: the 3-D geometry (D, H, W) and its thread shape
             "BLOCK", "CO", "DD", "DH", "DW", "GRID", "GROUPS", "IN_D", "OUT_D", "KD", "OP", "PD", "PH", "PW", "SD",
             "SH", "SW", "TRANSPOSED",

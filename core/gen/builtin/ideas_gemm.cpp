@@ -447,20 +447,17 @@ std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
 {
     std::vector<ParamDim> dims = tileSpace(wgmmaTiles(o), kWgmmaMeanings);
     dims.push_back({"GROUP_M", {8, 16, 4}, kWgmmaMeanings.back()});
-    dims.push_back({"OVERLAP", {1, 0}, "the operand pass inside the product kernel (1) or a launch of its own (0)"});
     return dims;
 }
 
-// The stage ring, its barriers and alignment, and with OVERLAP the converter warps' buffers (three
-// warps, two 32-row patches of fp32 each: 24 KB for TF32 tiles, 48 KB for 16-bit ones).
-int wgmmaSmem(const Point &p, WgmmaOperands o)
+int wgmmaSmem(const Point &p, int split)
 {
-    const int ring = p.at("STAGES") * (splitOf(o) == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128;
-    return ring + 2048 + p.at("OVERLAP") * 24576 * (sixteenBit(o) ? 2 : 1);
+    return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
 }
 
 std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
 {
+    const int split = splitOf(o);
     if (auto why = tileListed(wgmmaTiles(o), p); !why.empty())
         return why;
     // A tail can turn the product's absolute error into relative error (exp of scores, a row
@@ -473,10 +470,7 @@ std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
             return why;
     if (strictOperands(o) && t.pattern.feedsTail && p.at("PROMOTE") != 1)
         return "a product that goes on to a tail is promoted every K step (PROMOTE = 1)";
-    // ptxas (sm_90a) spills 12 bytes of this one shape's consumers when the pass shares the kernel.
-    if (p.at("OVERLAP") == 1 && p.at("BN") == 256 && p.at("STAGES") == 4 && !sixteenBit(o))
-        return "256-column TF32 tiles in four stages spill registers beside the operand pass";
-    const int smem = wgmmaSmem(p, o);
+    const int smem = wgmmaSmem(p, split);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
             " a block may have";
@@ -509,7 +503,6 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
     v["SPLIT"] = std::to_string(splitOf(o));
     v["HALF"] = sixteenBit(o) ? "1" : "0";
     v["BF16"] = o == WgmmaOperands::Bf16x3 ? "1" : "0";
-    v["OVERLAP"] = std::to_string(p.at("OVERLAP"));
     v["PRECISION"] = o == WgmmaOperands::Fp16 ? "fp16"
         : o == WgmmaOperands::Tf32            ? "tf32"
         : o == WgmmaOperands::Bf16x3          ? "bf16x3"
@@ -531,18 +524,7 @@ Estimate wgmmaEstimate(const Target &t, const Point &p, WgmmaOperands o, double 
     const int bm = 64 * p.at("WGS"), bn = p.at("BN");
     const double tiles =
         double(cdiv(g.spec->m, bm)) * double(cdiv(g.spec->n, bn)) * double(g.batch) * double(wgmmaSplitK(t, p, o));
-    // `fraction` was measured with the re-layout pass as a launch of its own. Run inside the
-    // product kernel, most of the pass hides behind the products: the share of the time it took
-    // (its bytes at the 2.5 TB/s it reached; 0.082 of 0.279 ms for the fp16 seed matmul) is taken
-    // out, but for a fifth kept for the product blocks that wait on the first K steps.
-    if (p.at("OVERLAP") == 1) {
-        const double operands = double(g.strideA ? g.batch : 1) * double(g.spec->m) * double(g.spec->k) +
-            double(g.strideB ? g.batch : 1) * double(g.spec->k) * double(g.spec->n);
-        const double written = o == WgmmaOperands::Tf32x3 ? 8 : o == WgmmaOperands::Tf32 || o == WgmmaOperands::Bf16x3 ? 4 : 2;
-        const double passSeconds = operands * (4 + written) / 2.5e12;
-        const double totalSeconds = gemmFlops(g) / (peak * 1e12 * fraction * double(t.sms) / 132.0);
-        fraction /= 1 - 0.8 * std::min(passSeconds / totalSeconds, 0.5);
-    }
+    // `fraction` was measured with the re-layout pass included, so it is not counted apart.
     return computeEstimate(t, gemmFlops(g), peak, fraction * tileFit(g.spec->m, g.spec->n, bm, bn, 64), tiles,
                            128 * (p.at("WGS") + 1), 1, how + " for the " + operandsText(t) + " product");
 }
