@@ -13,11 +13,12 @@
 // each combines the partials in the same order (Chan's formula, in double), so all get the same
 // mean and variance, and writes its normalized chunk from registers with evict-first stores. One
 // read of the input and one write of the output; the affine weight and bias, the same chunk for
-// every row, come from L2, where their loads mark them evict-last ({{KEPT}}) so that the streaming
-// rows do not push them out. Statistics are of d = x - shift (shift: the row's first element), so a
-// mean far from zero next to the spread costs no digits. All blocks must be resident at once: the grid is at most one block per
-// SM, and a block's registers and shared memory admit no second one. RMSNorm (kCentre false)
-// publishes sums of squares only.
+// every row, are read with evict-last marks ({{KEPT}}) so that the streaming rows might leave
+// them in L2 (on an H100, row-sized ones still came from DRAM for every row). Statistics are of
+// d = x - shift (shift: the row's first element), so a mean far from zero next to the spread costs
+// no digits. All blocks must be resident at once: the grid is at most one block per SM, and a
+// block's registers and shared memory admit no second one. RMSNorm (kCentre false) publishes sums
+// of squares only.
 //
 // @problem {{PROBLEM}}
 // @precision fp32
