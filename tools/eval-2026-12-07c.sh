@@ -11,10 +11,7 @@
 #   OUT=$OUT bash tools/eval-2026-12-07c.sh        # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$here/build-gpu/out}
-p=$here/tests/builtin/data/problems
-. "$here/tools/eval-run.sh"
-mkdir -p "$out"
+. "$here/tools/eval-run.sh" # sets out and p
 deadline
 run norm --points 2 --match 'norm_[gs]*' seed/layernorm "$p/group_norm.toml"
 run normalize --points 2 --match 'normalize_*' "$p/l2_norm.toml" "$p/l1_norm.toml"

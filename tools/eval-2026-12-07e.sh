@@ -8,9 +8,7 @@
 #   OUT=$OUT bash tools/eval-2026-12-07e.sh        # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$here/build-gpu/out}
-. "$here/tools/eval-run.sh"
-mkdir -p "$out"
+. "$here/tools/eval-run.sh" # sets out
 KF_TEST_SECONDS=${KF_TEST_SECONDS:-0}
 deadline
 files=109_skinny_k_matmul,111_linear_sigmoid_scale_sum,112_conv_relu_avgpool,113_bmm_tanh_l2norm

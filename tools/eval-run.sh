@@ -1,7 +1,9 @@
-# Sourced by the tools/*-eval.sh scripts on a GPU machine: run NAME ARGS... evaluates with
-# tools/idea-eval.sh into $out/NAME, prints its table and each kernel's worst scaled error over its
-# trials (the strict tolerance is 1e-4). Needs here and out. With KF_EVAL_UNTIL (seconds since the
-# epoch) set, a part that would start after it is skipped, so what follows the parts keeps its time.
+# Sourced by the tools/*-eval.sh scripts on a GPU machine, after they set here: sets out ($OUT, or
+# build-gpu/out) and p (the builtin test problems) unless the script did, and makes out.
+# run NAME ARGS... evaluates with tools/idea-eval.sh into $out/NAME, prints its table and each
+# kernel's worst scaled error over its trials (the strict tolerance is 1e-4). With KF_EVAL_UNTIL
+# (seconds since the epoch) set, a part that would start after it is skipped, so what follows the
+# parts keeps its time.
 run() {
   local name=$1; shift
   if [ -n "${KF_EVAL_UNTIL:-}" ] && [ "$(date +%s)" -ge "$KF_EVAL_UNTIL" ]; then
@@ -30,3 +32,7 @@ gpu_tests() {
   KF_STREAMS=$1 KF_STREAM_SECONDS=$(( began + total - $(date +%s) - 30 )) OUT=$out/streams \
     bash "$here/tools/gpu-streams.sh" 2>&1 | tail -30
 }
+
+out=${out:-${OUT:-$here/build-gpu/out}}
+p=${p:-$here/tests/builtin/data/problems}
+mkdir -p "$out"
