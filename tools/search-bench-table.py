@@ -3,7 +3,9 @@
 left in a folder; run again over a folder that merges several calls' outputs:
   python3 tools/search-bench-table.py OUT BUDGET matmul-strict conv2d-loose ...
 With no run names, every NAME-POLICY.kfsession in OUT, in the order of the seed list."""
-import glob, json, os, sqlite3, sys
+import glob, json, os, sys
+
+from kfsession import open_session
 
 out, budget, runs = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
 if not runs:
@@ -27,8 +29,7 @@ print(head)
 for name in runs:
     problem, policy = name.rsplit("-", 1)
     try:
-        db = sqlite3.connect(f"file:{out}/{name}.kfsession?mode=ro", uri=True)
-        meta = dict(db.execute("select key, value from meta"))
+        db, meta = open_session(f"{out}/{name}.kfsession")
     except Exception as e:
         print(f"{problem:<20}{policy:<7} no session: {e}")
         continue
