@@ -1,5 +1,7 @@
 #include "worker/runtime.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace kf::gpu {
@@ -27,6 +29,25 @@ bool isSticky(cudaError_t e)
     default:
         return false;
     }
+}
+
+std::string setAsideL2FromEnvironment()
+{
+    const char *v = std::getenv("KF_L2_SET_ASIDE");
+    if (!v || !*v)
+        return {};
+    int most = 0;
+    if (cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, 0) != cudaSuccess || most <= 0) {
+        cudaGetLastError();
+        return "KF_L2_SET_ASIDE: this GPU has no L2 set-aside for persisting accesses";
+    }
+    const std::size_t want = std::strcmp(v, "max") == 0 ? std::size_t(most) : std::size_t(std::strtoull(v, nullptr, 10));
+    if (const cudaError_t e = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::min(want, std::size_t(most)));
+        e != cudaSuccess)
+        return "KF_L2_SET_ASIDE: " + errorText(e);
+    std::size_t got = 0;
+    cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize);
+    return "KF_L2_SET_ASIDE: " + std::to_string(got) + " bytes of L2 set aside for persisting accesses";
 }
 
 GpuInfo queryGpu()

@@ -20,6 +20,10 @@ namespace kf::gpu {
 // Facts about device 0 (after CUDA_VISIBLE_DEVICES), or present=false with the reason.
 GpuInfo queryGpu();
 std::string errorText(cudaError_t);
+// An experiment, off unless KF_L2_SET_ASIDE is set ("max" or a byte count): reserves that much of
+// L2 for persisting accesses (cudaLimitPersistingL2CacheSize), which evict-last loads use, for this
+// process. docs/benchmarks/2026-12-07-overlap-and-large-gates.md says why; "" or what it did.
+std::string setAsideL2FromEnvironment();
 // Errors after which the CUDA context is unusable for the rest of the process.
 bool isSticky(cudaError_t);
 
