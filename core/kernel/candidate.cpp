@@ -575,4 +575,6 @@ std::vector<std::string> kernelNames(const Candidate &c)
     return names;
 }
 
+bool marksLoadsEvictLast(const Candidate &c) { return c.source.find("evict_last") != std::string::npos; }
+
 } // namespace kf

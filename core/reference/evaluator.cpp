@@ -159,9 +159,6 @@ Result<std::unique_ptr<Evaluator>> Evaluator::load(const Problem &p, const GpuIn
         // Twice the L2, so that nothing a timed run reads is still cached from the run before.
         const std::int64_t bytes = std::max<std::int64_t>(2 * gpu.l2Bytes, 64ll << 20);
         e->m_flush = torch::empty({bytes}, torch::TensorOptions().dtype(torch::kUInt8).device(e->m_device));
-        std::size_t setAside = 0;
-        e->m_persistingL2 = cudaDeviceGetLimit(&setAside, cudaLimitPersistingL2CacheSize) == cudaSuccess && setAside > 0;
-        cudaGetLastError();
         e->m_launchMs = e->measureLaunchMs();
         e->m_memory.notePeak();
     }

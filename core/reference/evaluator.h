@@ -66,7 +66,8 @@ private:
                       const std::vector<torch::Tensor> &outputs);
     Status poisonOutputs(const std::vector<torch::Tensor> &outputs);
     Result<Timing> timeLoop(const std::function<Status()> &body, int trials);
-    void flushL2(int run);
+    // Before a timed run: the L2 flushed (and its persisting lines demoted while a set-aside is held).
+    void flushL2(int run, bool persisting);
     // The trial's parameters: a module problem's own values where the trial takes the initialiser.
     std::vector<torch::Tensor> paramsFor(const TrialSpec &);
     Result<EvalResult> runTrials(Prepared &, const VerifyRequest &, EvalResult r);
@@ -108,7 +109,6 @@ private:
     MemoryBudget m_memory;
     double m_launchMs = 0;
     torch::Tensor m_flush; // larger than L2, rewritten before every timed run
-    bool m_persistingL2 = false; // an L2 set-aside is active (KF_L2_SET_ASIDE): the flush must reset it
     std::map<std::string, std::unique_ptr<Prepared>> m_prepared;
     bool m_contextLost = false;
 };

@@ -237,9 +237,6 @@ int runWorker(int argc, char **argv)
         s.gpu.present = false;
         s.gpu.reason = "this worker's libtorch " + shim::torchVersion() + " was built without CUDA";
     }
-    if (s.gpu.present && !s.compileOnly)
-        if (const std::string note = gpu::setAsideL2FromEnvironment(); !note.empty())
-            std::fprintf(stderr, "%s\n", note.c_str()); // stdout carries the protocol
     s.capacity = gpuCapacity(s);
     std::string line;
     while (std::getline(std::cin, line)) {

@@ -1,6 +1,5 @@
 #include "worker/runtime.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,23 +30,29 @@ bool isSticky(cudaError_t e)
     }
 }
 
-std::string setAsideL2FromEnvironment()
+L2SetAside::L2SetAside(bool wanted)
 {
-    const char *v = std::getenv("KF_L2_SET_ASIDE");
-    if (!v || !*v)
-        return {};
-    int most = 0;
-    if (cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, 0) != cudaSuccess || most <= 0) {
-        cudaGetLastError();
-        return "KF_L2_SET_ASIDE: this GPU has no L2 set-aside for persisting accesses";
+    if (const char *v = std::getenv("KF_L2_SET_ASIDE"); !wanted || (v && std::strcmp(v, "0") == 0))
+        return;
+    int device = 0, most = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess || most <= 0) {
+        cudaGetLastError(); // a GPU without a set-aside runs the same kernels, its L2 as it is
+        return;
     }
-    const std::size_t want = std::strcmp(v, "max") == 0 ? std::size_t(most) : std::size_t(std::strtoull(v, nullptr, 10));
-    if (const cudaError_t e = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::min(want, std::size_t(most)));
-        e != cudaSuccess)
-        return "KF_L2_SET_ASIDE: " + errorText(e);
-    std::size_t got = 0;
-    cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize);
-    return "KF_L2_SET_ASIDE: " + std::to_string(got) + " bytes of L2 set aside for persisting accesses";
+    cudaDeviceSynchronize();
+    m_active = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::size_t(most)) == cudaSuccess;
+    if (!m_active)
+        cudaGetLastError();
+}
+
+L2SetAside::~L2SetAside()
+{
+    if (!m_active)
+        return;
+    cudaDeviceSynchronize();
+    cudaCtxResetPersistingL2Cache();
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
 }
 
 GpuInfo queryGpu()
