@@ -575,6 +575,4 @@ std::vector<std::string> kernelNames(const Candidate &c)
     return names;
 }
 
-bool marksLoadsEvictLast(const Candidate &c) { return c.source.find("evict_last") != std::string::npos; }
-
 } // namespace kf

@@ -51,12 +51,6 @@ struct Candidate {
     std::string expect;  // @expect: the verdict its author expects (the kernel test suite checks it)
 };
 
-// Whether the kernels mark loads evict-last (PTX createpolicy ... L2::evict_last): such loads are
-// persisting accesses, kept only in the part of L2 set aside for them, and cached like any other
-// load where none is. The worker times such a candidate with the largest set-aside, and its export
-// sets one up (docs/verification.md, "L2 set-aside").
-bool marksLoadsEvictLast(const Candidate &);
-
 // Parses the directives. Errors name the line ("candidate.cu:4: @launch: missing block(...)").
 Result<Candidate> parseCandidate(const std::string &source, const std::string &path = "candidate.cu");
 

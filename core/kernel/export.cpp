@@ -247,28 +247,6 @@ void writeScratch(std::ostringstream &o, const ScratchLayout &scratch)
     }
 }
 
-// The kernels mark loads evict-last, which keeps lines in L2 only in the part set aside for
-// persisting accesses; the engine timed them with the largest one. Set once a process, device-wide,
-// and only where none is set; a device without one runs the same kernels. Errors of this step are
-// not left for the caller's next cudaGetLastError.
-void writeL2SetAside(std::ostringstream &o)
-{
-    o << "    // The kernels mark loads evict-last: such lines stay in L2 only in the part set aside for\n"
-         "    // persisting accesses. The first call sets the largest one for this process's device (where\n"
-         "    // none is set); cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0) gives it back.\n";
-    o << "    static bool kf_l2_set_aside = false;\n";
-    o << "    if (!kf_l2_set_aside && cudaPeekAtLastError() == cudaSuccess) {\n";
-    o << "        kf_l2_set_aside = true;\n";
-    o << "        int kf_device = 0, kf_most = 0;\n";
-    o << "        size_t kf_now = 0;\n";
-    o << "        if (cudaGetDevice(&kf_device) == cudaSuccess &&\n";
-    o << "            cudaDeviceGetAttribute(&kf_most, cudaDevAttrMaxPersistingL2CacheSize, kf_device) == cudaSuccess &&\n";
-    o << "            kf_most > 0 && cudaDeviceGetLimit(&kf_now, cudaLimitPersistingL2CacheSize) == cudaSuccess && kf_now == 0)\n";
-    o << "            cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)kf_most);\n";
-    o << "        cudaGetLastError();\n";
-    o << "    }\n";
-}
-
 // One launch of the launcher: its scalar arguments, the argument array, and the launch itself
 // (with a cluster, through cudaLaunchKernelExC).
 void writeLaunch(std::ostringstream &o, const ResolvedLaunch &l, const LaunchDecl &decl, std::size_t index,
@@ -394,8 +372,6 @@ Result<std::string> exportCandidate(const Candidate &c, const Problem &problem, 
       << ";\n}\n\n";
     o << "extern \"C\" " << signature << "\n{\n";
     o << "    cudaError_t err = cudaSuccess;\n";
-    if (marksLoadsEvictLast(c))
-        writeL2SetAside(o);
     writeScratch(o, scratch);
     for (std::size_t li = 0; li < plan.launches.size(); ++li)
         writeLaunch(o, plan.launches[li], c.launches[li], li, plan.launches.size(), params.cnameOf);

@@ -66,8 +66,6 @@ private:
                       const std::vector<torch::Tensor> &outputs);
     Status poisonOutputs(const std::vector<torch::Tensor> &outputs);
     Result<Timing> timeLoop(const std::function<Status()> &body, int trials);
-    // Before a timed run: the L2 flushed (and its persisting lines demoted while a set-aside is held).
-    void flushL2(int run, bool persisting);
     // The trial's parameters: a module problem's own values where the trial takes the initialiser.
     std::vector<torch::Tensor> paramsFor(const TrialSpec &);
     Result<EvalResult> runTrials(Prepared &, const VerifyRequest &, EvalResult r);

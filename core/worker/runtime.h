@@ -20,22 +20,6 @@ namespace kf::gpu {
 // Facts about device 0 (after CUDA_VISIBLE_DEVICES), or present=false with the reason.
 GpuInfo queryGpu();
 std::string errorText(cudaError_t);
-// The largest L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize) while it lives,
-// for a kernel that marks loads evict-last (marksLoadsEvictLast); none when `wanted` is false, the
-// GPU has none, or KF_L2_SET_ASIDE=0 (to measure what it buys). Changing the limit waits for the
-// device, so it is made outside the timed runs; on the way out the persisting lines are demoted
-// and the limit goes back to 0, so that PyTorch and every other kernel run on the L2 as it comes.
-class L2SetAside {
-public:
-    explicit L2SetAside(bool wanted);
-    ~L2SetAside();
-    L2SetAside(const L2SetAside &) = delete;
-    L2SetAside &operator=(const L2SetAside &) = delete;
-    bool active() const { return m_active; }
-
-private:
-    bool m_active = false;
-};
 // Errors after which the CUDA context is unusable for the rest of the process.
 bool isSticky(cudaError_t);
 

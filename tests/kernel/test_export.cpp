@@ -161,46 +161,6 @@ private slots:
         QVERIFY(!text.contains("speedup:"));
     }
 
-    // A kernel that marks loads evict-last was timed with an L2 set-aside; its launcher sets one up
-    // once (where the device has one and none is set), and a kernel without such loads leaves L2 alone.
-    void evictLastLoadsGetTheSetAside()
-    {
-        const char *kept = R"(// @launch scale grid(1) block(32) args(x, out)
-extern "C" __global__ void scale(const float* x, float* out)
-{
-    unsigned long long policy;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    float v;
-    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(x + threadIdx.x), "l"(policy));
-    out[threadIdx.x] = 2.0f * v;
-}
-)";
-        auto c = parseCandidate(kept);
-        QVERIFY(c.ok());
-        QVERIFY(marksLoadsEvictLast(*c));
-        Problem p = mixedProblem();
-        auto out = exportCandidate(*c, p, {});
-        QVERIFY2(out.ok(), out.ok() ? "" : out.error().text().c_str());
-        const QString text = QString::fromStdString(*out);
-        QCOMPARE(text.count("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)kf_most)"), 1);
-        QVERIFY(text.contains("static bool kf_l2_set_aside"));
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString cu = dir.filePath("kept.cu");
-        QFile f(cu);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(out->data(), qint64(out->size()));
-        f.close();
-        compileWithNvcc(cu, dir.filePath("kept.o"));
-
-        auto plain = parseCandidate("// @launch noop grid(1) block(1) args()\nextern \"C\" __global__ void noop() {}\n");
-        QVERIFY(plain.ok());
-        QVERIFY(!marksLoadsEvictLast(*plain));
-        auto plainOut = exportCandidate(*plain, p, {});
-        QVERIFY(plainOut.ok());
-        QVERIFY(!QString::fromStdString(*plainOut).contains("cudaLimitPersistingL2CacheSize"));
-    }
-
     void rejectsUnresolvable()
     {
         auto c = parseCandidate("// @launch k grid(M) block(1) args()\n");
