@@ -246,7 +246,8 @@ void addNorm(std::vector<IdeaDef> &out)
                 // size) come from DRAM again for every row, evict-last marks and all (Nsight
                 // Compute: 789 MB read for 268 MB of x, 12 % L2 read hits; 0.428 ms against the
                 // two-read split kernel's 0.313); a GroupNorm's per-channel ones cost nothing (0.487
-                // against 0.548). So each pass pays for them.
+                // against 0.548). So each pass pays for them. An L2 set-aside for persisting
+                // accesses made it slower still (0.436 -> 0.552 ms, 2026-12-07-l2-set-aside.md).
                 const double passes = std::ceil(double(rows(t)) / atOnce);
                 return Estimate{traffic(t, 1, passes), busy(t, double(c.blocks), p.at("BLOCK")), eff,
                                 "reads each row once, held across " + std::to_string(c.perRow) + " blocks",
