@@ -327,6 +327,11 @@ private slots:
         QTest::newRow("conv2d + pool strict")
             << "seed/conv2d_relu_maxpool" << false
             << QStringList{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_bf16x3"};
+        QTest::newRow("conv2d loose") << "seed/conv2d" << true
+                                      << QStringList{"conv_implicit_gemm_tf32x3", "conv_wgmma", "conv_wgmma_regs"};
+        QTest::newRow("conv2d + pool loose")
+            << "seed/conv2d_relu_maxpool" << true
+            << QStringList{"conv_implicit_gemm_pool", "conv_wgmma_pool", "conv_wgmma_image_fp16"};
     }
 
     void aSearchWithTimeMeasuresEachStep()
