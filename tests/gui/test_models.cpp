@@ -376,7 +376,7 @@ void TestGuiModels::detailsTellSiblingsApart()
     // layernorm round 4: four ideas share one title; each says what sets it apart.
     const SnapshotPtr layernorm = load(example(QStringLiteral("layernorm")));
     outline.setSnapshot(layernorm);
-    const QModelIndex round = outline.indexOf(30);
+    const QModelIndex round = outline.indexOf(33);
     QCOMPARE(outline.rowCount(round), 4);
     QSet<QString> seen;
     for (int r = 0; r < 4; ++r) {
@@ -388,7 +388,7 @@ void TestGuiModels::detailsTellSiblingsApart()
         seen.insert(d);
     }
     QCOMPARE(seen.size(), 4);
-    QCOMPARE(nodeDetails(*layernorm, *layernorm->node(31)), QStringLiteral("near BLOCK=512 · SPLIT=64"));
+    QCOMPARE(nodeDetails(*layernorm, *layernorm->node(34)), QStringLiteral("near BLOCK=1024 · SPLIT=32"));
 }
 
 void TestGuiModels::unjudgedAndUncheckedNodes()
