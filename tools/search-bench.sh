@@ -6,7 +6,8 @@
 # and its budget split (setup/compiling/verifying/timing/gate/idle, seconds), and the sanitizer
 # gate's result for the best.
 #   tools/search-bench.sh [--budget SECONDS] [--policies "strict loose"] [--variant V] [PROBLEM ...]
-# Default: the five seed problems, 120 s each, strict then loose. Sessions and logs go under $OUT.
+# Default: the five seed problems, 120 s each, strict then loose. Sessions and logs go under $OUT,
+# and all of them again in $OUT/search-bench.tgz.
 # KF_SKIP_COMPILE=1 leaves torch.compile out (it takes tens of seconds a problem to compile).
 # Without a GPU, to check the script: KF_BENCH_CLI=path/to/kernelforge-cli and KF_BENCH_WORKER="a
 # worker command" (the fake worker of tests/eval, with KF_SANITIZER set to the fake sanitizer)
@@ -74,3 +75,7 @@ for p in "${problems[@]}"; do
 done
 
 python3 "$(dirname "$0")/search-bench-table.py" "$out" "$budget" "${runs[@]}"
+# The device returns only a few files a call: everything above, sessions included, also travels as
+# one archive (built elsewhere first, so tar does not read the archive it writes).
+archive=$(mktemp --suffix .tgz)
+tar -czf "$archive" -C "$out" --exclude search-bench.tgz . && mv "$archive" "$out/search-bench.tgz"
