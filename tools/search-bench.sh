@@ -9,6 +9,8 @@
 # Default: the five seed problems, 120 s each, strict then loose. Sessions and logs go under $OUT,
 # and all of them again in $OUT/search-bench.tgz.
 # KF_SKIP_COMPILE=1 leaves torch.compile out (it takes tens of seconds a problem to compile).
+# All ten searches, torch.compile and the build took about 560 s on an H100 (2026-12-07), close to
+# a device call's 600: there, run one call a policy and merge with search-bench-table.py.
 # Without a GPU, to check the script: KF_BENCH_CLI=path/to/kernelforge-cli and KF_BENCH_WORKER="a
 # worker command" (the fake worker of tests/eval, with KF_SANITIZER set to the fake sanitizer)
 # skip the build and run the searches there.
