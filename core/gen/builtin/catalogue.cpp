@@ -84,6 +84,7 @@ const std::vector<IdeaDef> &catalogue()
         ideas::addConv(v);
         ideas::addConvDirect(v);
         ideas::addConvImage(v);
+        ideas::addConvSlab(v);
         ideas::addPool(v);
         ideas::addNormalize(v);
         ideas::addScan(v);

@@ -18,6 +18,7 @@ void addGemm(std::vector<IdeaDef> &);
 void addConv(std::vector<IdeaDef> &);
 void addConvDirect(std::vector<IdeaDef> &);
 void addConvImage(std::vector<IdeaDef> &);
+void addConvSlab(std::vector<IdeaDef> &);
 void addGemv(std::vector<IdeaDef> &);
 void addPool(std::vector<IdeaDef> &);
 void addNormalize(std::vector<IdeaDef> &);
