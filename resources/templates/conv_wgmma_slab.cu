@@ -77,7 +77,7 @@ constexpr int kVec = {{VEC}};
 constexpr int kSlabH = (kTileH - 1) * kStrideH + (kKH - 1) * kDilH + 1;
 constexpr int kSlabW = cdiv((kTileW - 1) * kStrideW + (kKW - 1) * kDilW + 1 + kVec - 1, kVec) * kVec;
 constexpr int kSlabFloats = kInC * kSlabH * kSlabW;
-constexpr int kSmemBytes = kWeightBytes + kWGs * kSlabFloats * 4 + kSlices * 16 + 16 + 1024;
+constexpr int kSmemBytes = kWeightBytes + kWGs * kSlabFloats * 4 + kSlices * 64 + 16 + 1024;
 
 static_assert(!kDeep && kKD == 1, "2-D or 1-D convolutions");
 static_assert(kTileH * kTileW <= 64 && kTileH >= 1 && kTileW >= 1, "a tile is one warpgroup's 64 GEMM rows");

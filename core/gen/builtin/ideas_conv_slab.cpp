@@ -46,13 +46,14 @@ SlabShape slabShape(const Conv &c)
 
 int parts(const Point &p) { return p.at("SPLIT") == 3 ? 2 : 1; }
 
-// The template's kSmemBytes: the weight tiles, a slab per warpgroup, the tap table, the barrier
-// and the slack that aligns the tiles to 1024 bytes.
+// The template's kSmemBytes: the weight tiles, a slab per warpgroup, the tap table (an int4 of
+// offsets per thread quad of each slice), the barrier and the slack that aligns the tiles to 1024
+// bytes.
 std::int64_t slabSmem(const Conv &c, const Point &p)
 {
     const SlabShape s = slabShape(c);
     const std::int64_t weights = parts(p) * s.tilesN * s.bn * cdiv(c.taps(), 64) * 128;
-    return weights + p.at("WGS") * c.inC * s.slabH * s.slabW * 4 + s.slices * 16 + 16 + 1024;
+    return weights + p.at("WGS") * c.inC * s.slabH * s.slabW * 4 + s.slices * 64 + 16 + 1024;
 }
 
 std::string slabConv(const Target &t)
