@@ -24,7 +24,8 @@
 //    hi + lo) and issues wgmma.m64n{{BN}}k16 with A from registers: lo·hi + hi·lo + hi·hi
 //    (3xbf16, about fp32 accuracy) or one fp16 pass (loose policy). The next slice's fragment is
 //    read while the tensor cores multiply this one. The warpgroups of a block work on different
-//    tiles, so one copies its slab while another multiplies.
+//    tiles, so one copies its slab while another multiplies; with {{SLABS}} = 2 slabs a warpgroup
+//    also copies its next tile's slab while it multiplies this one's.
 // 3. The bias and epilogue apply to the fp32 sums, stored into NCHW; with pooling the conv result
 //    goes to scratch and pool_windows pools it.
 // @problem {{PROBLEM}}
@@ -77,7 +78,8 @@ constexpr int kVec = {{VEC}};
 constexpr int kSlabH = (kTileH - 1) * kStrideH + (kKH - 1) * kDilH + 1;
 constexpr int kSlabW = cdiv((kTileW - 1) * kStrideW + (kKW - 1) * kDilW + 1 + kVec - 1, kVec) * kVec;
 constexpr int kSlabFloats = kInC * kSlabH * kSlabW;
-constexpr int kSmemBytes = kWeightBytes + kWGs * kSlabFloats * 4 + kSlices * 64 + 16 + 1024;
+constexpr int kSlabs = {{SLABS}};                      // slabs per warpgroup: 2 copies the next tile's ahead
+constexpr int kSmemBytes = kWeightBytes + kWGs * kSlabs * kSlabFloats * 4 + kSlices * 64 + 16 + 1024;
 
 static_assert(!kDeep && kKD == 1, "2-D or 1-D convolutions");
 static_assert(kTileH * kTileW <= 64 && kTileH >= 1 && kTileW >= 1, "a tile is one warpgroup's 64 GEMM rows");
@@ -85,6 +87,7 @@ static_assert(kVec == 1 || (kVec == 4 && kInW % 4 == 0), "16-byte copies need wh
 static_assert(kBN == 16 || kBN == 32 || kBN == 64 || kBN == 96 || kBN == 128, "wgmma tiles of 16 to 128 channels");
 static_assert(kSplit == 1 || kSplit == 3, "3xbf16 or a single fp16 pass");
 static_assert(kWGs >= 1 && kWGs <= 4, "one to four warpgroups");
+static_assert(kSlabs == 1 || kSlabs == 2, "one or two slabs a warpgroup");
 static_assert(kSmemBytes == {{SMEM}} && kSmemBytes <= {{SMEM_PER_BLOCK}}, "the weights and slabs must fit in shared memory");
 
 // ---- 1. weight tiles ----
@@ -122,7 +125,7 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
     // The swizzle pattern follows address bits, so the weight tiles start on a 1024-byte boundary.
     unsigned char *weights = smemRaw + ((1024 - smem_addr(smemRaw) % 1024) % 1024);
     float *slabs = reinterpret_cast<float *>(weights + kWeightBytes);
-    int4 *taps = reinterpret_cast<int4 *>(slabs + kWGs * kSlabFloats);
+    int4 *taps = reinterpret_cast<int4 *>(slabs + kWGs * kSlabs * kSlabFloats);
     unsigned long long *ready = reinterpret_cast<unsigned long long *>(taps + kSlices * 4);
 
     // The tap table: entry (slice kk, quad q) holds the slab offsets of taps 16 kk + 2q + {0, 1, 8, 9},
@@ -153,30 +156,59 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
 
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const int lane = t % 32, warp = t / 32, q = lane % 4;
-    float *slab = slabs + wg * kSlabFloats;
+    const int stride = gridDim.x * kWGs;
     bool weightsIn = false;
 
-    for (int task = blockIdx.x * kWGs + wg; task < kTasks; task += gridDim.x * kWGs) {
+    // A task's tile: image b, output rows from oh0, columns from ow0; its slab starts at input row
+    // ih0 and column iw0, `lead` columns before the first window's.
+    struct Tile {
+        int b, oh0, ow0, ih0, iw0, lead;
+    };
+    const auto tileOf = [](int task) {
+        Tile u;
         const int colTile = task % kColTiles, rowTile = (task / kColTiles) % kRowTiles;
-        const int b = task / (kColTiles * kRowTiles);
-        const int oh0 = rowTile * kTileH, ow0 = colTile * kTileW;
-        const int ih0 = oh0 * kStrideH - kPadH, iwFirst = ow0 * kStrideW - kPadW;
-        const int lead = (iwFirst % kVec + kVec) % kVec, iw0 = iwFirst - lead;
+        u.b = task / (kColTiles * kRowTiles);
+        u.oh0 = rowTile * kTileH, u.ow0 = colTile * kTileW;
+        u.ih0 = u.oh0 * kStrideH - kPadH;
+        const int iwFirst = u.ow0 * kStrideW - kPadW;
+        u.lead = (iwFirst % kVec + kVec) % kVec, u.iw0 = iwFirst - u.lead;
+        return u;
+    };
+    // Copies task's slab into `slab` (one cp.async group), the padding zero-filled.
+    const auto copySlab = [&](int task, float *slab) {
+        const Tile u = tileOf(task);
+        const float *xb = x + (long long)u.b * kInC * kInH * kInW;
+        constexpr int kChunksRow = kSlabW / kVec, kChunks = kInC * kSlabH * kChunksRow;
+        for (int i = t; i < kChunks; i += 128) {
+            const int col = i % kChunksRow, row = (i / kChunksRow) % kSlabH, c = i / (kChunksRow * kSlabH);
+            const int ih = u.ih0 + row, iw = u.iw0 + col * kVec;
+            // With kVec 4 a chunk lies wholly inside a row of x or wholly outside it.
+            const bool inside = (unsigned)ih < (unsigned)kInH && (unsigned)iw < (unsigned)kInW;
+            cp_async<kVec * 4>(slab + i * kVec, inside ? xb + ((long long)c * kInH + ih) * kInW + iw : x, inside);
+        }
+        cp_async_commit();
+    };
 
-        // 1. The slab, once every thread of the warpgroup is done reading the previous one (each
-        // waited for its own products).
+    // With two slabs a warpgroup copies its next tile's while it multiplies this one's; with one,
+    // the other warpgroups of the block keep the tensor cores busy while it copies.
+    const int first = blockIdx.x * kWGs + wg;
+    if (kSlabs == 2 && first < kTasks) copySlab(first, slabs + wg * kSlabs * kSlabFloats);
+    for (int task = first, n = 0; task < kTasks; task += stride, ++n) {
+        const Tile u = tileOf(task);
+        const int b = u.b, oh0 = u.oh0, ow0 = u.ow0, lead = u.lead;
+        const float *slab = slabs + (wg * kSlabs + n % kSlabs) * kSlabFloats;
+        // Every thread of the warpgroup is done reading the slab about to be refilled (each waited
+        // for its own products).
         warpgroup_sync(1 + wg);
-        {
-            const float *xb = x + (long long)b * kInC * kInH * kInW;
-            constexpr int kChunksRow = kSlabW / kVec, kChunks = kInC * kSlabH * kChunksRow;
-            for (int i = t; i < kChunks; i += 128) {
-                const int col = i % kChunksRow, row = (i / kChunksRow) % kSlabH, c = i / (kChunksRow * kSlabH);
-                const int ih = ih0 + row, iw = iw0 + col * kVec;
-                // With kVec 4 a chunk lies wholly inside a row of x or wholly outside it.
-                const bool inside = (unsigned)ih < (unsigned)kInH && (unsigned)iw < (unsigned)kInW;
-                cp_async<kVec * 4>(slab + i * kVec, inside ? xb + ((long long)c * kInH + ih) * kInW + iw : x, inside);
+        if constexpr (kSlabs == 2) {
+            if (task + stride < kTasks) {
+                copySlab(task + stride, slabs + (wg * kSlabs + (n + 1) % kSlabs) * kSlabFloats);
+                cp_async_wait<1>();
+            } else {
+                cp_async_wait<0>();
             }
-            cp_async_commit();
+        } else {
+            copySlab(task, slabs + wg * kSlabFloats);
             cp_async_wait<0>();
         }
         warpgroup_sync(1 + wg);

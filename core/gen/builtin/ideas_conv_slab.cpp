@@ -46,14 +46,14 @@ SlabShape slabShape(const Conv &c)
 
 int parts(const Point &p) { return p.at("SPLIT") == 3 ? 2 : 1; }
 
-// The template's kSmemBytes: the weight tiles, a slab per warpgroup, the tap table (an int4 of
+// The template's kSmemBytes: the weight tiles, SLABS slabs per warpgroup, the tap table (an int4 of
 // offsets per thread quad of each slice), the barrier and the slack that aligns the tiles to 1024
 // bytes.
 std::int64_t slabSmem(const Conv &c, const Point &p)
 {
     const SlabShape s = slabShape(c);
     const std::int64_t weights = parts(p) * s.tilesN * s.bn * cdiv(c.taps(), 64) * 128;
-    return weights + p.at("WGS") * c.inC * s.slabH * s.slabW * 4 + s.slices * 64 + 16 + 1024;
+    return weights + p.at("WGS") * p.at("SLABS") * c.inC * s.slabH * s.slabW * 4 + s.slices * 64 + 16 + 1024;
 }
 
 std::string slabConv(const Target &t)
@@ -86,7 +86,7 @@ std::string slabFits(const Target &t, const Point &p)
     const std::int64_t smem = slabSmem(c, p);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory (the weight tiles and " + std::to_string(p.at("WGS")) +
-            " slabs) exceed the " + std::to_string(t.smemPerBlock) + " a block may have";
+            " warpgroups' slabs) exceed the " + std::to_string(t.smemPerBlock) + " a block may have";
     return {};
 }
 
@@ -114,6 +114,7 @@ TemplateValues slabValues(const Target &t, const Point &p)
     v["PRECISION"] = p.at("SPLIT") == 3 ? "bf16x3" : "fp16";
     v["SPLIT"] = std::to_string(p.at("SPLIT"));
     v["WGS"] = std::to_string(p.at("WGS"));
+    v["SLABS"] = std::to_string(p.at("SLABS"));
     v["BN"] = std::to_string(s.bn);
     v["TILE_H"] = std::to_string(s.tileH);
     v["TILE_W"] = std::to_string(s.tileW);
@@ -135,7 +136,7 @@ const std::string kSlabText =
     "times), and a warpgroup copying its slab leaves the tensor cores to the others. The bias and epilogue apply "
     "to the fp32 sums; a pooling problem pools in a second pass.";
 
-TileShape slabTile(int wgs, int split) { return {{"WGS", wgs}, {"SPLIT", split}}; }
+TileShape slabTile(int wgs, int slabs, int split) { return {{"WGS", wgs}, {"SLABS", slabs}, {"SPLIT", split}}; }
 
 } // namespace
 
@@ -143,9 +144,14 @@ void addConvSlab(std::vector<IdeaDef> &out)
 {
     const std::vector<PatternKind> kinds{PatternKind::Conv};
     const std::vector<std::string> meanings{"warpgroups per block, each on its own tiles",
+                                            "slabs per warpgroup (2: the next tile's copied ahead)",
                                             "16-bit passes per product (3: 3xbf16 split, 1: fp16)"};
-    const std::vector<TileShape> strictTiles{slabTile(2, 3), slabTile(3, 3), slabTile(1, 3)};
-    const std::vector<TileShape> looseTiles{slabTile(3, 1), slabTile(4, 1), slabTile(2, 1)};
+    // The 3xbf16 weight tiles take most of shared memory on the seed conv (144 KB): two slabs
+    // beside them, on one warpgroup or two.
+    const std::vector<TileShape> strictTiles{slabTile(2, 1, 3), slabTile(1, 2, 3), slabTile(3, 1, 3),
+                                             slabTile(1, 1, 3)};
+    const std::vector<TileShape> looseTiles{slabTile(2, 2, 1), slabTile(3, 1, 1), slabTile(4, 1, 1),
+                                            slabTile(2, 1, 1), slabTile(1, 2, 1)};
     out.push_back(IdeaDef{
         .id = "conv_wgmma_slab_bf16x3",
         .title = "wgmma convolution reading its taps from a slab of the input in shared memory (3xbf16)",
@@ -156,7 +162,7 @@ void addConvSlab(std::vector<IdeaDef> &out)
         // A search with time to spare measures the gathering form first, so the trajectory shows the step.
         .after = {"conv_wgmma_bf16x3"},
         .space = tileSpace(strictTiles, meanings),
-        .repairOrder = {"WGS"},
+        .repairOrder = {"WGS", "SLABS"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = slabConv(t); !why.empty())
                 return why;
@@ -184,7 +190,7 @@ void addConvSlab(std::vector<IdeaDef> &out)
         .patterns = kinds,
         .after = {"conv_wgmma_regs", "conv_wgmma_regs_pool"},
         .space = tileSpace(looseTiles, meanings),
-        .repairOrder = {"WGS"},
+        .repairOrder = {"WGS", "SLABS"},
         .applies = [](const Target &t) -> std::string {
             if (auto why = needsLoose(t, "single-pass fp16 (about 5e-4 relative error)"); !why.empty())
                 return why;
