@@ -11,8 +11,8 @@ p=$here/tests/builtin/data/problems
 . "$here/tools/eval-run.sh"
 mkdir -p "$out"
 deadline
-run seed-strict --points 4 --match 'conv_wgmma_[bs][fl]*' seed/conv2d seed/conv2d_relu_maxpool
-run seed-loose --policies loose --points 5 --match 'conv_wgmma_slab*' seed/conv2d seed/conv2d_relu_maxpool
+run seed-strict --points 3 --match 'conv_wgmma_[bs][fl]*' seed/conv2d seed/conv2d_relu_maxpool
+run seed-loose --policies loose --points 5 --match 'conv_wgmma_slab_fp16*' seed/conv2d seed/conv2d_relu_maxpool
 run shapes --policies "strict loose" --points 1 --match 'conv_wgmma_slab*' "$p/conv1d_dilated_relu.toml" \
   "$p/conv_maxpool_padded.toml" "$p/conv_avgpool_sigmoid_sum.toml" "$p/conv1d_same.toml"
 tar -czf "$out/eval-slab.tgz" -C "$out" --exclude eval-slab.tgz . 2>/dev/null
