@@ -71,8 +71,10 @@ Precision precisionOf(const std::string &idea, const Point &p)
 {
     if (idea == "gemm_tiled_fp32" || idea == "conv_direct" || isGemv(idea))
         return Precision::FP32;
-    if (idea == "gemm_mma_fp16" || idea == "gemm_wgmma_fp16")
+    if (idea == "gemm_mma_fp16" || idea == "gemm_wgmma_fp16" || idea == "conv_wgmma_slab_fp16")
         return Precision::FP16;
+    if (idea == "conv_wgmma_slab_bf16x3")
+        return Precision::BF16x3;
     if (idea == "gemm_mma_tf32" || idea == "conv_implicit_gemm_tf32")
         return Precision::TF32;
     if (idea == "gemm_wgmma_tf32")
@@ -388,6 +390,18 @@ private slots:
         QTest::newRow("conv_wgmma_regs_pool seed@small") << "conv_wgmma_regs_pool"
                                                          << "seed/conv2d_relu_maxpool"
                                                          << "small" << false;
+        // The slab convolutions: every point on the seed conv, the pooling pass at the small size,
+        // 1-D ones (one output row a tile, odd padding) and a padded max pooling.
+        for (const char *idea : {"conv_wgmma_slab_bf16x3", "conv_wgmma_slab_fp16"}) {
+            QTest::newRow(qPrintable(QString("%1 seed").arg(idea))) << QString(idea) << "seed/conv2d" << QString() << true;
+            QTest::newRow(qPrintable(QString("%1 seed pool@small").arg(idea)))
+                << QString(idea) << "seed/conv2d_relu_maxpool" << "small" << true;
+            for (const char *own : {"conv1d_dilated_relu", "conv_maxpool_padded"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(idea, own)))
+                    << QString(idea) << QString("own/") + own << QString() << false;
+        }
+        QTest::newRow("conv_wgmma_slab_fp16 conv1d_same") << "conv_wgmma_slab_fp16"
+                                                          << "own/conv1d_same" << QString() << false;
         QTest::newRow("gemm_tiled_fp32 matmul@small") << "gemm_tiled_fp32"
                                                       << "seed/matmul"
                                                       << "small" << false;
