@@ -13,6 +13,7 @@ namespace kf::builtin::ideas {
 namespace {
 
 constexpr double kHalfTflops = 989; // dense H100/H200 16-bit rate
+constexpr double kSlabBf16x3Fraction = 0.25, kSlabFp16Fraction = 0.083;
 
 // A tile of output pixels (one warpgroup's 64 GEMM rows): whole output rows where they fit.
 struct SlabShape {
@@ -91,7 +92,10 @@ std::string slabFits(const Target &t, const Point &p)
 }
 
 // `fraction`: of the 16-bit rate at the precision, over the products the tiles make (padding
-// included), what the kernel is taken to reach.
+// included), what the kernel is taken to reach. Measured on the seed conv2d (H100, 2026-12-07,
+// docs/benchmarks/2026-12-07-slab-conv.md): one warpgroup with one slab took 0.306 ms, 0.25 of the
+// 3xbf16 rate; loose, 0.304 ms (the same latency-bound loop). The fp16 fraction takes that time
+// too, so a search measures the gathering kernels first until the other points are measured.
 Estimate slabEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
 {
     const Conv c = conv(t);
@@ -150,8 +154,8 @@ void addConvSlab(std::vector<IdeaDef> &out)
     // beside them, on one warpgroup or two.
     const std::vector<TileShape> strictTiles{slabTile(2, 1, 3), slabTile(1, 2, 3), slabTile(3, 1, 3),
                                              slabTile(1, 1, 3)};
-    const std::vector<TileShape> looseTiles{slabTile(2, 2, 1), slabTile(3, 1, 1), slabTile(4, 1, 1),
-                                            slabTile(2, 1, 1), slabTile(1, 2, 1)};
+    const std::vector<TileShape> looseTiles{slabTile(2, 2, 1), slabTile(3, 1, 1), slabTile(4, 1, 1), slabTile(2, 1, 1),
+                                            slabTile(1, 2, 1)};
     out.push_back(IdeaDef{
         .id = "conv_wgmma_slab_bf16x3",
         .title = "wgmma convolution reading its taps from a slab of the input in shared memory (3xbf16)",
@@ -176,7 +180,8 @@ void addConvSlab(std::vector<IdeaDef> &out)
             },
         .estimate =
             [](const Target &t, const Point &p) {
-                return slabEstimate(t, p, 0.5, "makes three bf16 wgmma passes (3xbf16), taps from a slab");
+                return slabEstimate(t, p, kSlabBf16x3Fraction,
+                                    "makes three bf16 wgmma passes (3xbf16), taps from a slab");
             },
         .values = slabValues,
         .templateName = "conv_wgmma_slab",
@@ -204,7 +209,7 @@ void addConvSlab(std::vector<IdeaDef> &out)
             },
         .estimate =
             [](const Target &t, const Point &p) {
-                return slabEstimate(t, p, 0.3, "makes one fp16 wgmma pass, taps from a slab");
+                return slabEstimate(t, p, kSlabFp16Fraction, "makes one fp16 wgmma pass, taps from a slab");
             },
         .values = slabValues,
         .templateName = "conv_wgmma_slab",
