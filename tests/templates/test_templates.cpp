@@ -434,7 +434,9 @@ private slots:
             // conv_wgmma_image: the prepared image's taps and sizes
             "TAPS_H", "TAPS_W", "IMG_H", "IMG_W", "IMG_C", "IMAGE_K",
             // conv_transpose_phased: the weights' bytes in shared memory
-            "SMEM"};
+            "SMEM",
+            // conv_wgmma_slab: a warpgroup's tile of output pixels, its slabs and their copies
+            "TILE_H", "TILE_W", "SLABS", "VEC"};
         QDir dir(QStringLiteral(KF_SOURCE_DIR "/resources/templates"));
         const QStringList files =
             dir.entryList({QStringLiteral("gemm_*.cu"), QStringLiteral("conv_*.cu")}, QDir::Files);
