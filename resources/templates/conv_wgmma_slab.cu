@@ -68,16 +68,8 @@ constexpr int kWeightBytes = int(kParts * kPartB * 2);
 
 // A tile of output pixels: kTileH rows of kTileW pixels of one image, 64 GEMM rows at most.
 constexpr int kTileH = {{TILE_H}}, kTileW = {{TILE_W}};
-constexpr int kRowTiles = cdiv(kOutH, kTileH), kColTiles = cdiv(kOutW, kTileW);
-constexpr int kTasks = kBatch * kRowTiles * kColTiles;
-
-// The slab: every channel of the input rows and columns a tile's windows cover, [c][row][col] in
-// fp32, its first column rounded down to a whole 16-byte chunk (kVec 4: x's rows are whole chunks)
-// so that the copies are 16 bytes; `lead` columns of that rounding come first.
-constexpr int kVec = {{VEC}};
-constexpr int kSlabH = (kTileH - 1) * kStrideH + (kKH - 1) * kDilH + 1;
-constexpr int kSlabW = cdiv((kTileW - 1) * kStrideW + (kKW - 1) * kDilW + 1 + kVec - 1, kVec) * kVec;
-constexpr int kSlabFloats = kInC * kSlabH * kSlabW;
+constexpr int kVec = {{VEC}};                           // floats a copy: 4 where x's rows are whole 16-byte chunks
+{{>conv_slab_taps}}
 constexpr int kSlabs = {{SLABS}};                      // slabs per warpgroup: 2 copies the next tile's ahead
 constexpr int kSmemBytes = kWeightBytes + kWGs * kSlabs * kSlabFloats * 4 + kSlices * 64 + 16 + 1024;
 
@@ -134,11 +126,7 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
     for (int i = threadIdx.x; i < kSlices * 4; i += kThreads) {
         int o[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int k = (i / 4) * 16 + 2 * (i % 4) + (e & 1) + 8 * (e >> 1);
-            const int c = k / (kKH * kKW), r = (k / kKW) % kKH, s = k % kKW;
-            o[e] = k < kGemmK ? (c * kSlabH + r * kDilH) * kSlabW + s * kDilW : 0;
-        }
+        for (int e = 0; e < 4; ++e) o[e] = slab_tap((i / 4) * 16 + 2 * (i % 4) + (e & 1) + 8 * (e >> 1));
         taps[i] = make_int4(o[0], o[1], o[2], o[3]);
     }
     if (threadIdx.x == 0) {
@@ -159,32 +147,13 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
     const int stride = gridDim.x * kWGs;
     bool weightsIn = false;
 
-    // A task's tile: image b, output rows from oh0, columns from ow0; its slab starts at input row
-    // ih0 and column iw0, `lead` columns before the first window's.
-    struct Tile {
-        int b, oh0, ow0, ih0, iw0, lead;
-    };
-    const auto tileOf = [](int task) {
-        Tile u;
-        const int colTile = task % kColTiles, rowTile = (task / kColTiles) % kRowTiles;
-        u.b = task / (kColTiles * kRowTiles);
-        u.oh0 = rowTile * kTileH, u.ow0 = colTile * kTileW;
-        u.ih0 = u.oh0 * kStrideH - kPadH;
-        const int iwFirst = u.ow0 * kStrideW - kPadW;
-        u.lead = (iwFirst % kVec + kVec) % kVec, u.iw0 = iwFirst - u.lead;
-        return u;
-    };
     // Copies task's slab into `slab` (one cp.async group), the padding zero-filled.
     const auto copySlab = [&](int task, float *slab) {
-        const Tile u = tileOf(task);
+        const SlabTile u = slab_tile(task);
         const float *xb = x + (long long)u.b * kInC * kInH * kInW;
-        constexpr int kChunksRow = kSlabW / kVec, kChunks = kInC * kSlabH * kChunksRow;
-        for (int i = t; i < kChunks; i += 128) {
-            const int col = i % kChunksRow, row = (i / kChunksRow) % kSlabH, c = i / (kChunksRow * kSlabH);
-            const int ih = u.ih0 + row, iw = u.iw0 + col * kVec;
-            // With kVec 4 a chunk lies wholly inside a row of x or wholly outside it.
-            const bool inside = (unsigned)ih < (unsigned)kInH && (unsigned)iw < (unsigned)kInW;
-            cp_async<kVec * 4>(slab + i * kVec, inside ? xb + ((long long)c * kInH + ih) * kInW + iw : x, inside);
+        for (int i = t; i < kSlabChunks; i += 128) {
+            const long long from = slab_chunk_source(i, u);
+            cp_async<kVec * 4>(slab + i * kVec, from >= 0 ? xb + from : x, from >= 0);
         }
         cp_async_commit();
     };
@@ -194,8 +163,8 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
     const int first = blockIdx.x * kWGs + wg;
     if (kSlabs == 2 && first < kTasks) copySlab(first, slabs + wg * kSlabs * kSlabFloats);
     for (int task = first, n = 0; task < kTasks; task += stride, ++n) {
-        const Tile u = tileOf(task);
-        const int b = u.b, oh0 = u.oh0, ow0 = u.ow0, lead = u.lead;
+        const SlabTile u = slab_tile(task);
+        const int b = u.b, oh0 = u.oh0, ow0 = u.ow0;
         const float *slab = slabs + (wg * kSlabs + n % kSlabs) * kSlabFloats;
         // Every thread of the warpgroup is done reading the slab about to be refilled (each waited
         // for its own products).
@@ -221,10 +190,7 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
         // tile reads the slab's start and is never stored.
         int base[2];
 #pragma unroll
-        for (int p = 0; p < 2; ++p) {
-            const int m = 16 * warp + lane / 4 + 8 * p, th = m / kTileW, tw = m % kTileW;
-            base[p] = th < kTileH ? th * kStrideH * kSlabW + tw * kStrideW + lead : 0;
-        }
+        for (int p = 0; p < 2; ++p) base[p] = max(0, slab_pixel(16 * warp + lane / 4 + 8 * p, u));
         // Slice kk's fragment: register r holds pixel r & 1 at taps 16 kk + 2q (+8 for r >= 2), +1.
         const auto load = [&](int kk, unsigned (&hi)[4], unsigned (&lo)[4]) {
             const int4 o = taps[kk * 4 + q];

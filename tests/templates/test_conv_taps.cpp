@@ -3,7 +3,8 @@
 // gather must give exactly the direct convolution's sums for 1-, 2- and 3-D shapes with stride,
 // padding and dilation, and read nothing for taps past K or pixels past M. The same holds for the
 // prepared image of conv_wgmma_image (parts/conv_image_taps.cuh): its runs, with the stride folded
-// into the channels, give the direct convolution's sums.
+// into the channels, give the direct convolution's sums; and for the slabs of conv_wgmma_slab
+// (parts/conv_slab_taps.cuh), each tile's reads from its slab.
 #include <QtTest>
 
 #include <vector>
@@ -119,6 +120,35 @@ constexpr int kBatch = 2, kInC = 4, kInH = 1, kInW = 40, kKH = 1, kKW = 7, kStri
 #include "conv_image_check.inc"
 } // namespace image1d
 
+// The slabs of conv_wgmma_slab (parts/conv_slab_taps.cuh), tiles as ideas_conv_slab.cpp picks them.
+namespace slabAlexNet { // 11x11, stride 4, padding 2: 16-byte copies from a column before the padding
+constexpr int kBatch = 2, kInC = 3, kInH = 60, kInW = 60, kKH = 11, kKW = 11, kStrideH = 4, kStrideW = 4, kPadH = 2,
+              kPadW = 2, kDilH = 1, kDilW = 1;
+constexpr int kTileW = 14, kTileH = 4, kVec = 4;
+#include "conv_slab_check.inc"
+} // namespace slabAlexNet
+
+namespace slabDilated { // odd width (4-byte copies), dilation and stride differing by dim
+constexpr int kBatch = 2, kInC = 3, kInH = 61, kInW = 59, kKH = 5, kKW = 3, kStrideH = 2, kStrideW = 3, kPadH = 1,
+              kPadW = 2, kDilH = 2, kDilW = 1;
+constexpr int kTileW = 21, kTileH = 3, kVec = 1;
+#include "conv_slab_check.inc"
+} // namespace slabDilated
+
+namespace slabWide { // rows wider than a tile: three column tiles, the last of 4 pixels
+constexpr int kBatch = 1, kInC = 2, kInH = 9, kInW = 132, kKH = 3, kKW = 3, kStrideH = 1, kStrideW = 1, kPadH = 1,
+              kPadW = 1, kDilH = 1, kDilW = 1;
+constexpr int kTileW = 64, kTileH = 1, kVec = 4;
+#include "conv_slab_check.inc"
+} // namespace slabWide
+
+namespace slab1d { // 1-D, stride 2, dilation 2, padding 4
+constexpr int kBatch = 2, kInC = 2, kInH = 1, kInW = 300, kKH = 1, kKW = 5, kStrideH = 1, kStrideW = 2, kPadH = 0,
+              kPadW = 4, kDilH = 1, kDilW = 2;
+constexpr int kTileW = 64, kTileH = 1, kVec = 4;
+#include "conv_slab_check.inc"
+} // namespace slab1d
+
 } // namespace
 
 class TestConvTaps : public QObject {
@@ -140,6 +170,10 @@ private slots:
         QTest::newRow("image: 3x3 stride 1, channels padded") << 10;
         QTest::newRow("image: stride 2x3, taps past the kernel") << 11;
         QTest::newRow("image: 1-D, stride 2") << 12;
+        QTest::newRow("slab: 11x11 stride 4, 16-byte copies") << 13;
+        QTest::newRow("slab: odd width, dilated, uneven strides") << 14;
+        QTest::newRow("slab: column tiles of a wide row") << 15;
+        QTest::newRow("slab: 1-D, stride 2, dilation 2") << 16;
     }
 
     void gatherIsTheConvolution()
@@ -157,7 +191,11 @@ private slots:
             : which == 9              ? imageAlexNet::check()
             : which == 10             ? imageSame::check()
             : which == 11             ? imageUneven::check()
-                                      : image1d::check();
+            : which == 12             ? image1d::check()
+            : which == 13             ? slabAlexNet::check()
+            : which == 14             ? slabDilated::check()
+            : which == 15             ? slabWide::check()
+                                      : slab1d::check();
         QVERIFY2(m.sums > 0, "the shape has sums to compare");
         QVERIFY2(m.wrong == 0,
                  qPrintable(QString("%1 of %2 sums differ; first at pixel %3, channel %4: %5 instead of %6")
