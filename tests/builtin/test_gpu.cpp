@@ -68,6 +68,15 @@ private slots:
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", false, "DEPTH=2"},
             {"problems/seed/conv2d.toml", "conv_wgmma_regs", true, "DEPTH=2 SPLIT=1"},
             {own + "conv_transpose2d_tanh.toml", "conv_wgmma_regs", false, "DEPTH=2"},
+            // The slab convolutions: two warpgroups, a warpgroup with two slabs, four warpgroups,
+            // the pooling pass, and 1-D with the padding split unevenly.
+            {"problems/seed/conv2d.toml", "conv_wgmma_slab_bf16x3", false, "WGS=2 SLABS=1"},
+            {"problems/seed/conv2d.toml", "conv_wgmma_slab_bf16x3", false, "WGS=1 SLABS=2"},
+            {"problems/seed/conv2d.toml", "conv_wgmma_slab_fp16", true, "WGS=4 SLABS=1"},
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=2"},
+            {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_slab_bf16x3", false, "WGS=2 SLABS=1"},
+            {own + "conv1d_same.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=1"},
+            {own + "conv_maxpool_padded.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=2"},
         };
         for (const auto &[path, idea, loose, assign] : rows)
             QTest::newRow(
