@@ -13,13 +13,17 @@ export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
 r=$out/render
 "$cli" coverage "$here/problems/seed/conv2d.toml" --render "$r/strict" --points 1 >/dev/null 2>&1
 "$cli" coverage "$here/problems/seed/conv2d.toml" --policy loose --render "$r/loose" --points 1 >/dev/null 2>&1
-metrics=--metrics=smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_op_shared_ld.sum,gpu__time_duration.sum
+metrics=--metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16_dst_fp32.sum,gpu__time_duration.sum
 profile() { # NAME CANDIDATE [eval args]
   local name=$1 cand=$2
   OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
     --section InstructionStats "$metrics" >"$out/$name.txt" 2>&1
+  # A metric this ncu does not know fails the whole profile: then without the extra metrics.
+  grep -q '==ERROR==' "$out/ncu-$(basename "$cand" .cu)-conv_wgmma_slab.txt" &&
+    OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
+      --section InstructionStats >"$out/$name.txt" 2>&1
   echo "== $name"
-  grep -iE "duration|Throughput|Pipe|Stall|stall|bank|wavefronts|inst_executed|gmma|Issued|Eligible|Active Warps" "$out/$name.txt" \
+  grep -iE "duration|Throughput|Pipe|Stall|stall|bank|wavefronts|ops_path|Issued|Eligible|Active Warps|ERROR" "$out/ncu-$(basename "$cand" .cu)-conv_wgmma_slab.txt" \
     | sed 's/  */ /g' | head -45
 }
 profile "slab strict WGS=2" "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
