@@ -13,7 +13,7 @@ namespace kf::builtin::ideas {
 namespace {
 
 constexpr double kHalfTflops = 989; // dense H100/H200 16-bit rate
-constexpr double kSlabBf16x3Fraction = 0.25, kSlabFp16Fraction = 0.083;
+constexpr double kSlabBf16x3Fraction = 0.32, kSlabFp16Fraction = 0.145;
 
 // A tile of output pixels (one warpgroup's 64 GEMM rows): whole output rows where they fit.
 struct SlabShape {
@@ -93,9 +93,9 @@ std::string slabFits(const Target &t, const Point &p)
 
 // `fraction`: of the 16-bit rate at the precision, over the products the tiles make (padding
 // included), what the kernel is taken to reach. Measured on the seed conv2d (H100, 2026-12-07,
-// docs/benchmarks/2026-12-07-slab-conv.md): one warpgroup with one slab took 0.306 ms, 0.25 of the
-// 3xbf16 rate; loose, 0.304 ms (the same latency-bound loop). The fp16 fraction takes that time
-// too, so a search measures the gathering kernels first until the other points are measured.
+// docs/benchmarks/2026-12-07-slab-conv.md, tools/eval-slab.sh): the best points, two warpgroups
+// (3xbf16, one slab each) 0.238 ms and two warpgroups with two slabs each (fp16) 0.174 ms, 0.32
+// and 0.145 of those rates; one warpgroup took 0.29-0.32 ms either way.
 Estimate slabEstimate(const Target &t, const Point &p, double fraction, const std::string &how)
 {
     const Conv c = conv(t);
