@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# On a GPU machine: where the slab convolution's time goes, by taking parts away. The seed conv2d's
+# rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first points) are profiled
+# whole with Nsight Compute (tools/ncu-slab.sh's sections), then copies of them without one part
+# each are timed by ncu's duration alone (they compute wrong results, which ncu does not mind):
+# the stores, the main loop (one slice pair instead of all), the slab copies after the first.
+#   OUT=$OUT bash tools/slab-probe.sh        # carry .debs
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$here/build-gpu/out}
+mkdir -p "$out"
+export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
+. "$here/tools/gpu-build.sh"
+r=$out/render
+"$cli" coverage "$here/problems/seed/conv2d.toml" --render "$r/strict" --points 1 >/dev/null 2>&1
+"$cli" coverage "$here/problems/seed/conv2d.toml" --policy loose --render "$r/loose" --points 1 >/dev/null 2>&1
+v=$out/variants
+mkdir -p "$v"
+python3 - "$r" "$v" <<'PY'
+import sys
+r, v = sys.argv[1], sys.argv[2]
+cuts = {
+    "nostore": ("if (ch < kGemmN) dst[", "if (ch < kGemmN && acc[0] == 12345.0f) dst["),
+    "nomain": ("for (int k0 = 0; k0 < kSlices; k0 += 2) {", "for (int k0 = 0; k0 < 2; k0 += 2) {"),
+    "nocopy": ("for (int i = t; i < kSlabChunks; i += 128) {", "for (int i = t; i < (task < stride ? kSlabChunks : 0); i += 128) {"),
+}
+for policy, name in (("strict", "conv_wgmma_slab_bf16x3"), ("loose", "conv_wgmma_slab_fp16")):
+    src = open(f"{r}/{policy}/conv2d/{name}.cu").read()
+    for cut, (a, b) in cuts.items():
+        assert src.count(a) == 1, (policy, cut)
+        open(f"{v}/{policy}-{cut}.cu", "w").write(src.replace(a, b))
+PY
+metrics=--metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16_dst_fp32.sum,gpu__time_duration.sum
+report() { echo "$out/ncu-$(basename "$1" .cu)-conv_wgmma_slab.txt"; }
+profile() { # NAME CANDIDATE [eval args]
+  local name=$1 cand=$2
+  OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
+    --section InstructionStats "$metrics" >/dev/null 2>&1
+  # A metric this ncu does not know fails the whole profile: then without the extra metrics.
+  grep -q '==ERROR==' "$(report "$cand")" &&
+    OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
+      --section InstructionStats >/dev/null 2>&1
+  echo "== $name"
+  grep -iE "duration|Throughput|Pipe|Stall|stall|bank|wavefronts|ops_path|Issued|Eligible|Active Warps|ERROR" "$(report "$cand")" \
+    | sed 's/  */ /g' | head -50
+}
+duration() { # CANDIDATE [eval args]: the kernel's time alone
+  local cand=$1
+  ncu --target-processes all --clock-control none -k regex:^conv_wgmma_slab\$ -s 2 -c 1 --metrics gpu__time_duration.sum \
+    "$cli" eval "$here/problems/seed/conv2d.toml" "$cand" --trials 3 --timing-trials 3 ${2:-} >"$out/dur-$(basename "$cand" .cu).txt" 2>&1
+  printf '%-24s %s\n' "$(basename "$cand" .cu)" "$(grep -E 'gpu__time_duration' "$out/dur-$(basename "$cand" .cu).txt" | awk '{print $(NF-1), $NF}')"
+}
+profile "slab strict WGS=2" "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
+profile "slab loose WGS=2 SLABS=2" "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
+echo "== the kernel alone, whole and without one part"
+duration "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
+for c in nostore nomain nocopy; do duration "$v/strict-$c.cu"; done
+duration "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
+for c in nostore nomain nocopy; do duration "$v/loose-$c.cu" "--policy loose"; done
+tar -czf "$out/slab-probe.tgz" -C "$out" --exclude slab-probe.tgz . 2>/dev/null
