@@ -3,7 +3,8 @@
 # rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first points) are profiled
 # whole with Nsight Compute (tools/ncu-slab.sh's sections), then copies of them without one part
 # each are timed by ncu's duration alone (they compute wrong results, which ncu does not mind):
-# the stores, the main loop (one slice pair instead of all), the slab copies after the first.
+# the stores, the main loop (one slice pair instead of all), the slab copies after the first. Last,
+# copies with the main loop's fragments read further ahead are verified and timed.
 #   OUT=$OUT bash tools/slab-probe.sh        # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,11 +25,47 @@ cuts = {
     "nomain": ("for (int k0 = 0; k0 < kSlices; k0 += 2) {", "for (int k0 = 0; k0 < 2; k0 += 2) {"),
     "nocopy": ("for (int i = t; i < kSlabChunks; i += 128) {", "for (int i = t; i < (task < stride ? kSlabChunks : 0); i += 128) {"),
 }
+# The main loop with S register sets, up to W slices' products in flight and each fragment read D
+# slices ahead (S = W + D): the template's is S 2, W 1, D 1.
+def loop(S, W, D):
+    fences = "".join(f"            fence_packed(hi[{i}]);\n            fence_packed(lo[{i}]);\n" for i in range(S))
+    first = "".join(f"            if ({i} < kSlices) load({i}, hi[{i}], lo[{i}]);\n" for i in range(D))
+    return f"""            unsigned hi[{S}][4], lo[{S}][4];
+{first}            for (int k0 = 0; k0 < kSlices; k0 += {S}) {{
+#pragma unroll
+                for (int d = 0; d < {S}; ++d) {{
+                    const int kk = k0 + d;
+                    if (kk >= kSlices) break;
+                    const unsigned long long bHi = tile_desc(wTile + (kk / 4) * kTileB * 2) + 2 * (kk % 4);
+                    const unsigned long long bLo = bHi + ((kPartB * 2) >> 4);
+                    fence_operands(acc);
+                    wgmma_fence();
+                    if constexpr (kParts == 2) {{
+                        wgmma_half_regs<Elem>(acc, lo[d], bHi, kk > 0);
+                        wgmma_half_regs<Elem>(acc, hi[d], bLo, 1);
+                        wgmma_half_regs<Elem>(acc, hi[d], bHi, 1);
+                    }} else {{
+                        wgmma_half_regs<Elem>(acc, hi[d], bHi, kk > 0);
+                    }}
+                    wgmma_commit();
+                    wgmma_wait<{W}>();
+                    fence_packed(hi[(d + {D}) % {S}]);
+                    fence_packed(lo[(d + {D}) % {S}]);
+                    if (kk + {D} < kSlices) load(kk + {D}, hi[(d + {D}) % {S}], lo[(d + {D}) % {S}]);
+                }}
+            }}
+            wgmma_wait<0>();
+            fence_operands(acc);
+{fences}"""
 for policy, name in (("strict", "conv_wgmma_slab_bf16x3"), ("loose", "conv_wgmma_slab_fp16")):
     src = open(f"{r}/{policy}/conv2d/{name}.cu").read()
     for cut, (a, b) in cuts.items():
         assert src.count(a) == 1, (policy, cut)
         open(f"{v}/{policy}-{cut}.cu", "w").write(src.replace(a, b))
+    i = src.index("            unsigned hi[2][4], lo[2][4];")
+    j = src.index("            fence_packed(lo[1]);\n", i) + len("            fence_packed(lo[1]);\n")
+    for S, W, D in ((2, 1, 1), (3, 1, 2), (4, 2, 2), (3, 2, 1)):
+        open(f"{v}/{policy}-loop{S}{W}{D}.cu", "w").write(src[:i] + loop(S, W, D) + src[j:])
 PY
 metrics=--metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16_dst_fp32.sum,gpu__time_duration.sum
 report() { echo "$out/ncu-$(basename "$1" .cu)-conv_wgmma_slab.txt"; }
@@ -57,4 +94,10 @@ duration "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
 for c in nostore nomain nocopy; do duration "$v/strict-$c.cu"; done
 duration "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
 for c in nostore nomain nocopy; do duration "$v/loose-$c.cu" "--policy loose"; done
+echo "== the main loop with S register sets, W slices in flight, fragments read D ahead (loopSWD; 211 is today's)"
+ev() { # CANDIDATE [eval args]: verified and timed as a search times it
+  "$cli" eval "$here/problems/seed/conv2d.toml" "$1" ${2:-} >"$out/eval-$(basename "$1" .cu).txt" 2>&1
+  printf '%-24s %s\n' "$(basename "$1" .cu)" "$(grep -E 'correct|wrong|median|ms' "$out/eval-$(basename "$1" .cu).txt" | head -2 | tr '\n' ' ')"
+}
+for l in 211 312 422 321; do ev "$v/strict-loop$l.cu"; ev "$v/loose-loop$l.cu" "--policy loose"; done
 tar -czf "$out/slab-probe.tgz" -C "$out" --exclude slab-probe.tgz . 2>/dev/null
