@@ -66,6 +66,41 @@ for policy, name in (("strict", "conv_wgmma_slab_bf16x3"), ("loose", "conv_wgmma
     j = src.index("            fence_packed(lo[1]);\n", i) + len("            fence_packed(lo[1]);\n")
     for S, W, D in ((2, 1, 1), (3, 1, 2), (4, 2, 2), (3, 2, 1)):
         open(f"{v}/{policy}-loop{S}{W}{D}.cu", "w").write(src[:i] + loop(S, W, D) + src[j:])
+
+# Loose only (the 3xbf16 weight grows past shared memory): taps read two at a time. The kernel
+# width is padded to even (11 -> 12, a zero weight) so that taps 2q and 2q + 1 of a fragment are
+# neighbours in one slab row at an even offset (stride 4, padding 2, 16-byte rows): one 8-byte
+# load instead of two 4-byte ones, for two more k16 slices (25 instead of 23).
+def pairs(src):
+    subs = [
+        ("cdiv(363, 64)", "cdiv(396, 64)"),
+        ("smem(198736)", "smem(211152)"),
+        ("static_assert(kSmemBytes == 198736 &&", "static_assert(kSmemBytes == 211152 &&"),
+        ("constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kGemmK, kBK);",
+         "constexpr int kTapW = kKW + (kKW & 1), kSlabK = kInC * kKH * kTapW;\n"
+         "constexpr int kTilesN = cdiv(kGemmN, kBN), kTilesK = cdiv(kSlabK, kBK);"),
+        ("constexpr int kSlices = cdiv(kGemmK, 16);", "constexpr int kSlices = cdiv(kSlabK, 16);"),
+        ("constexpr bool kRaggedK = kGemmK % 16 != 0;", "constexpr bool kRaggedK = kSlabK % 16 != 0;"),
+        ("    if (k >= kGemmK) return 0;\n    const int c = k / (kKH * kKW), r = (k / kKW) % kKH, s = k % kKW;",
+         "    if (k >= kSlabK) return 0;\n    const int c = k / (kKH * kTapW), r = (k / kTapW) % kKH, s = k % kTapW;"),
+        ("        return k < kGemmK ? __ldg(w + (long long)n * kGemmK + k) : 0.0f;",
+         "        const int c = k / (kKH * kTapW), r = (k / kTapW) % kKH, s = k % kTapW;\n"
+         "        return k < kSlabK && s < kKW ? __ldg(w + (long long)n * kGemmK + (c * kKH + r) * kKW + s) : 0.0f;"),
+        ("float v0 = slab[base[p] + ko[2 * j]], v1 = slab[base[p] + ko[2 * j + 1]];",
+         "const float2 pr = *reinterpret_cast<const float2 *>(slab + base[p] + ko[2 * j]);\n"
+         "                float v0 = pr.x, v1 = pr.y;"),
+        ("v0 = k < kGemmK ? v0 : 0.0f;", "v0 = k < kSlabK ? v0 : 0.0f;"),
+        ("v1 = k + 1 < kGemmK ? v1 : 0.0f;", "v1 = k + 1 < kSlabK ? v1 : 0.0f;"),
+    ]
+    for a, b in subs:
+        assert src.count(a) >= 1, a
+        src = src.replace(a, b)
+    return src
+src = open(f"{r}/loose/conv2d/conv_wgmma_slab_fp16.cu").read()
+open(f"{v}/loose-pairs.cu", "w").write(pairs(src))
+i = src.index("            unsigned hi[2][4], lo[2][4];")
+j = src.index("            fence_packed(lo[1]);\n", i) + len("            fence_packed(lo[1]);\n")
+open(f"{v}/loose-pairs-loop312.cu", "w").write(pairs(src[:i] + loop(3, 1, 2) + src[j:]))
 PY
 metrics=--metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16_dst_fp32.sum,gpu__time_duration.sum
 report() { echo "$out/ncu-$(basename "$1" .cu)-conv_wgmma_slab.txt"; }
@@ -100,4 +135,6 @@ ev() { # CANDIDATE [eval args]: verified and timed as a search times it
   printf '%-24s %s\n' "$(basename "$1" .cu)" "$(grep -E 'correct|wrong|median|ms' "$out/eval-$(basename "$1" .cu).txt" | head -2 | tr '\n' ' ')"
 }
 for l in 211 312 422 321; do ev "$v/strict-loop$l.cu"; ev "$v/loose-loop$l.cu" "--policy loose"; done
+echo "== loose, taps read in pairs (kernel width padded to even)"
+for c in pairs pairs-loop312; do ev "$v/loose-$c.cu" "--policy loose"; duration "$v/loose-$c.cu" "--policy loose"; done
 tar -czf "$out/slab-probe.tgz" -C "$out" --exclude slab-probe.tgz . 2>/dev/null
