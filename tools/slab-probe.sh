@@ -3,8 +3,9 @@
 # rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first points) are profiled
 # whole with Nsight Compute (tools/ncu-slab.sh's sections), then copies of them without one part
 # each are timed by ncu's duration alone (they compute wrong results, which ncu does not mind):
-# the stores, the main loop (one slice pair instead of all), the slab copies after the first. Last,
-# copies with the main loop's fragments read further ahead are verified and timed.
+# the stores, the main loop (one slice pair instead of all), the slab copies after the first; then
+# copies with the main loop's fragments read further ahead, or (loose) read in pairs, are verified
+# and timed; the whole profiles come last.
 #   OUT=$OUT bash tools/slab-probe.sh        # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -122,8 +123,6 @@ duration() { # CANDIDATE [eval args]: the kernel's time alone
     "$cli" eval "$here/problems/seed/conv2d.toml" "$cand" --trials 3 --timing-trials 3 ${2:-} >"$out/dur-$(basename "$cand" .cu).txt" 2>&1
   printf '%-24s %s\n' "$(basename "$cand" .cu)" "$(grep -E 'gpu__time_duration' "$out/dur-$(basename "$cand" .cu).txt" | awk '{print $(NF-1), $NF}')"
 }
-profile "slab strict WGS=2" "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
-profile "slab loose WGS=2 SLABS=2" "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
 echo "== the kernel alone, whole and without one part"
 duration "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
 for c in nostore nomain nocopy; do duration "$v/strict-$c.cu"; done
@@ -134,7 +133,9 @@ ev() { # CANDIDATE [eval args]: verified and timed as a search times it
   "$cli" eval "$here/problems/seed/conv2d.toml" "$1" ${2:-} >"$out/eval-$(basename "$1" .cu).txt" 2>&1
   printf '%-24s %s\n' "$(basename "$1" .cu)" "$(grep -E 'correct|wrong|median|ms' "$out/eval-$(basename "$1" .cu).txt" | head -2 | tr '\n' ' ')"
 }
-for l in 211 312 422 321; do ev "$v/strict-loop$l.cu"; ev "$v/loose-loop$l.cu" "--policy loose"; done
+for l in 211 312 321; do ev "$v/strict-loop$l.cu"; ev "$v/loose-loop$l.cu" "--policy loose"; done
 echo "== loose, taps read in pairs (kernel width padded to even)"
 for c in pairs pairs-loop312; do ev "$v/loose-$c.cu" "--policy loose"; duration "$v/loose-$c.cu" "--policy loose"; done
+profile "slab strict WGS=2" "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
+profile "slab loose WGS=2 SLABS=2" "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
 tar -czf "$out/slab-probe.tgz" -C "$out" --exclude slab-probe.tgz . 2>/dev/null
