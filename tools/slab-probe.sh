@@ -6,11 +6,14 @@
 # the stores, the main loop (one slice pair instead of all), the slab copies after the first; then
 # copies with the main loop's fragments read further ahead, or (loose) read in pairs, are verified
 # and timed; the whole profiles come last.
+# Everything lands in $OUT/slab-probe.tgz (the device returns only a few files).
 #   OUT=$OUT bash tools/slab-probe.sh        # carry .debs
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$here/build-gpu/out}
-mkdir -p "$out"
+# Work outside $OUT and leave only the archive there: the device returns a handful of files.
+dest=${OUT:-$here/build-gpu/out}
+out=$(mktemp -d /tmp/slab-probe.XXXX)
+mkdir -p "$dest"
 export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
 . "$here/tools/gpu-build.sh"
 r=$out/render
@@ -108,18 +111,20 @@ report() { echo "$out/ncu-$(basename "$1" .cu)-conv_wgmma_slab.txt"; }
 profile() { # NAME CANDIDATE [eval args]
   local name=$1 cand=$2
   OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
-    --section InstructionStats "$metrics" >/dev/null 2>&1
+    --section InstructionStats --print-details all "$metrics" >/dev/null 2>&1
   # A metric this ncu does not know fails the whole profile: then without the extra metrics.
   grep -q '==ERROR==' "$(report "$cand")" &&
     OUT=$out KF_EVAL_ARGS=${3:-} bash "$here/tools/ncu-candidate.sh" "$here/problems/seed/conv2d.toml" "$cand" conv_wgmma_slab \
-      --section InstructionStats >/dev/null 2>&1
+      --section InstructionStats --print-details all >/dev/null 2>&1
   echo "== $name"
-  grep -iE "duration|Throughput|Pipe|Stall|stall|bank|wavefronts|ops_path|Issued|Eligible|Active Warps|ERROR" "$(report "$cand")" \
-    | sed 's/  */ /g' | head -50
+  grep -iE "duration|Throughput|Pipe|Stall|bank|wavefronts|ops_path|Issued|Eligible|Active Warps|ERROR" "$(report "$cand")" \
+    | grep -v Reducing | sed 's/  */ /g' | head -60
 }
+# The first launch: a copy without a part computes wrong results, and the evaluation stops after
+# its first trial (one launch), so every kernel here is timed at its first launch alike.
 duration() { # CANDIDATE [eval args]: the kernel's time alone
   local cand=$1
-  ncu --target-processes all --clock-control none -k regex:^conv_wgmma_slab\$ -s 2 -c 1 --metrics gpu__time_duration.sum \
+  ncu --target-processes all --clock-control none -k regex:^conv_wgmma_slab\$ -s 0 -c 1 --metrics gpu__time_duration.sum \
     "$cli" eval "$here/problems/seed/conv2d.toml" "$cand" --trials 3 --timing-trials 3 ${2:-} >"$out/dur-$(basename "$cand" .cu).txt" 2>&1
   printf '%-24s %s\n' "$(basename "$cand" .cu)" "$(grep -E 'gpu__time_duration' "$out/dur-$(basename "$cand" .cu).txt" | awk '{print $(NF-1), $NF}')"
 }
@@ -131,11 +136,11 @@ for c in nostore nomain nocopy; do duration "$v/loose-$c.cu" "--policy loose"; d
 echo "== the main loop with S register sets, W slices in flight, fragments read D ahead (loopSWD; 211 is today's)"
 ev() { # CANDIDATE [eval args]: verified and timed as a search times it
   "$cli" eval "$here/problems/seed/conv2d.toml" "$1" ${2:-} >"$out/eval-$(basename "$1" .cu).txt" 2>&1
-  printf '%-24s %s\n' "$(basename "$1" .cu)" "$(grep -E 'correct|wrong|median|ms' "$out/eval-$(basename "$1" .cu).txt" | head -2 | tr '\n' ' ')"
+  printf '%-24s %s\n' "$(basename "$1" .cu)" "$(grep -E '^(verdict|time) ' "$out/eval-$(basename "$1" .cu).txt" | cut -c1-60 | tr '\n' ' ')"
 }
 for l in 211 312 321; do ev "$v/strict-loop$l.cu"; ev "$v/loose-loop$l.cu" "--policy loose"; done
 echo "== loose, taps read in pairs (kernel width padded to even)"
 for c in pairs pairs-loop312; do ev "$v/loose-$c.cu" "--policy loose"; duration "$v/loose-$c.cu" "--policy loose"; done
 profile "slab strict WGS=2" "$r/strict/conv2d/conv_wgmma_slab_bf16x3.cu"
 profile "slab loose WGS=2 SLABS=2" "$r/loose/conv2d/conv_wgmma_slab_fp16.cu" "--policy loose"
-tar -czf "$out/slab-probe.tgz" -C "$out" --exclude slab-probe.tgz . 2>/dev/null
+tar -czf "$dest/slab-probe.tgz" -C "$out" . 2>/dev/null
