@@ -12,10 +12,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Work outside $OUT and leave only the archive there: the device returns a handful of files.
 dest=${OUT:-$here/build-gpu/out}
-out=$(mktemp -d /tmp/slab-probe.XXXX)
 mkdir -p "$dest"
 export KF_BUILD_TARGETS="kernelforge-cli kernelforge-worker"
 . "$here/tools/gpu-build.sh"
+out=$(mktemp -d /tmp/slab-probe.XXXX) # after gpu-build.sh, which sets out to $OUT
 r=$out/render
 "$cli" coverage "$here/problems/seed/conv2d.toml" --render "$r/strict" --points 1 >/dev/null 2>&1
 "$cli" coverage "$here/problems/seed/conv2d.toml" --policy loose --render "$r/loose" --points 1 >/dev/null 2>&1
