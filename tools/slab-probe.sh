@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: where the slab convolution's time goes, by taking parts away. The seed conv2d's
 # rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first points) are profiled
-# whole with Nsight Compute (tools/ncu-slab.sh's sections), then copies of them without one part
+# whole with Nsight Compute (SpeedOfLight, warp states and stall reasons, instruction mix, bank conflicts), then copies of them without one part
 # each are timed by ncu's duration alone (they compute wrong results, which ncu does not mind):
 # the stores, the main loop (one slice pair instead of all), the slab copies after the first; then
 # copies with the main loop's fragments read further ahead, or (loose) read in pairs, are verified
