@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# On a GPU machine: where the slab convolution's time goes, by taking parts away. The seed conv2d's
-# rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first points) are profiled
-# whole with Nsight Compute (SpeedOfLight, warp states and stall reasons, instruction mix, bank conflicts), then copies of them without one part
-# each are timed by ncu's duration alone (they compute wrong results, which ncu does not mind):
-# the stores, the main loop (one slice pair instead of all), the slab copies after the first; then
-# copies with the main loop's fragments read further ahead, or (loose) read in pairs, are verified
-# and timed; the whole profiles come last.
+# On a GPU machine: where the slab convolution's time goes, by taking parts away. Copies of the
+# seed conv2d's rendered conv_wgmma_slab kernels (strict 3xbf16 and loose fp16, their first
+# points) without one part each (the stores, the main loop past one slice pair, the slab copies
+# after the first) are timed by ncu's duration alone (they compute wrong results, which ncu does
+# not mind); copies whose main loop reads fragments further ahead, or (loose) two taps a load, are
+# verified and timed; last, the whole kernels are profiled (SpeedOfLight, warp states and stall
+# reasons, instruction mix, bank conflicts).
 # Everything lands in $OUT/slab-probe.tgz (the device returns only a few files).
 #   OUT=$OUT bash tools/slab-probe.sh        # carry .debs
 set -uo pipefail
