@@ -92,22 +92,6 @@ static_assert(kSmemBytes == {{SMEM}} && kSmemBytes <= {{SMEM_PER_BLOCK}}, "the w
 {{>cp_async_zfill}}
 {{>wgmma_half_regs}}
 
-// Two values of an A fragment rounded to 16 bits and packed (v0 in the low half); 3xbf16 also
-// packs what the rounding left (lo).
-__device__ __forceinline__ void split_pack(float v0, float v1, unsigned &hi, unsigned &lo)
-{
-    if constexpr (kParts == 1) {
-        const __half2 h = __floats2half2_rn(v0, v1);
-        hi = *reinterpret_cast<const unsigned *>(&h);
-        lo = 0;
-    } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
-        const __nv_bfloat162 l = __floats2bfloat162_rn(v0 - __low2float(h), v1 - __high2float(h));
-        hi = *reinterpret_cast<const unsigned *>(&h);
-        lo = *reinterpret_cast<const unsigned *>(&l);
-    }
-}
-
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
@@ -204,7 +188,7 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
                     v0 = k < kGemmK ? v0 : 0.0f;
                     v1 = k + 1 < kGemmK ? v1 : 0.0f;
                 }
-                split_pack(v0, v1, hi[r], lo[r]);
+                split_pack<Elem, kParts == 2>(v0, v1, hi[r], lo[r]);
             }
         };
 

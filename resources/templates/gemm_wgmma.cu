@@ -19,6 +19,11 @@
 //    {{STAGES}}-stage ring (cp.async.bulk, completion counted on an mbarrier per stage); {{WGS}}
 //    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 32-byte step
 //    lo·hi + hi·lo + hi·hi (kSplit 3: 3xTF32, or 3xbf16 with kBf16) or hi·hi (kSplit 1, TF32 or fp16).
+// With kARegs (16-bit operands, A stored [M, K]) A is not re-laid: the producer warpgroup copies
+// its fp32 rows straight into padded shared-memory rows (cp.async, the edges zero-filled), each
+// consumer reads its fragments from there into registers, rounds them (fp16, or bf16 hi + lo) and
+// issues wgmma with A from registers. The pass then lays out B alone, with K permuted inside each
+// 16-deep slice so that a thread's four values of A are one 16-byte read (see kPermuteK).
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
@@ -30,7 +35,7 @@
 // @scratch tiles float32 ({{SPLIT}} / 2 + 1) * ({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) * 32 uninitialized
 // @launch split_tiles grid(({{A_IMAGES}} * cdiv({{M}}, 64 * {{WGS}}) * 64 * {{WGS}} + {{B_IMAGES}} * cdiv({{N}}, {{BN}}) * {{BN}}) * cdiv({{K}}, 32 * ({{HALF}} + 1)) / 32) block(256) args({{A}}, {{B}}, tiles)
 // @scratch sums float32 {{SUM_WORDS}} uninitialized
-// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * ({{SPLIT}} / 2 + 1) * (64 * {{WGS}} + {{BN}}) * 128 + 2048) args(tiles, sums, {{OUT}}{{EPILOGUE_ARGS}})
+// @launch gemm_wgmma grid(cdiv({{M}}, 64 * {{WGS}}) * cdiv({{N}}, {{BN}}), {{KSPLIT}}, {{BATCH}}) block(128 * ({{WGS}} + 1)) smem({{STAGES}} * {{STAGE_BYTES}} + 2048) args(tiles, {{A}}, sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{#SPLITK}}
 // @launch splitk_combine grid({{COMBINE_GRID}}) block(256) args(sums, {{OUT}}{{EPILOGUE_ARGS}})
 {{/SPLITK}}
@@ -42,13 +47,14 @@ constexpr int kM = {{M}}, kN = {{N}}, kK = {{K}};
 constexpr long long kBatchStrideA = {{A_BATCH_STRIDE}};  // elements between batches (0: shared)
 constexpr long long kBatchStrideB = {{B_BATCH_STRIDE}};
 constexpr long long kBatchStrideC = {{C_BATCH_STRIDE}};
-constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared by every batch
+constexpr int kImagesA = {{A_IMAGES}}, kImagesB = {{B_IMAGES}}; // 1 when shared by every batch, A 0 with kARegs
 constexpr bool kTransA = {{TRANS_A}};                    // A stored [K, M] (a transposed view)
 constexpr bool kTransB = {{TRANS_B}};                    // B stored [N, K] (a linear layer's weight)
 
 constexpr bool kHalf = {{HALF}};                         // 16-bit operands (else TF32)
 constexpr bool kBf16 = {{BF16}};                         // the 16-bit operands are bf16 (else fp16)
 using Elem = OperandType<kHalf, kBf16>::Type;           // one value of a tile image
+constexpr bool kARegs = {{A_REGS}};                      // A read as fp32 by the product, rounded in registers
 
 constexpr int kWGs = {{WGS}};                            // consumer warpgroups, 64 rows each
 constexpr int kBM = 64 * kWGs, kBN = {{BN}};
@@ -74,14 +80,21 @@ constexpr long long kImageFloatsA = kImagesA * kParts * kPartA;
 constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM; // A's padded rows, all images
 
 // Shared memory per stage: the A parts, then the B parts. Every tile is a whole number of
-// 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary.
-constexpr int kStageBytesA = kParts * kBM * 128, kStageBytesB = kParts * kBN * 128;
+// 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary. With
+// kARegs, A's fp32 rows of one K step take 256 bytes each plus 64 of padding: rows 80 words apart
+// put the 16-byte fragment reads of a quarter-warp (two rows, four threads each) in distinct banks.
+constexpr int kARowFloats = kBK + 16;
+constexpr int kStageBytesA = kARegs ? kBM * kARowFloats * 4 : kParts * kBM * 128, kStageBytesB = kParts * kBN * 128;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
+static_assert(kStageBytes == {{STAGE_BYTES}}, "the launch's shared memory follows the stage layout");
+static_assert(kStageBytesA % 1024 == 0, "B's tiles start on a swizzle atom");
 
 static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128 || kBN == 256, "wgmma tiles of 64, 96, 128 or 256 columns");
 static_assert(kSplit == 1 || (kSplit == 3 && (!kHalf || kBf16)), "split 1 (TF32, fp16 or bf16) or 3 (3xTF32 or 3xbf16)");
 static_assert(kHalf || !kBf16, "bf16 operands are 16-bit ones");
+static_assert(!kARegs || (kHalf && !kTransA && kK % 4 == 0 && kBatchStrideA % 4 == 0 && kImagesA == 0),
+              "A in registers: 16-bit products of an A stored [M, K] in 16-byte rows");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
@@ -142,6 +155,18 @@ __device__ __forceinline__ void load_down_columns(Patch &s, const float *op, int
     }
 }
 
+// With kARegs a thread of the product holds A's values 2q, 2q + 1, 2q + 8 and 2q + 9 of each
+// 16-deep slice (q = lane % 4) and reads them as the one 16-byte chunk at 4q. So B's tile row holds
+// at position 2q + j the value of K 4q + j, and at 2q + 8 + j that of 4q + 2 + j: the same sum in
+// another order.
+__host__ __device__ constexpr int permute_k(int k)
+{
+    const int slice = k & ~15, l = k & 15;
+    return slice + (l < 8 ? 4 * (l / 2) + l % 2 : 4 * ((l - 8) / 2) + 2 + l % 2);
+}
+constexpr bool kPermuteK = kARegs;
+static_assert(permute_k(2) == 4 && permute_k(9) == 3 && permute_k(15) == 15 && permute_k(22) == 28, "K order");
+
 // 256 threads: thread t writes chunk t % 8 of patch row t / 8, in each part.
 __device__ __forceinline__ void store_patch(const Patch &s, Elem *tiles, long long partStride, long long tileBase, int row0)
 {
@@ -149,7 +174,7 @@ __device__ __forceinline__ void store_patch(const Patch &s, Elem *tiles, long lo
     float v[kChunkValues];
 #pragma unroll
     for (int i = 0; i < kChunkValues; ++i)
-        v[i] = s[r][c * kChunkValues + i];
+        v[i] = s[r][kPermuteK ? permute_k(c * kChunkValues + i) : c * kChunkValues + i];
     const int slot = c ^ (row & 7);
     reinterpret_cast<float4 *>(tiles + tileBase + (long long)row * kBK)[slot] = chunk(v, false);
     if constexpr (kParts == 2)
@@ -201,8 +226,13 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 
 {{>wgmma_smem}}
 
+{{>wgmma_half_regs}}
+
+{{>cp_async_zfill}}
+
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
-gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float *__restrict__ C{{EPILOGUE_PARAMS}})
+gemm_wgmma(const float *__restrict__ tileWords, const float *__restrict__ A, float *__restrict__ sums,
+           float *__restrict__ C{{EPILOGUE_PARAMS}})
 {
     extern __shared__ unsigned char smemRaw[];
     // The swizzle pattern follows address bits, so the ring starts on a 1024-byte boundary.
@@ -217,7 +247,8 @@ gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float 
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
-            mbar_init(&full[s], 1);
+            // With kARegs each producer thread's copies of A arrive too.
+            mbar_init(&full[s], kARegs ? 129 : 1);
             mbar_init(&empty[s], kWGs);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -225,6 +256,10 @@ gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float 
     __syncthreads();
 
     const int wg = threadIdx.x / 128;
+    if (kARegs && wg == 0) {
+{{>gemm_wgmma_copy_a}}
+        return;
+    }
     if (wg == 0) {
         // Producer: one thread keeps the ring full.
         if (threadIdx.x != 0) return;
@@ -250,7 +285,12 @@ gemm_wgmma(const float *__restrict__ tileWords, float *__restrict__ sums, float 
 
     // Consumers: warpgroup c owns rows 64c .. 64c+63 of the block tile.
     const int c = wg - 1;
+{{#A_REGS}}
+{{>wgmma_consumer_regs}}
+{{/A_REGS}}
+{{^A_REGS}}
 {{>wgmma_consumer}}
+{{/A_REGS}}
 
     // Epilogue: a function of acc, row, col and batch (with K split, the slice's sums go to scratch
     // as they are). Register 4j + r of a thread sits at row 16 * warp + lane / 4 (+8 for r >= 2)

@@ -77,10 +77,17 @@ private slots:
             {"problems/seed/conv2d_relu_maxpool.toml", "conv_wgmma_slab_bf16x3", false, "WGS=2 SLABS=1"},
             {own + "conv1d_same.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=1"},
             {own + "conv_maxpool_padded.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=2"},
+            // A in registers: ragged M, N and K (24 x 28 x 20 strict, 40 x 24 x 36 with a transposed
+            // B loose: the rows past M and K zero-filled), batched, and the other tile shapes.
+            {own + "matmul_masked_columns.toml@small", "gemm_wgmma_bf16x3_regs", false, "WGS=2 BN=128"},
+            {own + "matmul_mish_mish.toml@small", "gemm_wgmma_fp16_regs", true, "WGS=1 BN=256"},
+            {"problems/level1/bmm.toml", "gemm_wgmma_bf16x3_regs", false, "WGS=2 BN=64 PROMOTE=1"},
+            {"problems/seed/matmul.toml", "gemm_wgmma_bf16x3_regs", false, "WGS=1 BN=128 PROMOTE=8"},
+            {"problems/seed/matmul.toml", "gemm_wgmma_fp16_regs", true, "WGS=2 BN=128 STAGES=4"},
         };
         for (const auto &[path, idea, loose, assign] : rows)
-            QTest::newRow(
-                qPrintable(QString("%1 %2 %3%4").arg(QFileInfo(path).baseName(), idea, assign, loose ? " loose" : "")))
+            QTest::newRow(qPrintable(
+                QString("%1 %2 %3%4").arg(QFileInfo(path).fileName().remove(".toml"), idea, assign, loose ? " loose" : "")))
                 << QStringLiteral(KF_SOURCE_DIR "/") + path << QString(idea) << loose << QString(assign);
     }
 
@@ -118,9 +125,11 @@ private slots:
 private:
     // Starts `w` on the problem at `path` (its eager time measured) and makes its target, which
     // points at m_problem.
+    // `path` may end in @VARIANT: the problem at that size variant ("small").
     void prepare(const QString &path, Policy policy, WorkerClient &w, Target &t)
     {
-        auto problem = loadProblemFile(path.toStdString());
+        const QStringList file = path.split('@');
+        auto problem = loadProblemFile(file[0].toStdString(), file.size() > 1 ? file[1].toStdString() : "");
         QVERIFY2(problem.ok(), problem.ok() ? "" : problem.error().text().c_str());
         m_problem = *problem;
         QVERIFY(w.start().ok());

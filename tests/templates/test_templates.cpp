@@ -272,6 +272,13 @@ private slots:
         row("gemm_wgmma.cu", "matmul", wgBf16.arg(2).arg(128).arg(3).arg(4), "bf16x3");
         row("gemm_wgmma.cu", "bmm", wgBf16.arg(2).arg(64).arg(4).arg(1), "bf16x3");
         row("gemm_wgmma.cu", "linear_bias_relu", wgBf16.arg(1).arg(128).arg(4).arg(8), "bf16x3");
+        // A read as fp32 by the product and rounded in registers; the pass lays out B alone.
+        const QString aRegs = QStringLiteral(" A_REGS=1 A_IMAGES=0");
+        row("gemm_wgmma.cu", "matmul", wgHalf.arg(2).arg(256).arg(3).arg(65536) + aRegs, "fp16");
+        row("gemm_wgmma.cu", "linear_bias_relu", wgHalf.arg(2).arg(128).arg(4).arg(65536) + aRegs, "fp16");
+        row("gemm_wgmma.cu", "matmul", wgBf16.arg(2).arg(128).arg(3).arg(4) + aRegs, "bf16x3");
+        row("gemm_wgmma.cu", "bmm", wgBf16.arg(2).arg(64).arg(4).arg(1) + aRegs, "bf16x3");
+        row("gemm_wgmma.cu", "linear_bias_relu", wgBf16.arg(1).arg(128).arg(4).arg(8) + aRegs, "bf16x3");
         // K split into 16 slices, summed by splitk_combine.
         row("gemm_wgmma.cu", "matmul",
             wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
@@ -359,6 +366,12 @@ private slots:
         params.emplace("SMEM_PER_BLOCK", std::to_string(builtin::kDefaultSmemPerBlock));
         params.emplace("SMEM_PER_SM", std::to_string(builtin::kDefaultSmemPerSm));
         params.emplace("PROMOTE", "0");
+        params.emplace("A_REGS", "0");
+        if (family == "gemm_wgmma.cu") { // the stage's bytes, as the generator computes them
+            const int parts = params.at("SPLIT") == "3" ? 2 : 1, rows = 64 * std::stoi(params.at("WGS"));
+            const int a = params.at("A_REGS") == "1" ? rows * 80 * 4 : parts * rows * 128;
+            params["STAGE_BYTES"] = std::to_string(a + parts * std::stoi(params.at("BN")) * 128);
+        }
         const std::map<QString, std::string> kernelNames{{"gemm_mma_tf32x3.cu", "gemm_tf32x3"},
                                                          {"gemm_mma_tf32.cu", "gemm_tf32"},
                                                          {"conv_implicit_gemm_tf32x3.cu", "conv_tf32x3"},
@@ -426,6 +439,8 @@ private slots:
             "BF16", "PRECISION", "WGS", "PROMOTE", "A_IMAGES", "B_IMAGES", "POOL", "CONV_OUT", "PRODUCERS", "BLOCKS",
             "DEPTH", "KSPLIT", "SPLITK", "SUM_WORDS", "COMBINE_GRID", "POOL_MAX", "POOL_COUNT_PAD", "POOL_DIVISOR",
             "KERNEL", "SMEM_PER_BLOCK", "SMEM_PER_SM", "TITLE", "IDEA", "PARAMS", "PROBLEM", "SUMMARY",
+            // gemm_wgmma: A read as fp32 and rounded in registers, and the ring stage's bytes
+            "A_REGS", "STAGE_BYTES",
             // conv_direct: the 3-D geometry (D, H, W) and its thread shape
             "BLOCK", "CO", "DD", "DH", "DW", "GRID", "GROUPS", "IN_D", "OUT_D", "KD", "OP", "PD", "PH", "PW", "SD",
             "SH", "SW", "TRANSPOSED",

@@ -436,12 +436,35 @@ const std::vector<TileShape> kLooseWgmmaTiles = [] {
     return tiles;
 }();
 
-// The operands of a wgmma product: 3xTF32 or 3xbf16 (strict), single-pass TF32 or fp16 (loose).
-enum class WgmmaOperands { Tf32x3, Bf16x3, Tf32, Fp16 };
-bool strictOperands(WgmmaOperands o) { return o == WgmmaOperands::Tf32x3 || o == WgmmaOperands::Bf16x3; }
-bool sixteenBit(WgmmaOperands o) { return o == WgmmaOperands::Fp16 || o == WgmmaOperands::Bf16x3; }
+// With A read as fp32 by the product and rounded in registers, a stage holds A's fp32 rows (320
+// bytes a row with padding): fewer stages fit, and the 3xbf16 product keeps its four.
+const std::vector<TileShape> kRegsWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 64, 4, 4), wg(1, 128, 4, 4),
+                                             wg(2, 96, 3, 4),  wg(2, 128, 3, 2), wg(1, 128, 4, 8), wg(2, 128, 3, 1),
+                                             wg(2, 64, 4, 1),  wg(2, 96, 3, 1)};
+const std::vector<TileShape> kLooseRegsWgmmaTiles = [] {
+    std::vector<TileShape> tiles{wg(2, 256, 3, kAllOfK), wg(2, 128, 4, kAllOfK), wg(1, 256, 4, kAllOfK),
+                                 wg(2, 128, 3, kAllOfK)};
+    tiles.insert(tiles.end(), kRegsWgmmaTiles.begin(), kRegsWgmmaTiles.end());
+    return tiles;
+}();
+
+// The operands of a wgmma product: 3xTF32 or 3xbf16 (strict), single-pass TF32 or fp16 (loose);
+// the ARegs forms read A as fp32 and round it in registers, so only B is re-laid.
+enum class WgmmaOperands { Tf32x3, Bf16x3, Tf32, Fp16, Bf16x3ARegs, Fp16ARegs };
+bool aRegs(WgmmaOperands o) { return o == WgmmaOperands::Bf16x3ARegs || o == WgmmaOperands::Fp16ARegs; }
+bool strictOperands(WgmmaOperands o)
+{
+    return o == WgmmaOperands::Tf32x3 || o == WgmmaOperands::Bf16x3 || o == WgmmaOperands::Bf16x3ARegs;
+}
+bool sixteenBit(WgmmaOperands o) { return o != WgmmaOperands::Tf32x3 && o != WgmmaOperands::Tf32; }
+bool bf16x3(WgmmaOperands o) { return o == WgmmaOperands::Bf16x3 || o == WgmmaOperands::Bf16x3ARegs; }
 int splitOf(WgmmaOperands o) { return strictOperands(o) ? 3 : 1; }
-const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o) { return strictOperands(o) ? kWgmmaTiles : kLooseWgmmaTiles; }
+const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o)
+{
+    if (aRegs(o))
+        return strictOperands(o) ? kRegsWgmmaTiles : kLooseRegsWgmmaTiles;
+    return strictOperands(o) ? kWgmmaTiles : kLooseWgmmaTiles;
+}
 
 std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
 {
@@ -450,14 +473,18 @@ std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
     return dims;
 }
 
-int wgmmaSmem(const Point &p, int split)
+// The bytes of one ring stage (gemm_wgmma.cu's kStageBytes): A's parts or its padded fp32 rows,
+// then B's parts.
+int wgmmaStageBytes(const Point &p, WgmmaOperands o)
 {
-    return p.at("STAGES") * (split == 3 ? 2 : 1) * (64 * p.at("WGS") + p.at("BN")) * 128 + 2048;
+    const int parts = splitOf(o) == 3 ? 2 : 1, rows = 64 * p.at("WGS");
+    return (aRegs(o) ? rows * 80 * 4 : parts * rows * 128) + parts * p.at("BN") * 128;
 }
+
+int wgmmaSmem(const Point &p, WgmmaOperands o) { return p.at("STAGES") * wgmmaStageBytes(p, o) + 2048; }
 
 std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
 {
-    const int split = splitOf(o);
     if (auto why = tileListed(wgmmaTiles(o), p); !why.empty())
         return why;
     // A tail can turn the product's absolute error into relative error (exp of scores, a row
@@ -465,12 +492,12 @@ std::string wgmmaFits(const Target &t, const Point &p, WgmmaOperands o)
     // sums get one 32-deep step at a time. Measured on an H200 before this rule, a batched product,
     // tanh and an L2 norm: 1.25e-4 with PROMOTE=4, over the strict 1e-4; each step's chunk then
     // holds 12 truncating accumulations instead of 48.
-    if (o == WgmmaOperands::Bf16x3)
+    if (bf16x3(o))
         if (auto why = bf16x3Fits(t, "a product"); !why.empty())
             return why;
     if (strictOperands(o) && t.pattern.feedsTail && p.at("PROMOTE") != 1)
         return "a product that goes on to a tail is promoted every K step (PROMOTE = 1)";
-    const int smem = wgmmaSmem(p, split);
+    const int smem = wgmmaSmem(p, o);
     if (smem > t.smemPerBlock)
         return std::to_string(smem) + " bytes of shared memory exceed the " + std::to_string(t.smemPerBlock) +
             " a block may have";
@@ -498,15 +525,15 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
     v["SPLITK"] = ksplit > 1 ? "1" : "0";
     v["SUM_WORDS"] = std::to_string(ksplit > 1 ? ksplit * outputs : 1); // one unused word without a split
     v["COMBINE_GRID"] = std::to_string(cdiv(outputs, 256));
-    v["A_IMAGES"] = std::to_string(g.strideA ? g.batch : 1);
+    // With A in registers the pass lays out B alone.
+    v["A_IMAGES"] = std::to_string(aRegs(o) ? 0 : g.strideA ? g.batch : 1);
+    v["A_REGS"] = aRegs(o) ? "1" : "0";
+    v["STAGE_BYTES"] = std::to_string(wgmmaStageBytes(p, o));
     v["B_IMAGES"] = std::to_string(g.strideB ? g.batch : 1);
     v["SPLIT"] = std::to_string(splitOf(o));
     v["HALF"] = sixteenBit(o) ? "1" : "0";
-    v["BF16"] = o == WgmmaOperands::Bf16x3 ? "1" : "0";
-    v["PRECISION"] = o == WgmmaOperands::Fp16 ? "fp16"
-        : o == WgmmaOperands::Tf32            ? "tf32"
-        : o == WgmmaOperands::Bf16x3          ? "bf16x3"
-                                              : "tf32x3";
+    v["BF16"] = bf16x3(o) ? "1" : "0";
+    v["PRECISION"] = o == WgmmaOperands::Tf32 ? "tf32" : o == WgmmaOperands::Tf32x3 ? "tf32x3" : bf16x3(o) ? "bf16x3" : "fp16";
     return v;
 }
 
@@ -515,6 +542,19 @@ std::string wgmmaApplies(const Target &t)
     if (t.major < 9)
         return "wgmma and bulk copies need a Hopper GPU (sm_90)";
     return gemmApplies(t);
+}
+
+// The A-in-registers forms read A where it lies: rows of 16 bytes, not transposed.
+std::string aRegsApplies(const Target &t)
+{
+    if (auto why = wgmmaApplies(t); !why.empty())
+        return why;
+    const Gemm g = gemm(t);
+    if (auto why = rowsOfA(g); !why.empty())
+        return why;
+    if (g.spec->k % 4 != 0 || g.strideA % 4 != 0)
+        return "A's rows are not whole 16-byte chunks (K = " + std::to_string(g.spec->k) + ")";
+    return {};
 }
 
 Estimate wgmmaEstimate(const Target &t, const Point &p, WgmmaOperands o, double peak, double fraction,
@@ -696,6 +736,60 @@ void addGemm(std::vector<IdeaDef> &out)
                 return wgmmaEstimate(t, p, WgmmaOperands::Fp16, kFp16Tflops, 0.48, "makes one fp16 wgmma pass");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Fp16); },
+        .templateName = "gemm_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_bf16x3_regs",
+        .title = "wgmma 3xbf16 with A split in registers",
+        .text = "The 3xbf16 wgmma product without re-laying A: the producer warpgroup copies A's fp32 rows "
+                "straight into padded shared-memory rows (cp.async, edges zero-filled), and each consumer reads "
+                "its fragment of every 16-deep slice as one 16-byte load a row, splits it into bf16 hi and lo in "
+                "registers and issues wgmma with A from registers (lo*hi + hi*lo + hi*hi), the next slice read "
+                "while the current one multiplies. Only B goes through the re-layout pass, with K permuted inside "
+                "each slice to match the fragment's order, so the pass moves half the bytes.",
+        .patterns = kinds,
+        // A search with time to spare measures the re-laid form first, so the trajectory shows the step.
+        .after = {"gemm_wgmma_bf16x3"},
+        .space = wgmmaSpace(WgmmaOperands::Bf16x3ARegs),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = aRegsApplies,
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Bf16x3ARegs); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Bf16x3ARegs, kFp16Tflops / 3, 0.62,
+                                     "makes three bf16 wgmma passes (3xbf16), A split in registers");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Bf16x3ARegs); },
+        .templateName = "gemm_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_fp16_regs",
+        .title = "wgmma on fp16 with A rounded in registers",
+        .text = "The fp16 wgmma product without re-laying A: the producer warpgroup copies A's fp32 rows straight "
+                "into padded shared-memory rows, and each consumer reads its fragment of every 16-deep slice as "
+                "one 16-byte load a row, rounds it to fp16 in registers and issues wgmma with A from registers, "
+                "the next slice read while the current one multiplies. Only B is rounded and re-laid by the pass "
+                "(K permuted inside each slice to match the fragment), half the pass's bytes. Loose tolerance "
+                "only, as every fp16 product.",
+        .patterns = kinds,
+        .needs = {"gemm_tiled_fp32"},
+        .after = {"gemm_wgmma_fp16"},
+        .space = wgmmaSpace(WgmmaOperands::Fp16ARegs),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = [](const Target &t) -> std::string {
+            if (auto why = needsLoose(t, "an fp16 product (about 5e-4 relative error per operand)"); !why.empty())
+                return why;
+            return aRegsApplies(t);
+        },
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Fp16ARegs); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Fp16ARegs, kFp16Tflops, 0.52,
+                                     "makes one fp16 wgmma pass, A rounded in registers");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Fp16ARegs); },
         .templateName = "gemm_wgmma",
     });
 

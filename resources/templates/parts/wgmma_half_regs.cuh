@@ -23,7 +23,9 @@
     else if constexpr (kBN == 96)                                                                             \
         KF_WGMMA_RS16_CALL(96, TYPES, "%48, %49, %50, %51", "%52", "%53");                                    \
     else if constexpr (kBN == 128)                                                                            \
-        KF_WGMMA_RS16_CALL(128, TYPES, "%64, %65, %66, %67", "%68", "%69")
+        KF_WGMMA_RS16_CALL(128, TYPES, "%64, %65, %66, %67", "%68", "%69");                                   \
+    else if constexpr (kBN == 256)                                                                            \
+        KF_WGMMA_RS16_CALL(256, TYPES, "%128, %129, %130, %131", "%132", "%133")
 
 template <typename T>
 __device__ __forceinline__ void wgmma_half_regs(float (&d)[kBN / 2], const unsigned (&a)[4], unsigned long long descB,
@@ -33,6 +35,30 @@ __device__ __forceinline__ void wgmma_half_regs(float (&d)[kBN / 2], const unsig
         KF_WGMMA_RS16(".f16.f16");
     } else {
         KF_WGMMA_RS16(".bf16.bf16");
+    }
+}
+
+// Two values of an A fragment rounded to T and packed (v0 in the low half); with kLow also what the
+// rounding left, rounded again (the lo part of a 3xbf16 split), else lo is 0.
+template <typename T, bool kLow>
+__device__ __forceinline__ void split_pack(float v0, float v1, unsigned &hi, unsigned &lo)
+{
+    if constexpr (kIsFp16<T>) {
+        const __half2 h = __floats2half2_rn(v0, v1);
+        hi = *reinterpret_cast<const unsigned *>(&h);
+        lo = 0;
+        if constexpr (kLow) {
+            const __half2 l = __floats2half2_rn(v0 - __low2float(h), v1 - __high2float(h));
+            lo = *reinterpret_cast<const unsigned *>(&l);
+        }
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
+        hi = *reinterpret_cast<const unsigned *>(&h);
+        lo = 0;
+        if constexpr (kLow) {
+            const __nv_bfloat162 l = __floats2bfloat162_rn(v0 - __low2float(h), v1 - __high2float(h));
+            lo = *reinterpret_cast<const unsigned *>(&l);
+        }
     }
 }
 
