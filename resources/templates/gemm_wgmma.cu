@@ -19,11 +19,11 @@
 //    {{STAGES}}-stage ring (cp.async.bulk, completion counted on an mbarrier per stage); {{WGS}}
 //    consumer warpgroup(s) each own 64 rows x {{BN}} columns and issue per 32-byte step
 //    lo·hi + hi·lo + hi·hi (kSplit 3: 3xTF32, or 3xbf16 with kBf16) or hi·hi (kSplit 1, TF32 or fp16).
-// With kARegs (16-bit operands, A stored [M, K]) A is not re-laid: the producer warpgroup copies
-// its fp32 rows straight into padded shared-memory rows (cp.async, the edges zero-filled), each
-// consumer reads its fragments from there into registers, rounds them (fp16, or bf16 hi + lo) and
+// With kARegs (A stored [M, K]) A is not re-laid: the producer warpgroup copies its fp32 rows
+// straight into padded shared-memory rows (cp.async, the edges zero-filled), each consumer reads
+// its fragments from there into registers, rounds them (fp16, bf16 hi + lo, or TF32 hi + lo) and
 // issues wgmma with A from registers. The pass then lays out B alone, with K permuted inside each
-// 16-deep slice so that a thread's four values of A are one 16-byte read (see kPermuteK).
+// 16-deep slice so that a thread's four values of A are one 16-byte read (see permute_k).
 // Tensor-core accumulation truncates: over thousands of steps the error grows past the strict
 // tolerance. So the tensor cores accumulate only {{PROMOTE}} K steps at a time; each chunk is then
 // added to an fp32 register sum with ordinary rounding.
@@ -81,8 +81,9 @@ constexpr long long kRowsA = (long long)kImagesA * kTilesM * kBM; // A's padded 
 
 // Shared memory per stage: the A parts, then the B parts. Every tile is a whole number of
 // 1024-byte swizzle atoms (8 rows of 128 bytes), so each starts on a 1024-byte boundary. With
-// kARegs, A's fp32 rows of one K step take 256 bytes each plus 64 of padding: rows 80 words apart
-// put the 16-byte fragment reads of a quarter-warp (two rows, four threads each) in distinct banks.
+// kARegs, A's fp32 rows of one K step take kBK words each plus 16 of padding: rows 16 words (mod 32)
+// apart put the 16-byte fragment reads of a quarter-warp (two rows, four threads each) in distinct
+// banks.
 constexpr int kARowFloats = kBK + 16;
 constexpr int kStageBytesA = kARegs ? kBM * kARowFloats * 4 : kParts * kBM * 128, kStageBytesB = kParts * kBN * 128;
 constexpr int kStageBytes = kStageBytesA + kStageBytesB;
@@ -93,8 +94,8 @@ static_assert(kWGs >= 1 && kWGs <= 2, "one or two consumer warpgroups");
 static_assert(kBN == 64 || kBN == 96 || kBN == 128 || kBN == 256, "wgmma tiles of 64, 96, 128 or 256 columns");
 static_assert(kSplit == 1 || (kSplit == 3 && (!kHalf || kBf16)), "split 1 (TF32, fp16 or bf16) or 3 (3xTF32 or 3xbf16)");
 static_assert(kHalf || !kBf16, "bf16 operands are 16-bit ones");
-static_assert(!kARegs || (kHalf && !kTransA && kK % 4 == 0 && kBatchStrideA % 4 == 0 && kImagesA == 0),
-              "A in registers: 16-bit products of an A stored [M, K] in 16-byte rows");
+static_assert(!kARegs || (!kTransA && kK % 4 == 0 && kBatchStrideA % 4 == 0 && kImagesA == 0),
+              "A in registers: an A stored [M, K] in 16-byte rows");
 static_assert(kStages >= 2 && kPromote >= 1, "at least two stages");
 static_assert(kStages * kStageBytes + 2048 <= {{SMEM_PER_BLOCK}}, "the stage ring must fit in shared memory");
 
@@ -155,17 +156,21 @@ __device__ __forceinline__ void load_down_columns(Patch &s, const float *op, int
     }
 }
 
-// With kARegs a thread of the product holds A's values 2q, 2q + 1, 2q + 8 and 2q + 9 of each
-// 16-deep slice (q = lane % 4) and reads them as the one 16-byte chunk at 4q. So B's tile row holds
-// at position 2q + j the value of K 4q + j, and at 2q + 8 + j that of 4q + 2 + j: the same sum in
-// another order.
+// With kARegs a thread of the product (q = lane % 4) reads its four values of A in each 16-deep
+// slice as the one 16-byte chunk at 4q, and B's tile rows hold K in the matching order: the same
+// sum in another order. A 16-bit fragment holds positions 2q, 2q + 1, 2q + 8, 2q + 9 (one k16
+// call), so position 2q + j (+8 h) holds K 4q + 2h + j; a TF32 slice is two k8 calls of positions
+// q, q + 4 and 8 + q, 12 + q, so position q + 4j (+8 h) holds K 4q + 2h + j.
 __host__ __device__ constexpr int permute_k(int k)
 {
-    const int slice = k & ~15, l = k & 15;
-    return slice + (l < 8 ? 4 * (l / 2) + l % 2 : 4 * ((l - 8) / 2) + 2 + l % 2);
+    const int slice = k & ~15, h = (k & 15) / 8, m = k & 7;
+    return slice + 2 * h + (kHalf ? 4 * (m / 2) + m % 2 : 4 * (m % 4) + m / 4);
 }
 constexpr bool kPermuteK = kARegs;
-static_assert(permute_k(2) == 4 && permute_k(9) == 3 && permute_k(15) == 15 && permute_k(22) == 28, "K order");
+static_assert(!kHalf || (permute_k(2) == 4 && permute_k(9) == 3 && permute_k(15) == 15 && permute_k(22) == 28),
+              "16-bit K order");
+static_assert(kHalf || (permute_k(1) == 4 && permute_k(4) == 1 && permute_k(9) == 6 && permute_k(15) == 15),
+              "TF32 K order");
 
 // 256 threads: thread t writes chunk t % 8 of patch row t / 8, in each part.
 __device__ __forceinline__ void store_patch(const Patch &s, Elem *tiles, long long partStride, long long tileBase, int row0)

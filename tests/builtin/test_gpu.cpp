@@ -78,10 +78,13 @@ private slots:
             {own + "conv1d_same.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=1"},
             {own + "conv_maxpool_padded.toml", "conv_wgmma_slab_fp16", true, "WGS=2 SLABS=2"},
             // A in registers: ragged M, N and K (24 x 28 x 20 strict, 40 x 24 x 36 with a transposed
-            // B loose: the rows past M and K zero-filled), batched, and the other tile shapes.
+            // B loose: the rows past M and K zero-filled), batched (with a tail: 3xTF32), and the
+            // other tile shapes.
             {own + "matmul_masked_columns.toml@small", "gemm_wgmma_bf16x3_regs", false, "WGS=2 BN=128"},
             {own + "matmul_mish_mish.toml@small", "gemm_wgmma_fp16_regs", true, "WGS=1 BN=256"},
             {"problems/level1/bmm.toml", "gemm_wgmma_bf16x3_regs", false, "WGS=2 BN=64 PROMOTE=1"},
+            {own + "matmul_masked_columns.toml@small", "gemm_wgmma_tf32x3_regs", false, "WGS=1 BN=128"},
+            {own + "bmm_tanh_l2norm.toml", "gemm_wgmma_tf32x3_regs", false, "WGS=2 BN=64"},
             {"problems/seed/matmul.toml", "gemm_wgmma_bf16x3_regs", false, "WGS=1 BN=128 PROMOTE=8"},
             {"problems/seed/matmul.toml", "gemm_wgmma_fp16_regs", true, "WGS=2 BN=128 STAGES=4"},
         };

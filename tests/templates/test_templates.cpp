@@ -279,6 +279,10 @@ private slots:
         row("gemm_wgmma.cu", "matmul", wgBf16.arg(2).arg(128).arg(3).arg(4) + aRegs, "bf16x3");
         row("gemm_wgmma.cu", "bmm", wgBf16.arg(2).arg(64).arg(4).arg(1) + aRegs, "bf16x3");
         row("gemm_wgmma.cu", "linear_bias_relu", wgBf16.arg(1).arg(128).arg(4).arg(8) + aRegs, "bf16x3");
+        row("gemm_wgmma.cu", "matmul", wg.arg(2).arg(96).arg(4).arg(4).arg(3).arg(QStringLiteral("tf32x3")) + aRegs,
+            "tf32x3");
+        row("gemm_wgmma.cu", "bmm", wg.arg(2).arg(64).arg(4).arg(1).arg(3).arg(QStringLiteral("tf32x3")) + aRegs,
+            "tf32x3");
         // K split into 16 slices, summed by splitk_combine.
         row("gemm_wgmma.cu", "matmul",
             wg.arg(2).arg(128).arg(3).arg(4).arg(3).arg(QStringLiteral("tf32x3")) +
@@ -369,7 +373,8 @@ private slots:
         params.emplace("A_REGS", "0");
         if (family == "gemm_wgmma.cu") { // the stage's bytes, as the generator computes them
             const int parts = params.at("SPLIT") == "3" ? 2 : 1, rows = 64 * std::stoi(params.at("WGS"));
-            const int a = params.at("A_REGS") == "1" ? rows * 80 * 4 : parts * rows * 128;
+            const int rowFloats = params.at("HALF") == "1" ? 80 : 48; // a K step of A and 16 of padding
+            const int a = params.at("A_REGS") == "1" ? rows * rowFloats * 4 : parts * rows * 128;
             params["STAGE_BYTES"] = std::to_string(a + parts * std::stoi(params.at("BN")) * 128);
         }
         const std::map<QString, std::string> kernelNames{{"gemm_mma_tf32x3.cu", "gemm_tf32x3"},

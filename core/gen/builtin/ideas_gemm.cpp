@@ -437,10 +437,14 @@ const std::vector<TileShape> kLooseWgmmaTiles = [] {
 }();
 
 // With A read as fp32 by the product and rounded in registers, a stage holds A's fp32 rows (320
-// bytes a row with padding): fewer stages fit, and the 3xbf16 product keeps its four.
+// bytes a row with padding for 16-bit products, 192 for TF32): fewer stages fit.
 const std::vector<TileShape> kRegsWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 64, 4, 4), wg(1, 128, 4, 4),
                                              wg(2, 96, 3, 4),  wg(2, 128, 3, 2), wg(1, 128, 4, 8), wg(2, 128, 3, 1),
                                              wg(2, 64, 4, 1),  wg(2, 96, 3, 1)};
+// 3xTF32 fragments take twice the registers: 128-column tiles of two warpgroups spill there.
+const std::vector<TileShape> kTf32RegsWgmmaTiles{wg(2, 96, 4, 4), wg(2, 64, 4, 4), wg(1, 128, 4, 4),
+                                                 wg(2, 96, 3, 4), wg(1, 128, 4, 8), wg(2, 96, 4, 1),
+                                                 wg(2, 64, 4, 1), wg(1, 128, 4, 1)};
 const std::vector<TileShape> kLooseRegsWgmmaTiles = [] {
     std::vector<TileShape> tiles{wg(2, 256, 3, kAllOfK), wg(2, 128, 4, kAllOfK), wg(1, 256, 4, kAllOfK),
                                  wg(2, 128, 3, kAllOfK)};
@@ -450,17 +454,26 @@ const std::vector<TileShape> kLooseRegsWgmmaTiles = [] {
 
 // The operands of a wgmma product: 3xTF32 or 3xbf16 (strict), single-pass TF32 or fp16 (loose);
 // the ARegs forms read A as fp32 and round it in registers, so only B is re-laid.
-enum class WgmmaOperands { Tf32x3, Bf16x3, Tf32, Fp16, Bf16x3ARegs, Fp16ARegs };
-bool aRegs(WgmmaOperands o) { return o == WgmmaOperands::Bf16x3ARegs || o == WgmmaOperands::Fp16ARegs; }
+enum class WgmmaOperands { Tf32x3, Bf16x3, Tf32, Fp16, Tf32x3ARegs, Bf16x3ARegs, Fp16ARegs };
+bool aRegs(WgmmaOperands o)
+{
+    return o == WgmmaOperands::Tf32x3ARegs || o == WgmmaOperands::Bf16x3ARegs || o == WgmmaOperands::Fp16ARegs;
+}
 bool strictOperands(WgmmaOperands o)
 {
-    return o == WgmmaOperands::Tf32x3 || o == WgmmaOperands::Bf16x3 || o == WgmmaOperands::Bf16x3ARegs;
+    return o == WgmmaOperands::Tf32x3 || o == WgmmaOperands::Bf16x3 || o == WgmmaOperands::Tf32x3ARegs ||
+        o == WgmmaOperands::Bf16x3ARegs;
 }
-bool sixteenBit(WgmmaOperands o) { return o != WgmmaOperands::Tf32x3 && o != WgmmaOperands::Tf32; }
+bool sixteenBit(WgmmaOperands o)
+{
+    return o != WgmmaOperands::Tf32x3 && o != WgmmaOperands::Tf32 && o != WgmmaOperands::Tf32x3ARegs;
+}
 bool bf16x3(WgmmaOperands o) { return o == WgmmaOperands::Bf16x3 || o == WgmmaOperands::Bf16x3ARegs; }
 int splitOf(WgmmaOperands o) { return strictOperands(o) ? 3 : 1; }
 const std::vector<TileShape> &wgmmaTiles(WgmmaOperands o)
 {
+    if (o == WgmmaOperands::Tf32x3ARegs)
+        return kTf32RegsWgmmaTiles;
     if (aRegs(o))
         return strictOperands(o) ? kRegsWgmmaTiles : kLooseRegsWgmmaTiles;
     return strictOperands(o) ? kWgmmaTiles : kLooseWgmmaTiles;
@@ -473,12 +486,13 @@ std::vector<ParamDim> wgmmaSpace(WgmmaOperands o)
     return dims;
 }
 
-// The bytes of one ring stage (gemm_wgmma.cu's kStageBytes): A's parts or its padded fp32 rows,
-// then B's parts.
+// The bytes of one ring stage (gemm_wgmma.cu's kStageBytes): A's parts or its fp32 rows (a K
+// step of 64 or 32 values and 16 of padding), then B's parts.
 int wgmmaStageBytes(const Point &p, WgmmaOperands o)
 {
     const int parts = splitOf(o) == 3 ? 2 : 1, rows = 64 * p.at("WGS");
-    return (aRegs(o) ? rows * 80 * 4 : parts * rows * 128) + parts * p.at("BN") * 128;
+    const int rowFloats = (sixteenBit(o) ? 64 : 32) + 16;
+    return (aRegs(o) ? rows * rowFloats * 4 : parts * rows * 128) + parts * p.at("BN") * 128;
 }
 
 int wgmmaSmem(const Point &p, WgmmaOperands o) { return p.at("STAGES") * wgmmaStageBytes(p, o) + 2048; }
@@ -533,7 +547,9 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
     v["SPLIT"] = std::to_string(splitOf(o));
     v["HALF"] = sixteenBit(o) ? "1" : "0";
     v["BF16"] = bf16x3(o) ? "1" : "0";
-    v["PRECISION"] = o == WgmmaOperands::Tf32 ? "tf32" : o == WgmmaOperands::Tf32x3 ? "tf32x3" : bf16x3(o) ? "bf16x3" : "fp16";
+    v["PRECISION"] = o == WgmmaOperands::Tf32 ? "tf32"
+        : sixteenBit(o)                         ? (bf16x3(o) ? "bf16x3" : "fp16")
+                                                : "tf32x3";
     return v;
 }
 
@@ -736,6 +752,32 @@ void addGemm(std::vector<IdeaDef> &out)
                 return wgmmaEstimate(t, p, WgmmaOperands::Fp16, kFp16Tflops, 0.48, "makes one fp16 wgmma pass");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Fp16); },
+        .templateName = "gemm_wgmma",
+    });
+
+    out.push_back(IdeaDef{
+        .id = "gemm_wgmma_tf32x3_regs",
+        .title = "wgmma 3xTF32 with A split in registers",
+        .text = "The 3xTF32 wgmma product without re-laying A: the producer warpgroup copies A's fp32 rows "
+                "straight into padded shared-memory rows (cp.async, edges zero-filled), and each consumer reads "
+                "its fragments of every 16-deep slice (two k8 calls) as one 16-byte load a row, splits them into "
+                "TF32 hi and lo in registers and issues wgmma with A from registers (lo*hi + hi*lo + hi*hi), the "
+                "next slice read while the current one multiplies. Only B goes through the re-layout pass, its "
+                "K permuted inside each slice to match the fragments: the pass moves half the bytes. Chunks of "
+                "PROMOTE K steps are added to an fp32 register sum.",
+        .patterns = kinds,
+        // A search with time to spare measures the re-laid form first, so the trajectory shows the step.
+        .after = {"gemm_wgmma_tf32x3"},
+        .space = wgmmaSpace(WgmmaOperands::Tf32x3ARegs),
+        .repairOrder = {"STAGES", "BN", "PROMOTE"},
+        .applies = aRegsApplies,
+        .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Tf32x3ARegs); },
+        .estimate =
+            [](const Target &t, const Point &p) {
+                return wgmmaEstimate(t, p, WgmmaOperands::Tf32x3ARegs, kTf32Tflops / 3, 0.62,
+                                     "makes three TF32 wgmma passes (3xTF32), A split in registers");
+            },
+        .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Tf32x3ARegs); },
         .templateName = "gemm_wgmma",
     });
 

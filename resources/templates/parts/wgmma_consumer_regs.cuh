@@ -1,5 +1,5 @@
     // The consumers' main loop with A in registers (kARegs): warpgroup c reads its 64 rows of each
-    // stage's fp32 A, 16 values of K at a time, rounds them into a wgmma fragment and multiplies it
+    // stage's fp32 A, 16 values of K at a time, rounds them into wgmma fragments and multiplies them
     // by the stage's B tile. Two fragment sets alternate: the next slice's is read and rounded while
     // the current one multiplies. Tensor-core accumulation truncates, so `acc` holds kPromote steps
     // at a time, added to the fp32 register sum `sum` (as in wgmma_consumer); `total` is the sum the
@@ -10,26 +10,47 @@
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) acc[i] = sum[i] = 0.0f;
 
+    // A slice is 16 values of K: one k16 call on 16-bit values, two k8 calls on TF32 ones.
+    constexpr int kSlices = kBK / 16, kCalls = sizeof(Elem) == 4 ? 2 : 1;
+    static_assert(kSlices * kCalls == kCallsPerRow, "a K step is one 128-byte row of B");
+    using Fragment = unsigned[kCalls][4];
     // This thread's fragment rows: 16 warp + lane / 4 of the warpgroup's 64, and 8 below; its 16
     // bytes of a slice start at 4 (lane % 4) (B's K order matches, see permute_k).
     const int fragment = (c * 64 + (threadIdx.x % 128) / 32 * 16 + threadIdx.x % 32 / 4) * kARowFloats +
                          4 * (threadIdx.x % 4);
-    // Slice kk (16 values of K) of step kt: register r holds row r & 1, values 2q (+8 for r >= 2), +1.
-    const auto load = [&](int kt, int kk, unsigned (&hi)[4], unsigned (&lo)[4]) {
+    // Slice kk of step kt. 16-bit: register r holds row r & 1, positions 2q (+8 for r >= 2), +1;
+    // TF32, call j: register r holds row r & 1, position q + 8j (+4 for r >= 2).
+    const auto load = [&](int kt, int kk, Fragment &hi, Fragment &lo) {
         const float *p = reinterpret_cast<const float *>(ring + (kt % kStages) * kStageBytes) + fragment + 16 * kk;
         const float4 u = *reinterpret_cast<const float4 *>(p);
         const float4 w = *reinterpret_cast<const float4 *>(p + 8 * kARowFloats);
-        split_pack<Elem, kParts == 2>(u.x, u.y, hi[0], lo[0]);
-        split_pack<Elem, kParts == 2>(w.x, w.y, hi[1], lo[1]);
-        split_pack<Elem, kParts == 2>(u.z, u.w, hi[2], lo[2]);
-        split_pack<Elem, kParts == 2>(w.z, w.w, hi[3], lo[3]);
+        if constexpr (kCalls == 2) {
+            const float row[2][4] = { {u.x, u.y, u.z, u.w}, {w.x, w.y, w.z, w.w} };
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) {
+                    const float x = row[r & 1][2 * j + r / 2], h = to_tf32(x);
+                    hi[j][r] = __float_as_uint(h);
+                    lo[j][r] = kParts == 2 ? __float_as_uint(to_tf32(x - h)) : 0u;
+                }
+        } else {
+            split_pack<Elem, kParts == 2>(u.x, u.y, hi[0][0], lo[0][0]);
+            split_pack<Elem, kParts == 2>(w.x, w.y, hi[0][1], lo[0][1]);
+            split_pack<Elem, kParts == 2>(u.z, u.w, hi[0][2], lo[0][2]);
+            split_pack<Elem, kParts == 2>(w.z, w.w, hi[0][3], lo[0][3]);
+        }
+    };
+    const auto fence = [&](Fragment &f) {
+#pragma unroll
+        for (int j = 0; j < kCalls; ++j) fence_packed(f[j]);
     };
     const auto release = [&](int kt) {
         if (threadIdx.x % 128 == 0) mbar_arrive(&empty[kt % kStages]);
     };
     const auto arrived = [&](int kt) { mbar_wait(&full[kt % kStages], (kt / kStages) & 1); };
 
-    unsigned hi[2][4], lo[2][4];
+    Fragment hi[2], lo[2];
     if (steps > 0) {
         arrived(0);
         load(0, 0, hi[0], lo[0]);
@@ -40,20 +61,23 @@
             const unsigned long long bHi = tile_desc(ring + (kt % kStages) * kStageBytes + kStageBytesA);
             const unsigned long long bLo = bHi + ((kBN * kRowBytes) >> 4); // the next part, same layout
 #pragma unroll
-            for (int kk = 0; kk < kCallsPerRow; ++kk) {
+            for (int kk = 0; kk < kSlices; ++kk) {
                 const int d = kk & 1;
-                // 16 values of K = 32 bytes further along the (swizzled) rows: +2 in the address field.
-                const unsigned long long step = 2 * kk;
-                const int keep = !(kt == k0 && kk == 0); // the chunk's first product overwrites
                 fence_operands(acc);
                 wgmma_fence();
-                if constexpr (kParts == 2) {
-                    // 3xbf16, small terms first, so they are not lost against the large running sum.
-                    wgmma_half_regs<Elem>(acc, lo[d], bHi + step, keep);
-                    wgmma_half_regs<Elem>(acc, hi[d], bLo + step, 1);
-                    wgmma_half_regs<Elem>(acc, hi[d], bHi + step, 1);
-                } else {
-                    wgmma_half_regs<Elem>(acc, hi[d], bHi + step, keep);
+#pragma unroll
+                for (int j = 0; j < kCalls; ++j) {
+                    // A call reads 32 bytes of each (swizzled) row: +2 in the address field.
+                    const unsigned long long step = 2 * (kk * kCalls + j);
+                    const int keep = !(kt == k0 && kk == 0 && j == 0); // the chunk's first product overwrites
+                    if constexpr (kParts == 2) {
+                        // 3xbf16 or 3xTF32, small terms first, so they are not lost against the large sum.
+                        wgmma_half_regs<Elem>(acc, lo[d][j], bHi + step, keep);
+                        wgmma_half_regs<Elem>(acc, hi[d][j], bLo + step, 1);
+                        wgmma_half_regs<Elem>(acc, hi[d][j], bHi + step, 1);
+                    } else {
+                        wgmma_half_regs<Elem>(acc, hi[d][j], bHi + step, keep);
+                    }
                 }
                 wgmma_commit();
                 // The previous slice's products are done: its fragment set takes the next slice,
@@ -61,9 +85,9 @@
                 // fences keep the compiler from reusing a set's registers before its products finish.
                 wgmma_wait<1>();
                 if (kk == 0 && kt > k0) release(kt - 1);
-                fence_packed(hi[d ^ 1]);
-                if constexpr (kParts == 2) fence_packed(lo[d ^ 1]);
-                if (kk + 1 < kCallsPerRow) {
+                fence(hi[d ^ 1]);
+                if constexpr (kParts == 2) fence(lo[d ^ 1]);
+                if (kk + 1 < kSlices) {
                     load(kt, kk + 1, hi[d ^ 1], lo[d ^ 1]);
                 } else if (kt + 1 < kEnd) {
                     arrived(kt + 1);
@@ -76,8 +100,8 @@
         fence_operands(acc);
 #pragma unroll
         for (int d = 0; d < 2; ++d) {
-            fence_packed(hi[d]);
-            if constexpr (kParts == 2) fence_packed(lo[d]);
+            fence(hi[d]);
+            if constexpr (kParts == 2) fence(lo[d]);
         }
         if constexpr (!kOneChunk) {
 #pragma unroll
