@@ -11,8 +11,14 @@ per block, since blocks run one at a time) behave as on a GPU. The mma.sync prim
 parts/mma_tf32_ops.cuh and parts/cp_async_zfill.cuh run on the host too: ldmatrix and mma.sync
 (m16n8k8, TF32) as exchanges within the warp, cvt.rna.tf32 in integer arithmetic, and cp.async as
 a plain copy that is complete at once (so an index or fragment mistake shows, a missing wait does
-not); dynamic shared memory is one buffer, as blocks run one at a time. Other inline PTX (wgmma,
-bulk copies, clusters) cannot run here. The output is compared with the reference evaluated
+not); dynamic shared memory is one buffer, as blocks run one at a time. The Hopper primitives of
+parts/mbarrier.cuh, parts/hopper_pipeline.cuh, parts/wgmma_smem.cuh and parts/wgmma_half_regs.cuh
+run too: mbarriers (arrivals, transaction bytes, phases; a wait blocks until its phase completes),
+bulk copies (complete at once), and wgmma with A from shared memory or from the registers of a
+warpgroup's 128 threads and B from shared memory, its descriptors and 128-byte swizzle decoded as
+the tensor cores read them; a product runs at once, and a wait for products is where the
+warpgroup's threads meet (they issue them together on a GPU). fp16 and
+bf16 values round to nearest even. Clusters cannot run here. The output is compared with the reference evaluated
 by PyTorch on the CPU (the problem's `forward` source, or its TorchScript module). Prints one
 line: max abs error, the reference's largest value, NaNs, OK or FAIL (exit 1). Render candidates
 at the small variant first:
@@ -21,6 +27,7 @@ Needs g++, Python 3.11 (tomllib) and PyTorch. A GPU's own check (test_builtin_gp
 judge: this only catches index, reduction and epilogue mistakes early.
 """
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -37,6 +44,8 @@ SHIM = r"""
 #include <algorithm>
 #include <barrier>
 #include <cmath>
+#include <condition_variable>
+#include <map>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -123,7 +132,7 @@ template <class T> T atomicMin(T *p, T v) { std::lock_guard<std::mutex> g(kfAtom
 inline void __threadfence() {}
 
 // ---- the mma.sync primitives (parts/mma_tf32_ops.cuh, parts/cp_async_zfill.cuh) ----
-alignas(128) static unsigned char kfDynamicSmem[1 << 20];
+alignas(1024) static unsigned char kfDynamicSmem[1 << 20];
 static unsigned kfMma[32][32][6];
 inline unsigned kfBits(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
 inline float kfFloat(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
@@ -135,6 +144,13 @@ inline unsigned kfTf32(float x)
         return u;
     return (u + 0x1000u) & 0xffffe000u;
 }
+// The TF32 bits as either primitive returns them: unsigned (parts/mma_tf32_ops.cuh) or the float
+// they encode (parts/tf32_split.cuh).
+struct KfTf32 {
+    unsigned u;
+    operator unsigned() const { return u; }
+    operator float() const { return kfFloat(u); }
+};
 // ldmatrix .m8n8.x4 .b16 over 32-bit elements: lanes 8j..8j+7 give the rows of matrix j; lane l
 // gets word l % 4 of row l / 4 of each.
 inline void kfLdmatrix(unsigned (&r)[4], const float *row)
@@ -169,6 +185,150 @@ inline void kfMmaTf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)
     kfWarps[warp]->arrive_and_wait();
 }
 
+// ---- 16-bit values (cuda_fp16.h, cuda_bf16.h): round to nearest even ----
+struct __half { unsigned short x; };
+struct __half2 { __half x, y; };
+struct __nv_bfloat16 { unsigned short x; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+inline __half __float2half_rn(float f) { _Float16 h = (_Float16)f; __half r; std::memcpy(&r.x, &h, 2); return r; }
+inline float __half2float(__half h) { _Float16 v; std::memcpy(&v, &h.x, 2); return (float)v; }
+inline __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+    unsigned u = kfBits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return {(unsigned short)((u >> 16) | 0x40u)};
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return {(unsigned short)(u >> 16)};
+}
+inline float __bfloat162float(__nv_bfloat16 b) { return kfFloat(unsigned(b.x) << 16); }
+inline __half2 __floats2half2_rn(float a, float b) { return {__float2half_rn(a), __float2half_rn(b)}; }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__float2bfloat16_rn(a), __float2bfloat16_rn(b)}; }
+inline float __low2float(__half2 h) { return __half2float(h.x); }
+inline float __high2float(__half2 h) { return __half2float(h.y); }
+inline float __low2float(__nv_bfloat162 h) { return __bfloat162float(h.x); }
+inline float __high2float(__nv_bfloat162 h) { return __bfloat162float(h.y); }
+template <class T> unsigned long long __cvta_generic_to_shared(const T *p)
+{
+    return (unsigned long long)((const unsigned char *)p - kfDynamicSmem);
+}
+
+// ---- the Hopper primitives (parts/mbarrier.cuh, hopper_pipeline.cuh, wgmma_*.cuh) ----
+// An mbarrier: the arrivals and transaction bytes its current phase still waits for, and how many
+// phases have completed (a wait for parity p returns once the current phase's parity is not p).
+struct KfBarrier { unsigned expected = 0, pending = 0; long long tx = 0; unsigned phases = 0; };
+static std::mutex kfBarMutex;
+static std::condition_variable kfBarChanged;
+static std::map<const void *, KfBarrier> kfBars;
+inline void kfBarCheck(KfBarrier &b)
+{
+    if (b.pending == 0 && b.tx == 0) {
+        ++b.phases;
+        b.pending = b.expected;
+        kfBarChanged.notify_all();
+    }
+}
+inline void kfBarInit(const void *bar, unsigned count)
+{
+    std::lock_guard<std::mutex> g(kfBarMutex);
+    kfBars[bar] = KfBarrier{count, count, 0, 0};
+}
+inline void kfBarArrive(const void *bar, long long bytes)
+{
+    std::lock_guard<std::mutex> g(kfBarMutex);
+    KfBarrier &b = kfBars.at(bar);
+    if (b.pending == 0)
+        __builtin_trap(); // more arrivals than the barrier expects
+    b.tx += bytes;
+    --b.pending;
+    kfBarCheck(b);
+}
+inline void kfBarComplete(const void *bar, long long bytes)
+{
+    std::lock_guard<std::mutex> g(kfBarMutex);
+    KfBarrier &b = kfBars.at(bar);
+    b.tx -= bytes;
+    kfBarCheck(b);
+}
+inline void kfBarWait(const void *bar, unsigned parity)
+{
+    std::unique_lock<std::mutex> g(kfBarMutex);
+    kfBarChanged.wait(g, [&] { return (kfBars.at(bar).phases & 1u) != parity; });
+}
+
+// wgmma: a warpgroup's 128 threads put their A registers and B descriptor in slots, meet, and each
+// computes its accumulators: register 4j + 2h + e holds row 16 warp + lane / 4 + 8h, column
+// 8j + 2 (lane % 4) + e. An operand in shared memory is K-major: row r, byte b of its K at
+// start + (r / 8) * stride + (r % 8) * 128 + b, the 16-byte chunk swizzled by the address's bits 7-9.
+static std::vector<std::unique_ptr<std::barrier<>>> kfGroups;
+static unsigned kfGroupSlots[8][128][4];
+static unsigned long long kfGroupDesc[8];
+inline const unsigned char *kfTileByte(unsigned long long desc, int row, int byte)
+{
+    const unsigned long long start = (desc & 0x3FFFull) << 4, stride = ((desc >> 32) & 0x3FFFull) << 4;
+    unsigned long long a = start + (row / 8) * stride + (row % 8) * 128 + byte;
+    a ^= ((a >> 7) & 7ull) << 4;
+    return kfDynamicSmem + a;
+}
+// Value k of row r of a K-major tile of T (4 bytes: TF32, 2: fp16 or bf16 as kBf16 says).
+template <int kBytes, bool kBf16> float kfTileValue(unsigned long long desc, int row, int k)
+{
+    const unsigned char *p = kfTileByte(desc, row, k * kBytes);
+    if constexpr (kBytes == 4) {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+    } else {
+        unsigned short h;
+        std::memcpy(&h, p, 2);
+        return kBf16 ? __bfloat162float(__nv_bfloat16{h}) : __half2float(__half{h});
+    }
+}
+// d (64 x N) = [d +] A (64 x K) B (K x N), A given by value(row, k), B a K-major tile of N rows.
+template <int kN, int kK, int kBytes, bool kBf16, class A>
+void kfWgmma(float *d, A a, unsigned long long descB, int scaleD)
+{
+    const int t = int(kfThread()) % 128, warp = t / 32, lane = t % 32;
+    for (int j = 0; j < kN / 8; ++j)
+        for (int h = 0; h < 2; ++h)
+            for (int e = 0; e < 2; ++e) {
+                const int row = 16 * warp + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4) + e;
+                double sum = 0;
+                for (int k = 0; k < kK; ++k)
+                    sum += double(a(row, k)) * double(kfTileValue<kBytes, kBf16>(descB, col, k));
+                float &out = d[4 * j + 2 * h + e];
+                out = float((scaleD ? double(out) : 0.0) + sum);
+            }
+}
+// A from the registers of the warpgroup: 16-bit values two to a register (the lower k low), a[0]
+// row lane / 4, k 2 (lane % 4), a[1] 8 rows below, a[2] and a[3] 8 columns right; TF32 one to a
+// register, k lane % 4, a[2] and a[3] 4 columns right.
+template <int kN, int kBytes, bool kBf16>
+void kfWgmmaRegs(float *d, const unsigned (&regs)[4], unsigned long long descB, int scaleD)
+{
+    const int t = int(kfThread()), group = t / 128;
+    for (int i = 0; i < 4; ++i)
+        kfGroupSlots[group][t % 128][i] = regs[i];
+    kfGroups[group]->arrive_and_wait();
+    constexpr int kK = kBytes == 4 ? 8 : 16;
+    auto a = [&](int row, int k) {
+        const int warp = row / 16, r = row % 16, within = kBytes == 4 ? k % 4 : (k % 8) / 2;
+        const unsigned reg = kfGroupSlots[group][32 * warp + 4 * (r % 8) + within][(r / 8) + 2 * (k / (kK / 2))];
+        if constexpr (kBytes == 4)
+            return kfFloat(reg);
+        const unsigned short h = (k % 2) ? (unsigned short)(reg >> 16) : (unsigned short)(reg & 0xffffu);
+        return kBf16 ? __bfloat162float(__nv_bfloat16{h}) : __half2float(__half{h});
+    };
+    kfWgmma<kN, kK, kBytes, kBf16>(d, a, descB, scaleD);
+    kfGroups[group]->arrive_and_wait();
+}
+template <int kN, int kBytes, bool kBf16>
+void kfWgmmaSmem(float *d, unsigned long long descA, unsigned long long descB, int scaleD)
+{
+    constexpr int kK = kBytes == 4 ? 8 : 16;
+    kfWgmma<kN, kK, kBytes, kBf16>(d, [&](int row, int k) { return kfTileValue<kBytes, kBf16>(descA, row, k); },
+                                   descB, scaleD);
+}
+
 // Any buffer, passed to a kernel parameter of any pointer type.
 struct KfPtr {
     void *p;
@@ -188,6 +348,9 @@ template <class F> void kfLaunch(dim3 grid, dim3 block, F kernel)
                 kfWarps.clear();
                 for (unsigned w = 0; w < (n + 31) / 32; ++w)
                     kfWarps.push_back(std::make_unique<std::barrier<>>(std::min(32u, n - 32 * w)));
+                kfGroups.clear();
+                for (unsigned w = 0; w < (n + 127) / 128; ++w)
+                    kfGroups.push_back(std::make_unique<std::barrier<>>(std::min(128u, n - 128 * w)));
                 std::vector<pthread_t> threads(n);
                 std::vector<Arg> args(n);
                 pthread_attr_t attr;
@@ -201,6 +364,7 @@ template <class F> void kfLaunch(dim3 grid, dim3 block, F kernel)
                         (*arg->kernel)();
                         // A thread that has returned no longer counts at barriers.
                         kfWarps[kfThread() / 32]->arrive_and_drop();
+                        kfGroups[kfThread() / 128]->arrive_and_drop();
                         kfBlock->arrive_and_drop();
                         return nullptr;
                     };
@@ -218,11 +382,31 @@ template <class F> void kfLaunch(dim3 grid, dim3 block, F kernel)
 PRIMITIVES = {
     "ldmatrix_x4": "{ kfLdmatrix(r, smem); }",
     "lds32": "{ return kfBits(*smem); }",
-    "to_tf32": "{ return kfTf32(x); }",
+    "to_tf32": "{ return KfTf32{kfTf32(x)}; }",
     "mma_tf32": "{ kfMmaTf32(d, a, b); }",
     "cp_async": "{ if (inside) std::memcpy(smem, gmem, kBytes); else std::memset(smem, 0, kBytes); }",
     "cp_async_commit": "{}",
     "cp_async_wait": "{}",
+    "cp_async_wait_all": "{}",
+    "cp_async_arrive_noinc": "{ kfBarArrive(bar, 0); }",
+    "smem_addr": "{ return unsigned(__cvta_generic_to_shared(p)); }",
+    "mbar_init": "{ kfBarInit(bar, count); }",
+    "mbar_init_fence": "{}",
+    "mbar_expect_tx": "{ kfBarArrive(bar, bytes); }",
+    "mbar_arrive": "{ kfBarArrive(bar, 0); }",
+    "mbar_wait": "{ kfBarWait(bar, parity); }",
+    "bulk_copy": "{ std::memcpy(dst, src, bytes); kfBarComplete(bar, bytes); }",
+    "wgmma_fence": "{}",
+    "wgmma_commit": "{}",
+    # The warpgroup meets: a thread past its wait has every product of the group behind it, so what
+    # it releases (a stage, a fragment's registers) is no longer read by any of the 128.
+    "wgmma_wait": "{ kfGroups[kfThread() / 128]->arrive_and_wait(); }",
+    "fence_operands": "{}",
+    "fence_packed": "{}",
+    "wgmma_tf32": "{ kfWgmmaSmem<kBN, 4, false>(d, descA, descB, scaleD); }",
+    "wgmma_f16": "{ kfWgmmaSmem<kBN, 2, false>(d, descA, descB, scaleD); }",
+    "wgmma_bf16": "{ kfWgmmaSmem<kBN, 2, true>(d, descA, descB, scaleD); }",
+    "wgmma_half_regs": "{ kfWgmmaRegs<kBN, sizeof(T) == 4 ? 4 : 2, sizeof(T) == 2 && !kIsFp16<T>>(d, a, descB, scaleD); }",
 }
 
 
@@ -241,7 +425,10 @@ def host_primitives(text):
                 break
             end += 1
         text = text[:start] + body + text[end + 1:]
-    return re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];",
+    # The 16-bit types are the shim's, and the wgmma instruction macros are left unused.
+    text = re.sub(r"#include <cuda_(?:bf16|fp16)\.h>\n", "", text)
+    text = re.sub(r"^#define KF_WGMMA\w*\(.*?[^\\]\n", "", text, flags=re.M | re.S)
+    return re.sub(r"extern __shared__ (?:__align__\(\d+\) )?((?:unsigned )?\w+) (\w+)\[\];",
                   r"\1 *\2 = reinterpret_cast<\1 *>(kfDynamicSmem);", text)
 
 
@@ -309,6 +496,7 @@ def main():
     ap.add_argument("problem")
     ap.add_argument("candidate")
     ap.add_argument("--variant", default="")
+    ap.add_argument("--keep", default="", help="a folder to build and run in, left in place (to debug)")
     a = ap.parse_args()
     with open(a.problem, "rb") as f:
         spec = tomllib.load(f)
@@ -330,7 +518,7 @@ def main():
     out_type, out_np = CTYPES[out_spec.get("dtype", "float32")]
 
     text = host_primitives(open(a.candidate).read())
-    if re.search(r"\basm\b|extern __shared__", text):
+    if re.search(r"\basm\b|extern __shared__", re.sub(r"//[^\n]*", "", text)):
         print(f"{os.path.basename(a.candidate)}: inline PTX other than the mma.sync primitives; cannot run on the host")
         return 2
     env = dict(consts, cdiv=cdiv)
@@ -338,7 +526,7 @@ def main():
                 for m in re.finditer(r"// @launch (\w+) grid\((.*?)\) block\((.*?)\)(?: smem\(.*?\))? args\((.*?)\)\n", text)]
     scratch = {m[1]: (CTYPES[m[2]][0], eval(m[3], env))
                for m in re.finditer(r"// @scratch (\w+) (\w+) (.*?)(?: (?:zeroed|uninitialized))?\n", text)}
-    with tempfile.TemporaryDirectory() as wd:
+    with (tempfile.TemporaryDirectory() if not a.keep else contextlib.nullcontext(a.keep)) as wd:
         lines = [SHIM, text, "template <class T> static std::vector<T> kfRead(const char *p, size_t n) { "
                  "std::vector<T> v(n); FILE *f = fopen(p, \"rb\"); "
                  "if (fread(v.data(), sizeof(T), n, f) != n) __builtin_trap(); fclose(f); return v; }",

@@ -126,7 +126,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
             mbar_init(&full[s], 128 * kProducers + 1); // every gathering thread, plus the weight copies' expect_tx
             mbar_init(&empty[s], kWGs);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
 

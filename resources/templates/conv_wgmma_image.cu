@@ -164,7 +164,7 @@ conv_wgmma_image(const float *__restrict__ img, const float *__restrict__ wtiles
             mbar_init(&full[s], 128 + 1); // every copying thread, plus the weight copies' expect_tx
             mbar_init(&empty[s], kWGs);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
 

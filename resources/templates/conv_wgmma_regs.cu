@@ -110,7 +110,7 @@ conv_wgmma_regs(const float *__restrict__ x, const float *__restrict__ wtiles, f
             mbar_init(&full[s], 1);      // the producer's expect_tx
             mbar_init(&empty[s], kWGs);  // one thread per consumer warpgroup
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
 

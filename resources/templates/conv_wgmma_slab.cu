@@ -115,7 +115,7 @@ conv_wgmma_slab(const float *__restrict__ x, const float *__restrict__ wtiles, f
     }
     if (threadIdx.x == 0) {
         mbar_init(ready, 1);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
     if (threadIdx.x == 0) {

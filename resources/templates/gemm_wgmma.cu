@@ -256,7 +256,7 @@ gemm_wgmma(const float *__restrict__ tileWords, const float *__restrict__ A, flo
             mbar_init(&full[s], kARegs ? 129 : 1);
             mbar_init(&empty[s], kWGs);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     __syncthreads();
 

@@ -115,7 +115,7 @@ norm_grid({{IN_PARAMS}}{{OUT_PARAMS}}, int* __restrict__ arrived, double* __rest
 
     if (threadIdx.x == 0) {
         mbar_init(&copied, 1);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
         mbar_expect_tx(&copied, bytes);
         copy_chunk(next, in.held_data() + row * kLen + 4 * first, bytes, &copied);
     }

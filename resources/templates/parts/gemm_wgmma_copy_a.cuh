@@ -24,7 +24,7 @@
                 const bool inside = row < kM && k < kK;
                 cp_async<16>(rows + r * kARowFloats + (k - k0), inside ? a + (long long)row * kK + k : a, inside);
             }
-            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(&full[s])) : "memory");
+            cp_async_arrive_noinc(&full[s]);
         }
         // The copies still in flight land before the thread leaves.
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        cp_async_wait_all();
