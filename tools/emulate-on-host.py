@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a rendered candidate without a GPU by running its kernels on the host, thread by thread.
 
-Usage: emulate-on-host.py PROBLEM.toml CANDIDATE.cu [--variant small]
+Usage: emulate-on-host.py PROBLEM.toml CANDIDATE.cu [--variant small] [--tolerance 1e-2] [--keep DIR]
 
 Each kernel is compiled as host C++ with the CUDA names it uses defined, and launched as its
 @launch lines say on uniform random inputs of the problem's variant: blocks one after another,
@@ -496,6 +496,8 @@ def main():
     ap.add_argument("problem")
     ap.add_argument("candidate")
     ap.add_argument("--variant", default="")
+    ap.add_argument("--tolerance", type=float, default=1e-4,
+                    help="the largest error allowed, relative to max(1, the reference's largest value)")
     ap.add_argument("--keep", default="", help="a folder to build and run in, left in place (to debug)")
     a = ap.parse_args()
     with open(a.problem, "rb") as f:
@@ -558,7 +560,7 @@ def main():
     err = (got - ref).abs().max().item()
     scale = ref.abs().max().item()
     nans = int(torch.isnan(got).sum().item())
-    ok = nans == 0 and err <= 1e-4 * max(1.0, scale)
+    ok = nans == 0 and err <= a.tolerance * max(1.0, scale)
     print(f"{os.path.basename(a.candidate)}: max abs error {err:.3g} (reference's largest {scale:.3g}), "
           f"{nans} NaN, {'OK' if ok else 'FAIL'}")
     return 0 if ok else 1

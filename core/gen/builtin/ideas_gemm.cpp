@@ -560,6 +560,11 @@ std::string wgmmaApplies(const Target &t)
     return gemmApplies(t);
 }
 
+// The A-in-registers forms have not been timed on a GPU yet (checked on the host emulator only):
+// until they are, the model puts them just under the re-laid forms' measured fractions, so that a
+// short search measures those first and these in the slots left.
+constexpr double kUnmeasuredARegs = 0.97;
+
 // The A-in-registers forms read A where it lies: rows of 16 bytes, not transposed.
 std::string aRegsApplies(const Target &t)
 {
@@ -774,7 +779,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Tf32x3ARegs); },
         .estimate =
             [](const Target &t, const Point &p) {
-                return wgmmaEstimate(t, p, WgmmaOperands::Tf32x3ARegs, kTf32Tflops / 3, 0.62,
+                return wgmmaEstimate(t, p, WgmmaOperands::Tf32x3ARegs, kTf32Tflops / 3, kUnmeasuredARegs * 0.58,
                                      "makes three TF32 wgmma passes (3xTF32), A split in registers");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Tf32x3ARegs); },
@@ -799,7 +804,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Bf16x3ARegs); },
         .estimate =
             [](const Target &t, const Point &p) {
-                return wgmmaEstimate(t, p, WgmmaOperands::Bf16x3ARegs, kFp16Tflops / 3, 0.62,
+                return wgmmaEstimate(t, p, WgmmaOperands::Bf16x3ARegs, kFp16Tflops / 3, kUnmeasuredARegs * 0.58,
                                      "makes three bf16 wgmma passes (3xbf16), A split in registers");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Bf16x3ARegs); },
@@ -828,7 +833,7 @@ void addGemm(std::vector<IdeaDef> &out)
         .check = [](const Target &t, const Point &p) { return wgmmaFits(t, p, WgmmaOperands::Fp16ARegs); },
         .estimate =
             [](const Target &t, const Point &p) {
-                return wgmmaEstimate(t, p, WgmmaOperands::Fp16ARegs, kFp16Tflops, 0.52,
+                return wgmmaEstimate(t, p, WgmmaOperands::Fp16ARegs, kFp16Tflops, kUnmeasuredARegs * 0.48,
                                      "makes one fp16 wgmma pass, A rounded in registers");
             },
         .values = [](const Target &t, const Point &p) { return wgmmaValues(t, p, WgmmaOperands::Fp16ARegs); },
