@@ -403,6 +403,8 @@ PRIMITIVES = {
     "wgmma_wait": "{ kfGroups[kfThread() / 128]->arrive_and_wait(); }",
     "fence_operands": "{}",
     "fence_packed": "{}",
+    # bar.sync on the warpgroup's own barrier id, 128 threads
+    "warpgroup_sync": "{ kfGroups[kfThread() / 128]->arrive_and_wait(); }",
     "wgmma_tf32": "{ kfWgmmaSmem<kBN, 4, false>(d, descA, descB, scaleD); }",
     "wgmma_f16": "{ kfWgmmaSmem<kBN, 2, false>(d, descA, descB, scaleD); }",
     "wgmma_bf16": "{ kfWgmmaSmem<kBN, 2, true>(d, descA, descB, scaleD); }",

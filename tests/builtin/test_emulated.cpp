@@ -137,6 +137,10 @@ private slots:
             {"matmul_masked_columns", "gemm_wgmma_bf16x3_regs"},
             {"matmul_masked_columns", "gemm_wgmma_tf32x3_regs"},
             {"bmm_tanh_l2norm", "gemm_wgmma_tf32x3_regs"},
+            // The slab convolution (a warpgroup's input slab in shared memory, fragments read
+            // through the tap table, 3xbf16 in registers): 2-D with a padded max-pool pass, 1-D.
+            {"conv_maxpool_padded", "conv_wgmma_slab_bf16x3"},
+            {"conv1d_same", "conv_wgmma_slab_bf16x3"},
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea) << 132;
@@ -175,13 +179,15 @@ private slots:
     }
 
     // Products the loose policy admits, against its tolerance: fp16 operands re-laid, and A
-    // rounded to fp16 in registers (a transposed B, ragged sizes; a 256-column tile).
+    // rounded to fp16 in registers (a transposed B, ragged sizes; a 256-column tile); the slab
+    // convolution on fp16.
     void looseCandidateMatchesPyTorch_data()
     {
         QTest::addColumn<QString>("problem");
         QTest::addColumn<QString>("idea");
         for (const char *idea : {"gemm_wgmma_fp16", "gemm_wgmma_fp16_regs"})
             QTest::newRow(idea) << QString("matmul_mish_mish") << QString(idea);
+        QTest::newRow("conv_wgmma_slab_fp16") << QString("conv_maxpool_padded") << QString("conv_wgmma_slab_fp16");
     }
 
     void looseCandidateMatchesPyTorch()
