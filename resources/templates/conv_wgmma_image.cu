@@ -135,6 +135,7 @@ __device__ __forceinline__ float tile_weight(const float *__restrict__ w, int n,
 
 {{>hopper_pipeline}}
 {{>cp_async_zfill}}
+{{>stage_b_copy}}
 
 {{>wgmma_smem}}
 
@@ -180,15 +181,7 @@ conv_wgmma_image(const float *__restrict__ img, const float *__restrict__ wtiles
         const Elem *wBase = reinterpret_cast<const Elem *>(wtiles) + (long long)tileN * kTilesK * kTileB;
         for (int kt = 0; kt < kTilesK; ++kt) {
             const int s = kt % kStages;
-            if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
-            unsigned char *stage = ring + s * kStageBytes;
-            if (threadIdx.x == 0) {
-                mbar_expect_tx(&full[s], kStageBytesB);
-#pragma unroll
-                for (int part = 0; part < kParts; ++part)
-                    bulk_copy(stage + kStageBytesA + part * kBN * 128, wBase + part * kPartB + kt * kTileB, kBN * 128,
-                              &full[s]);
-            }
+            unsigned char *stage = stage_with_b(ring, full, empty, kt, wBase);
             // This chunk's 8 taps: a piece of one run of the window.
             const int k = (kt * 8 + q) * 8;
             const bool inK = k < kImageK;

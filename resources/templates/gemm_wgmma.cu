@@ -235,6 +235,8 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 
 {{>cp_async_zfill}}
 
+{{>stage_b_copy}}
+
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 gemm_wgmma(const float *__restrict__ tileWords, const float *__restrict__ A, float *__restrict__ sums,
            float *__restrict__ C{{EPILOGUE_PARAMS}})

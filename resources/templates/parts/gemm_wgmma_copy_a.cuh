@@ -8,15 +8,7 @@
         constexpr int kChunksPerRow = kBK / 4;
         for (int kt = 0; kt < steps; ++kt) {
             const int s = kt % kStages;
-            if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
-            unsigned char *stage = ring + s * kStageBytes;
-            if (threadIdx.x == 0) {
-                mbar_expect_tx(&full[s], kStageBytesB);
-#pragma unroll
-                for (int part = 0; part < kParts; ++part)
-                    bulk_copy(stage + kStageBytesA + part * kBN * 128, tilesB + part * kPartB + kt * kTileB,
-                              kBN * 128, &full[s]);
-            }
+            unsigned char *stage = stage_with_b(ring, full, empty, kt, tilesB);
             float *rows = reinterpret_cast<float *>(stage);
             const int k0 = (kt0 + kt) * kBK;
             for (int i = threadIdx.x; i < kBM * kChunksPerRow; i += 128) {
