@@ -126,6 +126,29 @@ template <class T> T __shfl_sync(unsigned, T v, int src, int width = 32)
 {
     return kfShuffle(v, [&](int l) { return (l / width) * width + src % width; });
 }
+// A vote: every lane puts its predicate in its slot, the warp meets, each reads all of them.
+inline unsigned __ballot_sync(unsigned, int predicate)
+{
+    const unsigned t = kfThread(), warp = t / 32, lane = t % 32;
+    const unsigned n = std::min(32u, blockDim.x * blockDim.y * blockDim.z - 32 * warp);
+    const int mine = predicate != 0;
+    std::memcpy(kfSlots[warp][lane], &mine, sizeof(int));
+    kfWarps[warp]->arrive_and_wait();
+    unsigned bits = 0;
+    for (unsigned l = 0; l < n; ++l) {
+        int v;
+        std::memcpy(&v, kfSlots[warp][l], sizeof(int));
+        bits |= unsigned(v != 0) << l;
+    }
+    kfWarps[warp]->arrive_and_wait();
+    return bits;
+}
+inline int __all_sync(unsigned mask, int predicate)
+{
+    const unsigned t = kfThread(), n = std::min(32u, blockDim.x * blockDim.y * blockDim.z - 32 * (t / 32));
+    return __ballot_sync(mask, predicate) == (n == 32 ? 0xffffffffu : (1u << n) - 1);
+}
+inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 template <class T> T atomicAdd(T *p, T v) { std::lock_guard<std::mutex> g(kfAtomics); T o = *p; *p = o + v; return o; }
 template <class T> T atomicMax(T *p, T v) { std::lock_guard<std::mutex> g(kfAtomics); T o = *p; *p = std::max(o, v); return o; }
 template <class T> T atomicMin(T *p, T v) { std::lock_guard<std::mutex> g(kfAtomics); T o = *p; *p = std::min(o, v); return o; }
@@ -397,6 +420,8 @@ PRIMITIVES = {
     "mbar_wait": "{ kfBarWait(bar, parity); }",
     "bulk_copy": "{ std::memcpy(dst, src, bytes); kfBarComplete(bar, bytes); }",
     "wgmma_fence": "{}",
+    "fence_proxy_async": "{}",
+    "copy_chunk": "{ if (inside) std::memcpy(dst, src, 16); else std::memset(dst, 0, 16); }",
     "wgmma_commit": "{}",
     # The warpgroup meets: a thread past its wait has every product of the group behind it, so what
     # it releases (a stage, a fragment's registers) is no longer read by any of the 128.
@@ -408,6 +433,8 @@ PRIMITIVES = {
     "wgmma_tf32": "{ kfWgmmaSmem<kBN, 4, false>(d, descA, descB, scaleD); }",
     "wgmma_f16": "{ kfWgmmaSmem<kBN, 2, false>(d, descA, descB, scaleD); }",
     "wgmma_bf16": "{ kfWgmmaSmem<kBN, 2, true>(d, descA, descB, scaleD); }",
+    "wgmma_tf32_regs": "{ const unsigned r[4] = {kfBits(a[0]), kfBits(a[1]), kfBits(a[2]), kfBits(a[3])}; "
+                       "kfWgmmaRegs<kBN, 4, false>(d, r, descB, scaleD); }",
     "wgmma_half_regs": "{ kfWgmmaRegs<kBN, sizeof(T) == 4 ? 4 : 2, sizeof(T) == 2 && !kIsFp16<T>>(d, a, descB, scaleD); }",
 }
 

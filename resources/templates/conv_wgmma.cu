@@ -178,7 +178,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
                     rowHi[kBM * 8 + slot] = pack16<Elem>(lo);
             }
             // Make the stores visible to the tensor cores' (async) reads, then count this thread in.
-            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            fence_proxy_async();
             mbar_arrive(&full[s]);
         }
         return;

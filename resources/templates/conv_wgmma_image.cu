@@ -201,12 +201,12 @@ conv_wgmma_image(const float *__restrict__ img, const float *__restrict__ wtiles
             // then count this thread in.
             if (kt >= kAhead) {
                 cp_async_wait<kAhead>();
-                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                fence_proxy_async();
                 mbar_arrive(&full[(kt - kAhead) % kStages]);
             }
         }
         cp_async_wait<0>();
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        fence_proxy_async();
         for (int kt = kTilesK > kAhead ? kTilesK - kAhead : 0; kt < kTilesK; ++kt) mbar_arrive(&full[kt % kStages]);
         return;
     }

@@ -141,6 +141,15 @@ private slots:
             // through the tap table, 3xbf16 in registers): 2-D with a padded max-pool pass, 1-D.
             {"conv_maxpool_padded", "conv_wgmma_slab_bf16x3"},
             {"conv1d_same", "conv_wgmma_slab_bf16x3"},
+            // The other wgmma convolutions: gathered by producer warps (3xTF32 1-D dilated, 3xbf16
+            // before an average pool), pooled in the product's tiles, over a prepared image, and
+            // with the operand gathered into registers (a transposed one by phase).
+            {"conv1d_dilated_relu", "conv_wgmma"},
+            {"conv_relu_avgpool", "conv_wgmma_bf16x3"},
+            {"conv_maxpool_padded", "conv_wgmma_pool"},
+            {"conv_maxpool_padded", "conv_wgmma_image_bf16x3"},
+            {"conv_transpose2d_tanh", "conv_wgmma_regs"},
+            {"conv_relu_avgpool", "conv_wgmma_regs_pool"},
         };
         for (const auto &[problem, idea] : cases)
             QTest::newRow(qPrintable(QString("%1 %2").arg(problem, idea))) << QString(problem) << QString(idea) << 132;

@@ -8,6 +8,9 @@ __device__ __forceinline__ unsigned long long tile_desc(const void *tile)
     return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
 }
 
+// Makes this thread's ordinary stores to shared memory visible to the asynchronous proxy (wgmma's
+// operand reads) before it signals them ready.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 // Pins the accumulators in place around asynchronous products, so the compiler neither copies
