@@ -233,8 +233,9 @@ private:
         out.close();
         const QString toml = QStringLiteral(KF_SOURCE_DIR "/tests/builtin/data/problems/") + problem + ".toml";
         const QString tolerance = policy == Policy::Loose ? "1e-2" : "1e-4";
-        const Run r = run(m_python, {QStringLiteral(KF_SOURCE_DIR "/tools/emulate-on-host.py"), toml, file,
-                                     "--variant", "small", "--tolerance", tolerance},
+        const Run r = run(m_python,
+                          {QStringLiteral(KF_SOURCE_DIR "/tools/emulate-on-host.py"), toml, file, "--variant", "small",
+                           "--tolerance", tolerance},
                           10 * 60 * 1000);
         QVERIFY2(r.code == 0 && r.out.contains(" OK"), qPrintable(r.out.right(3000)));
     }

@@ -89,8 +89,9 @@ private slots:
             {"problems/seed/matmul.toml", "gemm_wgmma_fp16_regs", true, "WGS=2 BN=128 STAGES=4"},
         };
         for (const auto &[path, idea, loose, assign] : rows)
-            QTest::newRow(qPrintable(
-                QString("%1 %2 %3%4").arg(QFileInfo(path).fileName().remove(".toml"), idea, assign, loose ? " loose" : "")))
+            QTest::newRow(
+                qPrintable(QString("%1 %2 %3%4")
+                               .arg(QFileInfo(path).fileName().remove(".toml"), idea, assign, loose ? " loose" : "")))
                 << QStringLiteral(KF_SOURCE_DIR "/") + path << QString(idea) << loose << QString(assign);
     }
 

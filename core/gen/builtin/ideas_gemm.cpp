@@ -438,13 +438,12 @@ const std::vector<TileShape> kLooseWgmmaTiles = [] {
 
 // With A read as fp32 by the product and rounded in registers, a stage holds A's fp32 rows (320
 // bytes a row with padding for 16-bit products, 192 for TF32): fewer stages fit.
-const std::vector<TileShape> kRegsWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 64, 4, 4), wg(1, 128, 4, 4),
+const std::vector<TileShape> kRegsWgmmaTiles{wg(2, 128, 3, 4), wg(2, 128, 3, 8), wg(2, 64, 4, 4),  wg(1, 128, 4, 4),
                                              wg(2, 96, 3, 4),  wg(2, 128, 3, 2), wg(1, 128, 4, 8), wg(2, 128, 3, 1),
                                              wg(2, 64, 4, 1),  wg(2, 96, 3, 1)};
 // 3xTF32 fragments take twice the registers: 128-column tiles of two warpgroups spill there.
-const std::vector<TileShape> kTf32RegsWgmmaTiles{wg(2, 96, 4, 4), wg(2, 64, 4, 4), wg(1, 128, 4, 4),
-                                                 wg(2, 96, 3, 4), wg(1, 128, 4, 8), wg(2, 96, 4, 1),
-                                                 wg(2, 64, 4, 1), wg(1, 128, 4, 1)};
+const std::vector<TileShape> kTf32RegsWgmmaTiles{wg(2, 96, 4, 4),  wg(2, 64, 4, 4), wg(1, 128, 4, 4), wg(2, 96, 3, 4),
+                                                 wg(1, 128, 4, 8), wg(2, 96, 4, 1), wg(2, 64, 4, 1),  wg(1, 128, 4, 1)};
 const std::vector<TileShape> kLooseRegsWgmmaTiles = [] {
     std::vector<TileShape> tiles{wg(2, 256, 3, kAllOfK), wg(2, 128, 4, kAllOfK), wg(1, 256, 4, kAllOfK),
                                  wg(2, 128, 3, kAllOfK)};
@@ -547,9 +546,7 @@ TemplateValues wgmmaValues(const Target &t, const Point &p, WgmmaOperands o)
     v["SPLIT"] = std::to_string(splitOf(o));
     v["HALF"] = sixteenBit(o) ? "1" : "0";
     v["BF16"] = bf16x3(o) ? "1" : "0";
-    v["PRECISION"] = o == WgmmaOperands::Tf32 ? "tf32"
-        : sixteenBit(o)                         ? (bf16x3(o) ? "bf16x3" : "fp16")
-                                                : "tf32x3";
+    v["PRECISION"] = o == WgmmaOperands::Tf32 ? "tf32" : sixteenBit(o) ? (bf16x3(o) ? "bf16x3" : "fp16") : "tf32x3";
     return v;
 }
 
