@@ -103,6 +103,7 @@ static_assert(kStages * kStageBytes + kKPadded * 8 + 2048 <= {{SMEM_PER_BLOCK}},
 // ---- 2. the convolution ----
 
 {{>hopper_pipeline}}
+{{>stage_b_copy}}
 
 {{>wgmma_smem}}
 
@@ -155,15 +156,7 @@ conv_wgmma(const float *__restrict__ x, const float *__restrict__ wtiles, float 
 #pragma unroll
             for (int j = 0; j < kTapsPerThread; ++j) v[j] = next[j];
             if (kt + 1 < kTilesK) gather(kt + 1, next);
-            if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
-            unsigned char *stage = ring + s * kStageBytes;
-            if (threadIdx.x == 0) {
-                mbar_expect_tx(&full[s], kStageBytesB);
-#pragma unroll
-                for (int q = 0; q < kParts; ++q)
-                    bulk_copy(stage + kStageBytesA + q * kBN * 128, wBase + q * kPartB + kt * kTileB, kBN * 128,
-                              &full[s]);
-            }
+            unsigned char *stage = stage_with_b(ring, full, empty, kt, wBase);
             // Split and store, kChunk taps = one 16-byte chunk.
             float4 *rowHi = reinterpret_cast<float4 *>(stage + row * 128);
 #pragma unroll
