@@ -435,7 +435,7 @@ PRIMITIVES = {
     "wgmma_bf16": "{ kfWgmmaSmem<kBN, 2, true>(d, descA, descB, scaleD); }",
     "wgmma_tf32_regs": "{ const unsigned r[4] = {kfBits(a[0]), kfBits(a[1]), kfBits(a[2]), kfBits(a[3])}; "
                        "kfWgmmaRegs<kBN, 4, false>(d, r, descB, scaleD); }",
-    "wgmma_half_regs": "{ kfWgmmaRegs<kBN, sizeof(T) == 4 ? 4 : 2, sizeof(T) == 2 && !kIsFp16<T>>(d, a, descB, scaleD); }",
+    "wgmma_half_regs": "{ kfWgmmaRegs<kBN, 2, !kIsFp16<T>>(d, a, descB, scaleD); }",
 }
 
 

@@ -233,6 +233,13 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 
 {{>wgmma_half_regs}}
 
+{{>wgmma_tf32_regs}}
+
+// The registers of one wgmma A fragment (wgmma_consumer_regs): four TF32 values for each of a
+// slice's two k8 calls, or four registers of packed 16-bit values for its one k16 call.
+template <bool kTf32> struct FragmentOf { using Type = unsigned[1][4]; };
+template <> struct FragmentOf<true> { using Type = float[2][4]; };
+
 {{>cp_async_zfill}}
 
 {{>stage_b_copy}}
