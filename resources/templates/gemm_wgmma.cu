@@ -235,10 +235,48 @@ split_tiles(const float *__restrict__ A, const float *__restrict__ B, float *__r
 
 {{>wgmma_tf32_regs}}
 
-// The registers of one wgmma A fragment (wgmma_consumer_regs): four TF32 values for each of a
-// slice's two k8 calls, or four registers of packed 16-bit values for its one k16 call.
+// With kARegs (parts/wgmma_consumer_regs.cuh): the registers of one slice's A fragment, four TF32
+// values for each of its two k8 calls or four registers of packed 16-bit values for its one k16
+// call, and what is done with them, by their type.
 template <bool kTf32> struct FragmentOf { using Type = unsigned[1][4]; };
 template <> struct FragmentOf<true> { using Type = float[2][4]; };
+
+// Rounds the slice's values of rows r (u) and r + 8 (w) into the fragment: 16-bit register i holds
+// row i & 1, positions 2q (+8 for i >= 2) and +1; TF32 call j, register i, row i & 1, position
+// q + 8j (+4 for i >= 2). lo holds what the rounding left (split 3), else zeros.
+__device__ __forceinline__ void round_fragment(const float4 &u, const float4 &w, float (&hi)[2][4], float (&lo)[2][4])
+{
+    const float row[2][4] = { {u.x, u.y, u.z, u.w}, {w.x, w.y, w.z, w.w} };
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const float x = row[i & 1][2 * j + i / 2];
+            hi[j][i] = to_tf32(x);
+            lo[j][i] = kParts == 2 ? to_tf32(x - hi[j][i]) : 0.0f;
+        }
+}
+__device__ __forceinline__ void round_fragment(const float4 &u, const float4 &w, unsigned (&hi)[1][4],
+                                               unsigned (&lo)[1][4])
+{
+    split_pack<Elem, kParts == 2>(u.x, u.y, hi[0][0], lo[0][0]);
+    split_pack<Elem, kParts == 2>(w.x, w.y, hi[0][1], lo[0][1]);
+    split_pack<Elem, kParts == 2>(u.z, u.w, hi[0][2], lo[0][2]);
+    split_pack<Elem, kParts == 2>(w.z, w.w, hi[0][3], lo[0][3]);
+}
+// d (+)= A · B, one call of a slice with A from registers.
+__device__ __forceinline__ void wgmma_regs(float (&d)[kBN / 2], const float (&a)[4], unsigned long long descB, int scaleD)
+{
+    wgmma_tf32_regs(d, a, descB, scaleD);
+}
+__device__ __forceinline__ void wgmma_regs(float (&d)[kBN / 2], const unsigned (&a)[4], unsigned long long descB,
+                                           int scaleD)
+{
+    wgmma_half_regs<Elem>(d, a, descB, scaleD);
+}
+// Keeps a call's fragment registers in place until here.
+__device__ __forceinline__ void fence_fragment(float (&a)[4]) { fence_operands(a); }
+__device__ __forceinline__ void fence_fragment(unsigned (&a)[4]) { fence_packed(a); }
 
 {{>cp_async_zfill}}
 

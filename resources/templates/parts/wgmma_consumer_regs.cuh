@@ -13,51 +13,20 @@
     // A slice is 16 values of K: one k16 call on 16-bit values, two k8 calls on TF32 ones.
     constexpr int kSlices = kBK / 16, kCalls = sizeof(Elem) == 4 ? 2 : 1;
     static_assert(kSlices * kCalls == kCallsPerRow, "a K step is one 128-byte row of B");
-    // A fragment: TF32 values as floats (wgmma_tf32_regs), 16-bit ones packed two to a register.
     using Fragment = typename FragmentOf<kCalls == 2>::Type;
     // This thread's fragment rows: 16 warp + lane / 4 of the warpgroup's 64, and 8 below; its 16
     // bytes of a slice start at 4 (lane % 4) (B's K order matches, see permute_k).
     const int fragment = (c * 64 + (threadIdx.x % 128) / 32 * 16 + threadIdx.x % 32 / 4) * kARowFloats +
                          4 * (threadIdx.x % 4);
-    // Slice kk of step kt. 16-bit: register r holds row r & 1, positions 2q (+8 for r >= 2), +1;
-    // TF32, call j: register r holds row r & 1, position q + 8j (+4 for r >= 2).
-    const auto load = [&](int kt, int kk, auto &hi, auto &lo) {
+    // Slice kk of step kt, read and rounded (round_fragment).
+    const auto load = [&](int kt, int kk, Fragment &hi, Fragment &lo) {
         const float *p = reinterpret_cast<const float *>(ring + (kt % kStages) * kStageBytes) + fragment + 16 * kk;
-        const float4 u = *reinterpret_cast<const float4 *>(p);
-        const float4 w = *reinterpret_cast<const float4 *>(p + 8 * kARowFloats);
-        if constexpr (kCalls == 2) {
-            const float row[2][4] = { {u.x, u.y, u.z, u.w}, {w.x, w.y, w.z, w.w} };
-#pragma unroll
-            for (int j = 0; j < 2; ++j)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) {
-                    const float x = row[r & 1][2 * j + r / 2];
-                    hi[j][r] = to_tf32(x);
-                    lo[j][r] = kParts == 2 ? to_tf32(x - hi[j][r]) : 0.0f;
-                }
-        } else {
-            split_pack<Elem, kParts == 2>(u.x, u.y, hi[0][0], lo[0][0]);
-            split_pack<Elem, kParts == 2>(w.x, w.y, hi[0][1], lo[0][1]);
-            split_pack<Elem, kParts == 2>(u.z, u.w, hi[0][2], lo[0][2]);
-            split_pack<Elem, kParts == 2>(w.z, w.w, hi[0][3], lo[0][3]);
-        }
+        round_fragment(*reinterpret_cast<const float4 *>(p), *reinterpret_cast<const float4 *>(p + 8 * kARowFloats),
+                       hi, lo);
     };
-    // Keeps a fragment set in place until here (generic lambdas: only the form in use compiles).
-    const auto fence = [&](auto &f) {
+    const auto fence = [&](Fragment &f) {
 #pragma unroll
-        for (int j = 0; j < kCalls; ++j) {
-            if constexpr (kCalls == 2)
-                fence_operands(f[j]);
-            else
-                fence_packed(f[j]);
-        }
-    };
-    // acc (+)= A · B for one call of a slice: k8 TF32, or k16 on 16-bit values.
-    const auto product = [&](const auto &a, unsigned long long descB, int scaleD) {
-        if constexpr (kCalls == 2)
-            wgmma_tf32_regs(acc, a, descB, scaleD);
-        else
-            wgmma_half_regs<Elem>(acc, a, descB, scaleD);
+        for (int j = 0; j < kCalls; ++j) fence_fragment(f[j]);
     };
     const auto release = [&](int kt) {
         if (threadIdx.x % 128 == 0) mbar_arrive(&empty[kt % kStages]);
@@ -86,11 +55,11 @@
                     const int keep = !(kt == k0 && kk == 0 && j == 0); // the chunk's first product overwrites
                     if constexpr (kParts == 2) {
                         // 3xbf16 or 3xTF32, small terms first, so they are not lost against the large sum.
-                        product(lo[d][j], bHi + step, keep);
-                        product(hi[d][j], bLo + step, 1);
-                        product(hi[d][j], bHi + step, 1);
+                        wgmma_regs(acc, lo[d][j], bHi + step, keep);
+                        wgmma_regs(acc, hi[d][j], bLo + step, 1);
+                        wgmma_regs(acc, hi[d][j], bHi + step, 1);
                     } else {
-                        product(hi[d][j], bHi + step, keep);
+                        wgmma_regs(acc, hi[d][j], bHi + step, keep);
                     }
                 }
                 wgmma_commit();
