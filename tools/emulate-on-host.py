@@ -12,8 +12,8 @@ parts/mma_tf32_ops.cuh and parts/cp_async_zfill.cuh run on the host too: ldmatri
 (m16n8k8, TF32) as exchanges within the warp, cvt.rna.tf32 in integer arithmetic, and cp.async as
 a plain copy that is complete at once (so an index or fragment mistake shows, a missing wait does
 not); dynamic shared memory is one buffer, as blocks run one at a time. The Hopper primitives of
-parts/mbarrier.cuh, parts/hopper_pipeline.cuh, parts/wgmma_smem.cuh and parts/wgmma_half_regs.cuh
-run too: mbarriers (arrivals, transaction bytes, phases; a wait blocks until its phase completes),
+parts/mbarrier.cuh, parts/hopper_pipeline.cuh, parts/wgmma_smem.cuh, parts/wgmma_half_regs.cuh and
+parts/wgmma_tf32_regs.cuh run too: mbarriers (arrivals, transaction bytes, phases; a wait blocks until its phase completes),
 bulk copies (complete at once), and wgmma with A from shared memory or from the registers of a
 warpgroup's 128 threads and B from shared memory, its descriptors and 128-byte swizzle decoded as
 the tensor cores read them; a product runs at once, and a wait for products is where the
